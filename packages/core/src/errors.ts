@@ -1,0 +1,120 @@
+/** Stable codes carried by every judgetree error, for programs that branch on them. */
+export type JudgetreeErrorCode =
+  | 'DAG_INVALID'
+  | 'CONFIGURATION_INVALID'
+  | 'TEST_CASE_INVALID'
+  | 'TEST_CASE_PARAM_MISSING'
+  | 'TURN_WINDOW_OUT_OF_RANGE'
+  | 'JUDGE_OUTPUT_INVALID'
+  | 'JUDGE_CALL_FAILED'
+  | 'NO_VERDICT_REACHED'
+  | 'MEASUREMENT_ABORTED'
+
+/** The root of every error judgetree throws or reports on a result. */
+export class JudgetreeError extends Error {
+  readonly code: JudgetreeErrorCode
+
+  constructor(code: JudgetreeErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'JudgetreeError'
+    this.code = code
+  }
+}
+
+/** One broken rule found while validating a DAG: what, where and how to fix it. */
+export interface DagIssue {
+  /** Stable rule identifier, e.g. `binary-verdicts`. */
+  readonly rule: string
+  /** The node the rule was broken at, as a readable path such as `BinaryJudgementNode "Satisfied?"`. */
+  readonly node: string
+  readonly message: string
+}
+
+/** A DAG broke one or more construction rules; `issues` lists every one of them. */
+export class DagValidationError extends JudgetreeError {
+  readonly issues: readonly DagIssue[]
+
+  constructor(issues: readonly DagIssue[]) {
+    const lines = issues.map((issue, index) => `  ${index + 1}. [${issue.rule}] ${issue.node}: ${issue.message}`)
+    const count = issues.length === 1 ? '1 problem' : `${issues.length} problems`
+    super('DAG_INVALID', `Invalid DAG (${count}):\n${lines.join('\n')}`)
+    this.name = 'DagValidationError'
+    this.issues = issues
+  }
+}
+
+/** An option passed to a metric, judge or helper is not acceptable. */
+export class ConfigurationError extends JudgetreeError {
+  constructor(message: string) {
+    super('CONFIGURATION_INVALID', message)
+    this.name = 'ConfigurationError'
+  }
+}
+
+/** A test case does not have the shape judgetree expects (wrong types, no turns, …). */
+export class TestCaseError extends JudgetreeError {
+  constructor(message: string, code: 'TEST_CASE_INVALID' | 'TURN_WINDOW_OUT_OF_RANGE' = 'TEST_CASE_INVALID') {
+    super(code, message)
+    this.name = 'TestCaseError'
+  }
+}
+
+/** A test case lacks a parameter that a metric (or one of its nodes) needs. */
+export class MissingTestCaseParamError extends JudgetreeError {
+  readonly params: readonly string[]
+  readonly metric: string
+
+  constructor(metric: string, params: readonly string[], where?: string) {
+    const names = params.map((param) => `'${param}'`).join(', ')
+    const place = where ? ` (needed by ${where})` : ''
+    super(
+      'TEST_CASE_PARAM_MISSING',
+      `The test case has no ${names} but the metric "${metric}" needs it${place}. ` +
+        `Add ${names} to the test case, or remove it from the metric's evaluationParams.`,
+    )
+    this.name = 'MissingTestCaseParamError'
+    this.params = params
+    this.metric = metric
+  }
+}
+
+/** The judge answered, but not with what was asked for, even after being asked again. */
+export class JudgeOutputError extends JudgetreeError {
+  /** The judge's raw answer text, for debugging the prompt or the model. */
+  readonly rawOutput: string
+
+  constructor(message: string, rawOutput: string, options?: { cause?: unknown }) {
+    super('JUDGE_OUTPUT_INVALID', message, options)
+    this.name = 'JudgeOutputError'
+    this.rawOutput = rawOutput
+  }
+}
+
+/** The judge could not be reached or refused the request, after the SDK's retries. */
+export class JudgeCallError extends JudgetreeError {
+  /** HTTP status when the server answered, undefined for network errors and timeouts. */
+  readonly status: number | undefined
+
+  constructor(message: string, options?: { cause?: unknown; status?: number | undefined }) {
+    super('JUDGE_CALL_FAILED', message, options)
+    this.name = 'JudgeCallError'
+    this.status = options?.status
+  }
+}
+
+/** The measurement was cancelled through its AbortSignal. */
+export class MeasurementAbortedError extends JudgetreeError {
+  constructor(reason?: unknown) {
+    const detail = reason instanceof Error ? `: ${reason.message}` : typeof reason === 'string' ? `: ${reason}` : ''
+    super('MEASUREMENT_ABORTED', `The measurement was aborted${detail}.`, { cause: reason })
+    this.name = 'MeasurementAbortedError'
+  }
+}
+
+/** A DAG walk ended without reaching any verdict, so there is no score. */
+export class NoVerdictReachedError extends JudgetreeError {
+  constructor(message: string) {
+    super('NO_VERDICT_REACHED', message)
+    this.name = 'NoVerdictReachedError'
+  }
+}

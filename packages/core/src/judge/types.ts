@@ -1,0 +1,57 @@
+import type { z } from 'zod'
+
+/** One chat message sent to a judge. */
+export interface JudgeMessage {
+  readonly role: 'system' | 'user' | 'assistant'
+  readonly content: string
+}
+
+/** What a judge call cost. Token counts are 0 when the server did not report them. */
+export interface JudgeUsage {
+  readonly promptTokens: number
+  readonly completionTokens: number
+  /** Cost in USD; undefined when the model's price is unknown. */
+  readonly costUsd: number | undefined
+}
+
+/** The alternatives the model considered for one output token. */
+export interface TokenLogprob {
+  readonly token: string
+  readonly logprob: number
+  readonly topLogprobs: readonly { readonly token: string; readonly logprob: number }[]
+}
+
+/** A request for one structured judgement. */
+export interface JudgeRequest<T> {
+  /** The conversation with the judge, usually one system and one user message. */
+  readonly messages: readonly JudgeMessage[]
+  /** The answer's shape: sent to the model as its JSON schema and used to validate the reply. */
+  readonly schema: z.ZodType<T>
+  /** A short identifier for the schema, e.g. `binary_verdict` (letters, digits, `_` and `-`). */
+  readonly schemaName: string
+  /** Asks for token logprobs with this many alternatives per token, when the model supports them. */
+  readonly topLogprobs?: number | undefined
+  /** Identifies the prompt template and its version, e.g. `binary-judgement@1`; part of the cache key. */
+  readonly promptVersion: string
+  /** Cancels the call. */
+  readonly signal?: AbortSignal | undefined
+}
+
+/** A judge's validated answer and what it cost. */
+export interface JudgeResponse<T> {
+  readonly value: T
+  readonly usage: JudgeUsage
+  /** Present when logprobs were requested and the model returned them. */
+  readonly logprobs?: readonly TokenLogprob[] | undefined
+  /** True when the answer came from a cache rather than a model call. */
+  readonly cached: boolean
+  /** The raw text the model answered with (after any re-ask). */
+  readonly rawText?: string | undefined
+}
+
+/** Anything that can judge: the built-in OpenAI judge, the scripted judge, or your own. */
+export interface JudgeModel {
+  /** The model's name as shown in results and reports, e.g. `gpt-4.1`. */
+  readonly name: string
+  generate<T>(request: JudgeRequest<T>): Promise<JudgeResponse<T>>
+}

@@ -1,0 +1,9 @@
+import { defineConfig } from 'vitest/config'
+import { projects } from './vitest.workspace.js'
+
+export default defineConfig({
+  test: {
+    projects,
+    testTimeout: 20_000,
+  },
+})
