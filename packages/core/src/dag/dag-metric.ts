@@ -1,0 +1,210 @@
+import { type JudgetreeError, MissingTestCaseParamError, TestCaseError } from '../errors.js'
+import {
+  type CommonMetricOptions,
+  OptionProblems,
+  type ResolvedMetricOptions,
+  resolveCommonOptions,
+} from '../metric/options.js'
+import { buildResult, errorResult, type MeasurementContext } from '../metric/result.js'
+import { applyStrictMode, clampScore } from '../metric/score.js'
+import type { MeasureOptions, Metric, MetricKind, MetricResult } from '../metric/types.js'
+import { parseConversationalTestCase, parseLLMTestCase } from '../test-case/parse.js'
+import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
+import { formatScore, renderResult } from '../trace/render.js'
+import { type WalkOutcome, walkDag } from './executor.js'
+import { type DeepAcyclicGraph, type GraphPlan, graphPlan, isDeepAcyclicGraph } from './graph.js'
+import type { ConversationalNode, SingleTurnNode } from './nodes/types.js'
+
+/** Options for {@link DAGMetric}. */
+export interface DAGMetricOptions extends CommonMetricOptions {
+  /** Identifies the metric in reports. */
+  name: string
+  /** The decision tree, built from single-turn nodes. */
+  dag: DeepAcyclicGraph<SingleTurnNode>
+}
+
+/** Options for {@link ConversationalDAGMetric}. */
+export interface ConversationalDAGMetricOptions extends CommonMetricOptions {
+  /** Identifies the metric in reports. */
+  name: string
+  /** The decision tree, built from Conversational* nodes. */
+  dag: DeepAcyclicGraph<ConversationalNode>
+}
+
+abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCase> implements Metric<TestCase> {
+  readonly name: string
+  readonly threshold: number
+  readonly dag: DeepAcyclicGraph
+  readonly options: ResolvedMetricOptions
+  abstract readonly kind: MetricKind
+  readonly #plan: GraphPlan
+
+  protected constructor(
+    type: string,
+    mode: GraphPlan['mode'],
+    options: DAGMetricOptions | ConversationalDAGMetricOptions,
+  ) {
+    const problems = new OptionProblems(`${type} "${String(options?.name)}"`)
+    if (typeof options !== 'object' || options === null) {
+      problems.add(`new ${type}(options) needs an options object with at least { name, dag }.`)
+      problems.throwIfAny()
+    }
+    this.options = resolveCommonOptions(options, problems)
+    if (!isDeepAcyclicGraph(options.dag)) {
+      problems.add('dag must be a graph built with `new DeepAcyclicGraph({ rootNodes: [...] })`.')
+    } else if (options.dag.mode !== mode) {
+      problems.add(
+        mode === 'single-turn'
+          ? 'dag is built from Conversational* nodes; use ConversationalDAGMetric for conversations, or TaskNode/BinaryJudgementNode/… here.'
+          : 'dag is built from single-turn nodes; use DAGMetric for single-turn test cases, or Conversational* nodes here.',
+      )
+    }
+    problems.throwIfAny()
+    this.name = this.options.name
+    this.threshold = this.options.strictMode ? 1 : this.options.threshold
+    this.dag = options.dag
+    this.#plan = graphPlan(options.dag)
+  }
+
+  /** Walks the DAG for one test case. Never rejects: problems come back as a result with `error` set. */
+  async measure(testCase: TestCase, options: MeasureOptions = {}): Promise<MetricResult> {
+    const started = performance.now()
+    const context: MeasurementContext = { options: this.options, started }
+    let parsed: TestCase
+    try {
+      parsed = this.parse(testCase)
+      checkTestCase(this.#plan, parsed, this.name)
+    } catch (error) {
+      return this.#finish(errorResult(context, error as JudgetreeError))
+    }
+    const outcome = await walkDag({
+      plan: this.#plan,
+      testCase: parsed,
+      judge: this.options.judge,
+      asyncMode: this.options.asyncMode,
+      signal: options.signal,
+    })
+    return this.#finish(resultOf(outcome, context))
+  }
+
+  protected abstract parse(testCase: unknown): TestCase
+
+  #finish(result: MetricResult): MetricResult {
+    if (this.options.verboseMode) printVerbose(result)
+    return result
+  }
+}
+
+/**
+ * Scores a single-turn test case by walking a decision tree judged by an LLM.
+ *
+ * @example
+ * const metric = new DAGMetric({ name: 'Format Correctness', dag })
+ * const result = await metric.measure({ input, actualOutput })
+ */
+export class DAGMetric extends DagMetricBase<LLMTestCase> {
+  readonly kind = 'single-turn' as const
+
+  constructor(options: DAGMetricOptions) {
+    super('DAGMetric', 'single-turn', options)
+  }
+
+  protected parse(testCase: unknown): LLMTestCase {
+    if (typeof testCase === 'object' && testCase !== null && 'turns' in testCase && !('input' in testCase)) {
+      throw new TestCaseError(
+        `The metric "${this.name}" is a DAGMetric, which judges single-turn test cases ({ input, actualOutput }), ` +
+          'but it was given a conversation ({ turns }). Use ConversationalDAGMetric with Conversational* nodes for conversations.',
+      )
+    }
+    return parseLLMTestCase(testCase, this.name)
+  }
+}
+
+/**
+ * Scores a conversation by walking a decision tree judged by an LLM.
+ *
+ * @example
+ * const metric = new ConversationalDAGMetric({ name: 'Playful Chatbot', dag })
+ * const result = await metric.measure({ turns })
+ */
+export class ConversationalDAGMetric extends DagMetricBase<ConversationalTestCase> {
+  readonly kind = 'conversational' as const
+
+  constructor(options: ConversationalDAGMetricOptions) {
+    super('ConversationalDAGMetric', 'conversational', options)
+  }
+
+  protected parse(testCase: unknown): ConversationalTestCase {
+    if (typeof testCase === 'object' && testCase !== null && 'input' in testCase && !('turns' in testCase)) {
+      throw new TestCaseError(
+        `The metric "${this.name}" is a ConversationalDAGMetric, which judges conversations ({ turns: [...] }), ` +
+          'but it was given a single-turn test case ({ input, ... }). Use DAGMetric with single-turn nodes for those.',
+      )
+    }
+    return parseConversationalTestCase(testCase, this.name)
+  }
+}
+
+/** Fails fast, before any judge call, when a node would lack its parameters or its turns. */
+function checkTestCase(plan: GraphPlan, testCase: LLMTestCase | ConversationalTestCase, metric: string): void {
+  const missing = new Map<string, string[]>()
+  for (const node of plan.order) {
+    const { missingParams, windowProblem } = node.inspect(testCase)
+    if (windowProblem) {
+      throw new TestCaseError(
+        `${plan.names.get(node)} cannot run on this conversation: ${windowProblem}`,
+        'TURN_WINDOW_OUT_OF_RANGE',
+      )
+    }
+    for (const param of missingParams) missing.set(param, [...(missing.get(param) ?? []), plan.names.get(node) ?? ''])
+  }
+  if (missing.size > 0) {
+    const where = [...new Set([...missing.values()].flat())].join('; ')
+    throw new MissingTestCaseParamError(metric, [...missing.keys()], where)
+  }
+}
+
+function resultOf(outcome: WalkOutcome, context: MeasurementContext): MetricResult {
+  const notes: string[] = []
+  if (outcome.leaves.length > 1) {
+    const scores = outcome.leaves.map((leaf) => formatScore(leaf.score)).join(', ')
+    notes.push(`${outcome.leaves.length} verdicts were reached (${scores}); the score is the lowest.`)
+  }
+  const trace = { metric: context.options.name, nodes: outcome.nodes, roots: outcome.roots, notes }
+  if (outcome.error) return errorResult(context, outcome.error, trace, outcome.usage)
+  const raw = clampScore(Math.min(...outcome.leaves.map((leaf) => leaf.score)))
+  const { score, threshold } = applyStrictMode(raw, context.options.threshold, context.options.strictMode)
+  if (context.options.strictMode && raw !== score)
+    notes.push(`strict mode: the walk scored ${formatScore(raw)}, which counts as 0.`)
+  return buildResult(context, {
+    score,
+    threshold,
+    reason: context.options.includeReason ? pathReason(outcome, raw) : undefined,
+    trace,
+    usage: outcome.usage,
+  })
+}
+
+/** The reason, built from the walked path's own judgements: no extra judge call. */
+function pathReason(outcome: WalkOutcome, score: number): string {
+  const steps = outcome.judgements.map(
+    (judgement) =>
+      `“${judgement.node.label ?? judgement.node.text}” → ${String(judgement.verdict)}: ${judgement.reason.trim()}`,
+  )
+  const lowest = outcome.leaves.reduce((min, leaf) => (leaf.score < min.score ? leaf : min))
+  const nested = outcome.nodes.find((node) => node.metric && node.status === 'ran')?.metric
+  const tail = nested
+    ? ` Then ${nested.name} scored ${formatScore(nested.score)}${nested.reason ? `: ${nested.reason.trim()}` : '.'}`
+    : ''
+  const leaf =
+    outcome.leaves.length > 1
+      ? ` (the lowest of ${outcome.leaves.length} verdicts reached, at ${lowest.node.text})`
+      : ''
+  const path = steps.length > 0 ? ` ${steps.join(' ')}` : ''
+  return `The walk scored ${formatScore(score)}${leaf}.${path}${tail}`
+}
+
+function printVerbose(result: MetricResult): void {
+  // verboseMode is an explicit request to print, like the reference library's; reports use verboseLogs instead.
+  console.log(`${'─'.repeat(60)}\n${renderResult(result)}\n${'─'.repeat(60)}`)
+}

@@ -1,0 +1,209 @@
+import { type DagIssue, DagValidationError } from '../errors.js'
+import { describeValue } from './inputs.js'
+import { type DagNode, type EdgeKind, isDagNode, type NodeMode } from './node.js'
+import type { ConversationalNode, SingleTurnNode } from './nodes/types.js'
+
+/** Options for {@link DeepAcyclicGraph}. */
+export interface DeepAcyclicGraphOptions<Node extends SingleTurnNode | ConversationalNode> {
+  /** The nodes the walk starts from (never a VerdictNode). Several roots run as parallel branches. */
+  rootNodes: readonly Node[]
+}
+
+/** An edge into a node, as the executor needs it. */
+export interface ParentEdge {
+  readonly node: DagNode
+  readonly edge: EdgeKind
+}
+
+/** What the executor needs, computed once when the graph is built. */
+export interface GraphPlan {
+  readonly mode: NodeMode
+  /** Every node, in a topological order that breaks ties by declaration order. */
+  readonly order: readonly DagNode[]
+  /** `n1`, `n2`, … in declaration (depth-first) order. */
+  readonly ids: ReadonlyMap<DagNode, string>
+  /** Incoming edges, in declaration order. */
+  readonly parents: ReadonlyMap<DagNode, readonly ParentEdge[]>
+  /** Readable names including the path for verdicts, e.g. `BinaryJudgementNode "Satisfied?" → VerdictNode true`. */
+  readonly names: ReadonlyMap<DagNode, string>
+  /** Test-case parameters any node reads. */
+  readonly params: readonly string[]
+}
+
+const plans = new WeakMap<object, GraphPlan>()
+
+/**
+ * A decision tree for a DAG metric, checked against every construction rule when built: an invalid graph throws
+ * one {@link DagValidationError} listing every problem. After that it is immutable and safe to share.
+ *
+ * @example
+ * const dag = new DeepAcyclicGraph({ rootNodes: [extractHeadings] })
+ */
+export class DeepAcyclicGraph<Node extends SingleTurnNode | ConversationalNode = SingleTurnNode | ConversationalNode> {
+  readonly rootNodes: readonly Node[]
+  /** Whether the graph judges single-turn test cases or conversations. */
+  readonly mode: NodeMode
+
+  constructor(options: DeepAcyclicGraphOptions<Node>) {
+    const plan = planGraph(options)
+    this.rootNodes = Object.freeze([...(options.rootNodes as Node[])])
+    this.mode = plan.mode
+    plans.set(this, plan)
+    Object.freeze(this)
+  }
+}
+
+/** The executor's view of a built graph. */
+export function graphPlan(dag: DeepAcyclicGraph): GraphPlan {
+  const plan = plans.get(dag)
+  if (!plan) throw new TypeError('not a DeepAcyclicGraph built with `new DeepAcyclicGraph(...)`')
+  return plan
+}
+
+/** Whether a value is a built DeepAcyclicGraph. */
+export function isDeepAcyclicGraph(value: unknown): value is DeepAcyclicGraph {
+  return typeof value === 'object' && value !== null && plans.has(value)
+}
+
+function planGraph(options: unknown): GraphPlan {
+  const issues: DagIssue[] = []
+  const rootNodes = (options as { rootNodes?: unknown } | undefined)?.rootNodes
+  if (!Array.isArray(rootNodes) || rootNodes.length === 0) {
+    throw new DagValidationError([
+      {
+        rule: 'root-nodes',
+        node: 'DeepAcyclicGraph',
+        message: `rootNodes must be a non-empty array of nodes; got ${describeValue(rootNodes)}.`,
+      },
+    ])
+  }
+
+  const ids = new Map<DagNode, string>()
+  const names = new Map<DagNode, string>()
+  const parents = new Map<DagNode, ParentEdge[]>()
+  const discovered: DagNode[] = []
+  const onStack: DagNode[] = []
+  const cycles: string[] = []
+
+  const nameOf = (node: DagNode) => names.get(node) ?? node.describe()
+  const report = (node: string, rule: string, message: string) => issues.push({ rule, node, message })
+
+  const visit = (node: DagNode, parent: DagNode | undefined) => {
+    if (onStack.includes(node)) {
+      const path = [...onStack.slice(onStack.indexOf(node)), node].map(nameOf)
+      cycles.push(path.join(' → '))
+      return
+    }
+    if (ids.has(node)) return
+    ids.set(node, `n${ids.size + 1}`)
+    names.set(node, node.canBeRoot || !parent ? node.describe() : `${nameOf(parent)} → ${node.describe()}`)
+    discovered.push(node)
+    parents.set(node, parents.get(node) ?? [])
+    onStack.push(node)
+    for (const child of node.children) {
+      if (!isDagNode(child)) {
+        report(nameOf(node), 'child-not-a-node', `children contains ${describeValue(child)}, which is not a DAG node.`)
+        continue
+      }
+      const incoming = parents.get(child) ?? []
+      incoming.push({ node, edge: node.childEdge })
+      parents.set(child, incoming)
+      visit(child, node)
+    }
+    onStack.pop()
+  }
+
+  const roots: DagNode[] = []
+  for (const [index, root] of rootNodes.entries()) {
+    if (!isDagNode(root)) {
+      report('DeepAcyclicGraph', 'root-not-a-node', `rootNodes[${index}] is ${describeValue(root)}, not a DAG node.`)
+      continue
+    }
+    if (roots.includes(root)) {
+      report(root.describe(), 'root-duplicate', `is listed in rootNodes more than once; list it once.`)
+      continue
+    }
+    roots.push(root)
+  }
+  for (const root of roots) visit(root, undefined)
+
+  for (const cycle of cycles) {
+    report(
+      cycle.split(' → ')[0] ?? 'DeepAcyclicGraph',
+      'cycle',
+      `the graph has a cycle: ${cycle}. A DAG's edges must never lead back to a node.`,
+    )
+  }
+
+  const mode = roots[0]?.mode ?? 'single-turn'
+  for (const node of discovered) {
+    const name = nameOf(node)
+    node.validateChildren((rule, message) => report(name, rule, message))
+    if (node.mode !== mode) {
+      report(
+        name,
+        'mixed-modes',
+        `is a ${node.mode} node but the DAG's first root is ${mode}; use only ${
+          mode === 'single-turn' ? 'single-turn nodes (TaskNode, …)' : 'Conversational* nodes'
+        } in one DAG.`,
+      )
+    }
+    const incoming = parents.get(node) ?? []
+    const choiceParents = incoming.filter((parent) => parent.edge === 'choice')
+    if (choiceParents.length > 0 && incoming.length > 1) {
+      report(
+        name,
+        'verdict-shared',
+        `belongs to ${incoming.length} parents (${incoming.map((parent) => nameOf(parent.node)).join('; ')}); ` +
+          'a verdict belongs to exactly one judgement. Create a separate VerdictNode for each judgement.',
+      )
+    }
+    if (node.readsInput && node.evaluationParams.length === 0 && !incoming.some((parent) => parent.edge === 'data')) {
+      report(
+        name,
+        'node-without-input',
+        'would be shown nothing: it names no evaluationParams and has no TaskNode parent. Add evaluationParams ' +
+          `(e.g. [${mode === 'single-turn' ? 'LLMTestCaseParams.ACTUAL_OUTPUT' : 'TurnParams.ROLE, TurnParams.CONTENT'}]) ` +
+          "or list it among a TaskNode's children so it reads that task's output.",
+      )
+    }
+  }
+  for (const root of roots) {
+    if (!root.canBeRoot) {
+      report(nameOf(root), 'verdict-root', 'a VerdictNode cannot be a root: put it under a judgement node.')
+    }
+    const incoming = parents.get(root) ?? []
+    if (incoming.length > 0) {
+      report(
+        nameOf(root),
+        'root-has-parent',
+        `is listed in rootNodes but is also a child of ${incoming.map((parent) => nameOf(parent.node)).join('; ')}. ` +
+          'Remove it from rootNodes: it runs when its parents let it.',
+      )
+    }
+  }
+
+  if (issues.length > 0) throw new DagValidationError(issues)
+
+  const params = [...new Set(discovered.flatMap((node) => node.evaluationParams))]
+  return { mode, order: topologicalOrder(discovered, parents), ids, parents, names, params }
+}
+
+/** Kahn's algorithm; among ready nodes the one declared first goes first, so the order never depends on timing. */
+function topologicalOrder(discovered: readonly DagNode[], parents: ReadonlyMap<DagNode, readonly ParentEdge[]>) {
+  const remaining = new Map(discovered.map((node) => [node, parents.get(node)?.length ?? 0]))
+  const position = new Map(discovered.map((node, index) => [node, index]))
+  const ready = discovered.filter((node) => remaining.get(node) === 0)
+  const order: DagNode[] = []
+  while (ready.length > 0) {
+    ready.sort((a, b) => (position.get(a) ?? 0) - (position.get(b) ?? 0))
+    const node = ready.shift() as DagNode
+    order.push(node)
+    for (const child of new Set(node.children)) {
+      const left = (remaining.get(child) ?? 0) - node.children.filter((c) => c === child).length
+      remaining.set(child, left)
+      if (left === 0) ready.push(child)
+    }
+  }
+  return order
+}

@@ -1,0 +1,169 @@
+import {
+  isLLMTestCaseParam,
+  isTurnParam,
+  type LLMTestCaseParam,
+  PARAM_LABELS,
+  TURN_LEVEL_PARAMS,
+  type TurnParam,
+} from '../test-case/params.js'
+import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
+import type { ReportIssue, TaskInput } from './node.js'
+
+/**
+ * How a node reads a test case: which parameters, which turns. Single-turn and conversational nodes differ only
+ * here, so every node kind is written once and given the view that fits its mode.
+ */
+export interface InputView {
+  readonly params: readonly string[]
+  readonly turnWindow: readonly [number, number] | undefined
+  /** The named parameters absent from the test case. */
+  missingParams(testCase: LLMTestCase | ConversationalTestCase): string[]
+  /** Why the window does not fit the conversation, if it does not. */
+  windowProblem(testCase: LLMTestCase | ConversationalTestCase): string | undefined
+  /** The JSON document the judge is shown. */
+  data(testCase: LLMTestCase | ConversationalTestCase, inputs: readonly TaskInput[]): Record<string, unknown>
+}
+
+const STEP_OUTPUTS_KEY = 'Outputs of earlier steps'
+
+function withStepOutputs(inputs: readonly TaskInput[], data: Record<string, unknown>): Record<string, unknown> {
+  if (inputs.length === 0) return data
+  return { [STEP_OUTPUTS_KEY]: Object.fromEntries(inputs.map((input) => [input.label, input.output])), ...data }
+}
+
+/** Reads the named fields of an LLMTestCase. */
+export function singleTurnView(params: readonly LLMTestCaseParam[]): InputView {
+  return {
+    params,
+    turnWindow: undefined,
+    missingParams: (testCase) => params.filter((param) => (testCase as LLMTestCase)[param] === undefined),
+    windowProblem: () => undefined,
+    data: (testCase, inputs) =>
+      withStepOutputs(
+        inputs,
+        Object.fromEntries(params.map((param) => [PARAM_LABELS[param], (testCase as LLMTestCase)[param]])),
+      ),
+  }
+}
+
+/** Reads the turns in a window (turn-level params) and conversation-level params of a ConversationalTestCase. */
+export function conversationalView(params: readonly TurnParam[], turnWindow: readonly [number, number] | undefined) {
+  const turnFields = params.filter((param) => TURN_LEVEL_PARAMS.has(param))
+  const caseFields = params.filter((param) => !TURN_LEVEL_PARAMS.has(param))
+  const view: InputView = {
+    params,
+    turnWindow,
+    // Turn-level fields are optional per turn (user turns have no retrieval context), so only the
+    // conversation-level ones can be missing.
+    missingParams: (testCase) =>
+      caseFields.filter((param) => (testCase as ConversationalTestCase)[param as keyof ConversationalTestCase] == null),
+    windowProblem: (testCase) => {
+      const count = (testCase as ConversationalTestCase).turns.length
+      if (!turnWindow || turnWindow[1] < count) return undefined
+      return `its turnWindow [${turnWindow[0]}, ${turnWindow[1]}] ends past the conversation, which has ${count} turn${
+        count === 1 ? '' : 's'
+      } (indices 0 to ${count - 1}). Use a window inside [0, ${count - 1}] or drop turnWindow to read every turn.`
+    },
+    data: (testCase, inputs) => {
+      const conversation = testCase as ConversationalTestCase
+      const data: Record<string, unknown> = {}
+      if (turnFields.length > 0) {
+        const [start, end] = turnWindow ?? [0, conversation.turns.length - 1]
+        data.Conversation = {
+          window: `turns ${start} to ${end} of a conversation of ${conversation.turns.length} turns (0-based)`,
+          turns: conversation.turns.slice(start, end + 1).map((turn, offset) => {
+            const shown: Record<string, unknown> = { index: start + offset, role: turn.role }
+            for (const field of turnFields)
+              if (field !== 'role')
+                shown[PARAM_LABELS[field]] = turn[field as 'content' | 'retrievalContext' | 'toolsCalled'] ?? null
+            return shown
+          }),
+        }
+      }
+      for (const field of caseFields) {
+        data[PARAM_LABELS[field]] = conversation[field as keyof ConversationalTestCase]
+      }
+      return withStepOutputs(inputs, data)
+    },
+  }
+  return view
+}
+
+/** Checks a single-turn node's `evaluationParams` option. */
+export function checkSingleTurnParams(value: unknown, report: ReportIssue): LLMTestCaseParam[] {
+  return checkParams(value, report, isLLMTestCaseParam, 'LLMTestCaseParams', 'TurnParams', isTurnParam)
+}
+
+/** Checks a conversational node's `evaluationParams` and `turnWindow` options. */
+export function checkConversationalOptions(
+  params: unknown,
+  turnWindow: unknown,
+  report: ReportIssue,
+): { params: TurnParam[]; turnWindow: readonly [number, number] | undefined } {
+  const checked = checkParams(params, report, isTurnParam, 'TurnParams', 'LLMTestCaseParams', isLLMTestCaseParam)
+  if (turnWindow === undefined) return { params: checked, turnWindow: undefined }
+  const valid =
+    Array.isArray(turnWindow) &&
+    turnWindow.length === 2 &&
+    turnWindow.every((index) => Number.isInteger(index) && index >= 0) &&
+    turnWindow[0] <= turnWindow[1]
+  if (!valid) {
+    report(
+      'turn-window',
+      `turnWindow must be [start, end]: two integers with 0 <= start <= end (inclusive, 0-based turn indices); got ${describeValue(
+        turnWindow,
+      )}. For a single turn write [i, i].`,
+    )
+    return { params: checked, turnWindow: undefined }
+  }
+  if (!checked.some((param) => TURN_LEVEL_PARAMS.has(param))) {
+    report(
+      'turn-window-without-turns',
+      'turnWindow is set but evaluationParams names no turn-level parameter, so no turn would be shown. ' +
+        'Add TurnParams.ROLE and TurnParams.CONTENT (or another turn-level parameter) to evaluationParams.',
+    )
+  }
+  return { params: checked, turnWindow: [turnWindow[0], turnWindow[1]] as const }
+}
+
+function checkParams<P extends string>(
+  value: unknown,
+  report: ReportIssue,
+  isParam: (value: unknown) => value is P,
+  enumName: string,
+  otherEnum: string,
+  isOther: (value: unknown) => boolean,
+): P[] {
+  if (value === undefined) return []
+  if (!Array.isArray(value)) {
+    report('evaluation-params', `evaluationParams must be an array of ${enumName} values; got ${describeValue(value)}.`)
+    return []
+  }
+  const params: P[] = []
+  for (const param of value) {
+    if (isParam(param)) {
+      if (!params.includes(param)) params.push(param)
+    } else if (isOther(param)) {
+      report(
+        'evaluation-params',
+        `evaluationParams contains ${describeValue(param)}, which is one of ${otherEnum}; this node needs ${enumName}.`,
+      )
+    } else {
+      report('evaluation-params', `evaluationParams contains ${describeValue(param)}, which is not one of ${enumName}.`)
+    }
+  }
+  return params
+}
+
+/** Renders any value briefly for an error message. */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value)
+  if (value === undefined) return 'undefined'
+  if (typeof value === 'function') return 'a function'
+  try {
+    const json = JSON.stringify(value)
+    return json.length > 80 ? `${json.slice(0, 79)}…` : json
+  } catch {
+    return String(value)
+  }
+}

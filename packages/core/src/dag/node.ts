@@ -1,0 +1,102 @@
+import type { JudgeRequest } from '../judge/types.js'
+import type { Metric, MetricResult } from '../metric/types.js'
+import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
+import type { TraceNodeDetails, TraceRole } from '../trace/types.js'
+
+/** Which kind of test case a node reads. */
+export type NodeMode = 'single-turn' | 'conversational'
+
+/**
+ * How a node's children depend on it:
+ * - `data`: the child waits for this node's output and runs only if this node ran (TaskNode);
+ * - `choice`: the child is one of this node's verdicts, reached only if chosen (judgement nodes);
+ * - `control`: the child runs only if this node was reached (VerdictNode).
+ */
+export type EdgeKind = 'data' | 'choice' | 'control'
+
+/** The output of a TaskNode parent, as a child sees it. */
+export interface TaskInput {
+  readonly label: string
+  readonly output: string
+}
+
+/** What the executor gives a node when it runs. */
+export interface NodeRunContext {
+  readonly testCase: LLMTestCase | ConversationalTestCase
+  /** Outputs of the node's direct TaskNode parents, in declaration order. */
+  readonly inputs: readonly TaskInput[]
+  /** Asks the metric's judge; usage, latency and caching are recorded on this node's trace entry. */
+  judge<T>(request: Omit<JudgeRequest<T>, 'signal'>): Promise<T>
+  /** Measures a child metric on the same test case; its result nests under this node in the trace. */
+  measureChild(metric: Metric<never>): Promise<MetricResult>
+}
+
+/** What running a node produced. */
+export interface NodeRunResult {
+  /** A TaskNode's output, handed to its children. */
+  readonly output?: string
+  /** The children reached through this node (the chosen verdict, or a verdict's child node). */
+  readonly activates?: readonly DagNode[]
+  /** A verdict leaf's score, 0..1. */
+  readonly leafScore?: number
+  /** What the trace shows for this node. */
+  readonly details: TraceNodeDetails
+}
+
+/** Reports one broken rule: `rule` is a stable identifier, `message` says what is wrong and how to fix it. */
+export type ReportIssue = (rule: string, message: string) => void
+
+/**
+ * The contract between a node kind and the graph/executor. The executor never asks what kind a node is: it
+ * asks the node. Adding a kind means one new file implementing this.
+ */
+export interface DagNode {
+  /** The class name, e.g. `BinaryJudgementNode`. */
+  readonly kind: string
+  readonly mode: NodeMode
+  readonly label: string | undefined
+  /** The criteria, instructions or verdict value, as the trace shows it. */
+  readonly text: string
+  /** How the trace lays this node out. */
+  readonly traceRole: TraceRole
+  /** The nodes this node points to, in declaration order. */
+  readonly children: readonly DagNode[]
+  /** How the children depend on this node. */
+  readonly childEdge: EdgeKind
+  /** False for nodes that only make sense below another (verdicts). */
+  readonly canBeRoot: boolean
+  /** True when the node sends test-case data or parent outputs to the judge (so it must be given some). */
+  readonly readsInput: boolean
+  /** Test-case parameters the node reads; checked before any judge call. */
+  readonly evaluationParams: readonly string[]
+  /** Inclusive turn range for conversational nodes. */
+  readonly turnWindow: readonly [number, number] | undefined
+  /** A short human name for messages and traces, e.g. `BinaryJudgementNode "Satisfied?"`. */
+  describe(): string
+  /** What the test case lacks for this node: absent parameters, a turn window past the conversation. */
+  inspect(testCase: LLMTestCase | ConversationalTestCase): {
+    readonly missingParams: readonly string[]
+    readonly windowProblem: string | undefined
+  }
+  /** Checks the rules about this node's children; called when the graph is built. */
+  validateChildren(report: ReportIssue): void
+  /** Runs the node for one measurement. */
+  run(context: NodeRunContext): Promise<NodeRunResult>
+}
+
+/** Whether a value is a DAG node (of any kind). */
+export function isDagNode(value: unknown): value is DagNode {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as DagNode).run === 'function' &&
+    typeof (value as DagNode).validateChildren === 'function' &&
+    Array.isArray((value as DagNode).children)
+  )
+}
+
+/** Shortens user text for a one-line description. */
+export function excerpt(text: string, max = 60): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}

@@ -1,0 +1,64 @@
+import { BINARY_JUDGEMENT_PROMPT, binaryJudgementPrompt, binaryVerdictSchema } from '../../prompts/binary-judgement.js'
+import type { LLMTestCaseParam, TurnParam } from '../../test-case/params.js'
+import { checkConversationalOptions, checkSingleTurnParams, conversationalView, singleTurnView } from '../inputs.js'
+import type { NodeRunContext, ReportIssue } from '../node.js'
+import { JudgementNodeBase, type JudgementNodeBaseOptions } from './judgement-base.js'
+import type { ConversationalVerdictNode, VerdictNode, VerdictNodeBase } from './verdict-node.js'
+
+/** Options for {@link BinaryJudgementNode}. */
+export interface BinaryJudgementNodeOptions extends JudgementNodeBaseOptions<VerdictNode> {
+  /** Test-case fields the judge is shown, after any parent TaskNode outputs. @default [] */
+  evaluationParams?: readonly LLMTestCaseParam[] | undefined
+}
+
+/** Options for {@link ConversationalBinaryJudgementNode}. */
+export interface ConversationalBinaryJudgementNodeOptions extends JudgementNodeBaseOptions<ConversationalVerdictNode> {
+  /** Turn-level and conversation-level fields the judge is shown. @default [] */
+  evaluationParams?: readonly TurnParam[] | undefined
+  /** Inclusive, 0-based range of turns to show. @default every turn */
+  turnWindow?: readonly [number, number] | undefined
+}
+
+abstract class BinaryJudgementBase extends JudgementNodeBase {
+  protected validateVerdicts(verdicts: readonly VerdictNodeBase[], report: ReportIssue): void {
+    const values = verdicts.map((verdict) => verdict.verdict)
+    const valid = this.children.length === 2 && values.length === 2 && values.includes(true) && values.includes(false)
+    if (!valid) {
+      report(
+        'binary-verdicts',
+        `a binary judgement needs exactly two VerdictNode children, one with verdict true and one with verdict false; got ${
+          values.length === 0 ? 'none' : values.map((value) => JSON.stringify(value)).join(', ')
+        }${this.children.length !== values.length ? ` and ${this.children.length - values.length} other child(ren)` : ''}. ` +
+          'Use a NonBinaryJudgementNode for string verdicts.',
+      )
+    }
+  }
+
+  protected async judge(context: NodeRunContext) {
+    return context.judge({
+      messages: binaryJudgementPrompt(this.criteria, this.view.data(context.testCase, context.inputs)),
+      schema: binaryVerdictSchema,
+      schemaName: 'binary_verdict',
+      promptVersion: BINARY_JUDGEMENT_PROMPT,
+    })
+  }
+}
+
+/** Asks the judge a yes/no question about a single-turn test case; the walk continues at the matching verdict. */
+export class BinaryJudgementNode extends BinaryJudgementBase {
+  constructor(options: BinaryJudgementNodeOptions) {
+    super('BinaryJudgementNode', 'single-turn', options, (report) =>
+      singleTurnView(checkSingleTurnParams(options.evaluationParams, report)),
+    )
+  }
+}
+
+/** Asks the judge a yes/no question about a conversation; the walk continues at the matching verdict. */
+export class ConversationalBinaryJudgementNode extends BinaryJudgementBase {
+  constructor(options: ConversationalBinaryJudgementNodeOptions) {
+    super('ConversationalBinaryJudgementNode', 'conversational', options, (report) => {
+      const checked = checkConversationalOptions(options.evaluationParams, options.turnWindow, report)
+      return conversationalView(checked.params, checked.turnWindow)
+    })
+  }
+}

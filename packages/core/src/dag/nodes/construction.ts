@@ -1,0 +1,66 @@
+import { type DagIssue, DagValidationError } from '../../errors.js'
+import { describeValue } from '../inputs.js'
+import type { ReportIssue } from '../node.js'
+
+/**
+ * Collects every problem with a node's own options so they are thrown together: a user fixes a node in one go.
+ * Call `report` for each problem, then `done()` once every option was checked.
+ */
+export function nodeOptionIssues(kind: string, options: unknown): { report: ReportIssue; done: () => void } {
+  const issues: DagIssue[] = []
+  const where = describeNodeOptions(kind, options)
+  const report: ReportIssue = (rule, message) => issues.push({ rule, node: where, message })
+  if (typeof options !== 'object' || options === null) {
+    report('options', `new ${kind}(options) needs an options object; got ${describeValue(options)}.`)
+    throw new DagValidationError(issues)
+  }
+  return {
+    report,
+    done: () => {
+      if (issues.length > 0) throw new DagValidationError(issues)
+    },
+  }
+}
+
+/** Checks a required, non-blank string option. */
+export function requireText(options: object, key: string, report: ReportIssue, hint: string): string {
+  const value = (options as Record<string, unknown>)[key]
+  if (typeof value === 'string' && value.trim().length > 0) return value
+  report(key, `${key} must be a non-empty string (${hint}); got ${describeValue(value)}.`)
+  return ''
+}
+
+/** Checks the optional `label` option. */
+export function optionalLabel(options: object, report: ReportIssue): string | undefined {
+  const value = (options as Record<string, unknown>).label
+  if (value === undefined || typeof value === 'string') return value
+  report('label', `label must be a string shown in traces; got ${describeValue(value)}.`)
+  return undefined
+}
+
+/** Checks the `children` option is an array; the rules about what it holds are checked when the graph is built. */
+export function childrenOption<C>(options: object, report: ReportIssue): readonly C[] {
+  const value = (options as Record<string, unknown>).children
+  if (Array.isArray(value)) return Object.freeze([...value]) as readonly C[]
+  report('children', `children must be an array of nodes; got ${describeValue(value)}.`)
+  return Object.freeze([])
+}
+
+export function describeNodeOptions(kind: string, options: unknown): string {
+  if (typeof options !== 'object' || options === null) return kind
+  const record = options as Record<string, unknown>
+  if (typeof record.label === 'string') return `${kind} "${record.label}"`
+  for (const key of ['criteria', 'instructions']) {
+    const text = record[key]
+    if (typeof text === 'string') return `${kind} (${key}: ${JSON.stringify(shorten(text))})`
+  }
+  if ('verdict' in record) return `${kind} (verdict: ${describeValue(record.verdict)})`
+  return kind
+}
+
+function shorten(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return flat.length > 50 ? `${flat.slice(0, 49)}…` : flat
+}
+
+export { shorten }

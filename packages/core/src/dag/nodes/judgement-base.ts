@@ -1,0 +1,95 @@
+import type { ConversationalTestCase, LLMTestCase } from '../../test-case/schemas.js'
+import type { InputView } from '../inputs.js'
+import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
+import { childrenOption, describeNodeOptions, nodeOptionIssues, optionalLabel, requireText } from './construction.js'
+import { isVerdictNode, type VerdictNodeBase } from './verdict-node.js'
+
+/** Options shared by every judgement node kind. */
+export interface JudgementNodeBaseOptions<Verdict> {
+  /** The question the judge answers about the data. No need to list the answers: they come from the verdicts. */
+  criteria: string
+  /** The possible outcomes, each a VerdictNode. */
+  children: readonly Verdict[]
+  /** Shown in traces instead of the criteria. */
+  label?: string | undefined
+}
+
+/**
+ * The part binary and non-binary judgements share: a criteria, verdict children, one judge call whose verdict
+ * picks the child to continue with.
+ */
+export abstract class JudgementNodeBase implements DagNode {
+  readonly childEdge = 'choice' as const
+  readonly canBeRoot = true
+  readonly readsInput = true
+  readonly traceRole = 'judgement' as const
+  readonly kind: string
+  readonly mode: NodeMode
+  readonly criteria: string
+  readonly label: string | undefined
+  readonly children: readonly VerdictNodeBase[]
+  readonly evaluationParams: readonly string[]
+  readonly turnWindow: readonly [number, number] | undefined
+  protected readonly view: InputView
+
+  protected constructor(
+    kind: string,
+    mode: NodeMode,
+    options: JudgementNodeBaseOptions<unknown>,
+    view: (report: ReportIssue) => InputView,
+  ) {
+    const { report, done } = nodeOptionIssues(kind, options)
+    this.kind = kind
+    this.mode = mode
+    this.criteria = requireText(options, 'criteria', report, 'the question the judge answers')
+    this.label = optionalLabel(options, report)
+    this.children = childrenOption<VerdictNodeBase>(options, report)
+    this.view = view(report)
+    this.evaluationParams = this.view.params
+    this.turnWindow = this.view.turnWindow
+    done()
+  }
+
+  get text(): string {
+    return this.criteria
+  }
+
+  inspect(testCase: LLMTestCase | ConversationalTestCase) {
+    return { missingParams: this.view.missingParams(testCase), windowProblem: this.view.windowProblem(testCase) }
+  }
+
+  describe(): string {
+    return describeNodeOptions(this.kind, { label: this.label, criteria: this.criteria })
+  }
+
+  /** Checks that every child is a verdict; the kind adds its own rules on the verdict values. */
+  validateChildren(report: ReportIssue): void {
+    const strays = this.children.filter((child) => !isVerdictNode(child))
+    if (strays.length > 0) {
+      report(
+        'judgement-children',
+        `every child of a judgement must be a VerdictNode; found ${strays.map((child) => describeChild(child)).join(', ')}. ` +
+          'To continue the walk after a verdict, give that VerdictNode the node as its `child`.',
+      )
+    }
+    this.validateVerdicts(this.children.filter(isVerdictNode), report)
+  }
+
+  protected abstract validateVerdicts(verdicts: readonly VerdictNodeBase[], report: ReportIssue): void
+
+  /** Asks the judge and returns its verdict and reason. */
+  protected abstract judge(context: NodeRunContext): Promise<{ verdict: string | boolean; reason: string }>
+
+  async run(context: NodeRunContext): Promise<NodeRunResult> {
+    const { verdict, reason } = await this.judge(context)
+    const chosen = this.children.filter((child) => child.verdict === verdict)
+    return { activates: chosen, details: { verdict, reason } }
+  }
+}
+
+function describeChild(child: unknown): string {
+  if (typeof child === 'object' && child !== null && typeof (child as DagNode).describe === 'function') {
+    return (child as DagNode).describe()
+  }
+  return typeof child
+}

@@ -1,0 +1,90 @@
+import {
+  NON_BINARY_JUDGEMENT_PROMPT,
+  nonBinaryJudgementPrompt,
+  nonBinaryVerdictSchema,
+} from '../../prompts/non-binary-judgement.js'
+import type { LLMTestCaseParam, TurnParam } from '../../test-case/params.js'
+import { checkConversationalOptions, checkSingleTurnParams, conversationalView, singleTurnView } from '../inputs.js'
+import type { NodeRunContext, ReportIssue } from '../node.js'
+import { JudgementNodeBase, type JudgementNodeBaseOptions } from './judgement-base.js'
+import type { ConversationalVerdictNode, VerdictNode, VerdictNodeBase } from './verdict-node.js'
+
+/** Options for {@link NonBinaryJudgementNode}. */
+export interface NonBinaryJudgementNodeOptions extends JudgementNodeBaseOptions<VerdictNode> {
+  /** Test-case fields the judge is shown, after any parent TaskNode outputs. @default [] */
+  evaluationParams?: readonly LLMTestCaseParam[] | undefined
+}
+
+/** Options for {@link ConversationalNonBinaryJudgementNode}. */
+export interface ConversationalNonBinaryJudgementNodeOptions
+  extends JudgementNodeBaseOptions<ConversationalVerdictNode> {
+  /** Turn-level and conversation-level fields the judge is shown. @default [] */
+  evaluationParams?: readonly TurnParam[] | undefined
+  /** Inclusive, 0-based range of turns to show. @default every turn */
+  turnWindow?: readonly [number, number] | undefined
+}
+
+abstract class NonBinaryJudgementBase extends JudgementNodeBase {
+  /** The verdict options in declaration order, as the judge is shown them. */
+  get options(): string[] {
+    return this.children.map((child) => String(child.verdict))
+  }
+
+  protected validateVerdicts(verdicts: readonly VerdictNodeBase[], report: ReportIssue): void {
+    const nonStrings = verdicts.filter((verdict) => typeof verdict.verdict !== 'string')
+    if (nonStrings.length > 0) {
+      report(
+        'non-binary-verdict-type',
+        `a non-binary judgement's verdicts must be strings; got ${nonStrings.map((v) => JSON.stringify(v.verdict)).join(', ')}. ` +
+          'Use a BinaryJudgementNode for true/false verdicts.',
+      )
+    }
+    if (verdicts.length < 2) {
+      report(
+        'non-binary-verdicts',
+        `a non-binary judgement needs at least two VerdictNode children (the options to choose from); got ${verdicts.length}.`,
+      )
+    }
+    const seen = new Set<unknown>()
+    const duplicates = new Set<unknown>()
+    for (const verdict of verdicts) {
+      if (seen.has(verdict.verdict)) duplicates.add(verdict.verdict)
+      seen.add(verdict.verdict)
+    }
+    if (duplicates.size > 0) {
+      report(
+        'non-binary-duplicate-verdicts',
+        `each verdict of a non-binary judgement must be distinct; ${[...duplicates].map((v) => JSON.stringify(v)).join(', ')} appears more than once.`,
+      )
+    }
+  }
+
+  protected async judge(context: NodeRunContext) {
+    const options = this.options
+    return context.judge({
+      messages: nonBinaryJudgementPrompt(this.criteria, options, this.view.data(context.testCase, context.inputs)),
+      schema: nonBinaryVerdictSchema(options as [string, ...string[]]),
+      schemaName: 'non_binary_verdict',
+      promptVersion: NON_BINARY_JUDGEMENT_PROMPT,
+    })
+  }
+}
+
+/** Asks the judge to pick one of several answers about a single-turn test case; the walk follows that verdict. */
+export class NonBinaryJudgementNode extends NonBinaryJudgementBase {
+  constructor(options: NonBinaryJudgementNodeOptions) {
+    super('NonBinaryJudgementNode', 'single-turn', options, (report) =>
+      singleTurnView(checkSingleTurnParams(options.evaluationParams, report)),
+    )
+  }
+}
+
+/** Asks the judge to pick one of several answers about a conversation; the walk follows that verdict. */
+export class ConversationalNonBinaryJudgementNode extends NonBinaryJudgementBase {
+  constructor(options: ConversationalNonBinaryJudgementNodeOptions) {
+    super('ConversationalNonBinaryJudgementNode', 'conversational', options, (report) => {
+      const checked = checkConversationalOptions(options.evaluationParams, options.turnWindow, report)
+      return conversationalView(checked.params, checked.turnWindow)
+    })
+  }
+}

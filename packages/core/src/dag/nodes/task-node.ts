@@ -1,0 +1,135 @@
+import { TASK_NODE_PROMPT, taskNodePrompt, taskOutputSchema } from '../../prompts/task-node.js'
+import type { LLMTestCaseParam, TurnParam } from '../../test-case/params.js'
+import type { ConversationalTestCase, LLMTestCase } from '../../test-case/schemas.js'
+import {
+  checkConversationalOptions,
+  checkSingleTurnParams,
+  conversationalView,
+  type InputView,
+  singleTurnView,
+} from '../inputs.js'
+import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
+import { childrenOption, describeNodeOptions, nodeOptionIssues, optionalLabel, requireText } from './construction.js'
+import type { ConversationalNode, SingleTurnNode } from './types.js'
+
+/** Options shared by both TaskNode kinds. */
+interface TaskNodeBaseOptions<Child> {
+  /** What the judge should do with the data, e.g. "Extract all headings in the actual output". */
+  instructions: string
+  /** The name children see the output under, e.g. "Summary headings". */
+  outputLabel: string
+  /** Nodes that read this node's output (never a verdict). May be empty while sketching; the DAG rejects that. */
+  children: readonly Child[]
+  /** Shown in traces instead of the instructions. */
+  label?: string | undefined
+}
+
+/** Options for {@link TaskNode}. */
+export interface TaskNodeOptions extends TaskNodeBaseOptions<Exclude<SingleTurnNode, { traceRole: 'verdict' }>> {
+  /** Test-case fields the judge is shown. @default [] (only the outputs of parent TaskNodes) */
+  evaluationParams?: readonly LLMTestCaseParam[] | undefined
+}
+
+/** Options for {@link ConversationalTaskNode}. */
+export interface ConversationalTaskNodeOptions
+  extends TaskNodeBaseOptions<Exclude<ConversationalNode, { traceRole: 'verdict' }>> {
+  /** Turn-level and conversation-level fields the judge is shown. @default [] */
+  evaluationParams?: readonly TurnParam[] | undefined
+  /** Inclusive, 0-based range of turns to show. @default every turn */
+  turnWindow?: readonly [number, number] | undefined
+}
+
+abstract class TaskNodeBase implements DagNode {
+  readonly childEdge = 'data' as const
+  readonly canBeRoot = true
+  readonly readsInput = true
+  readonly traceRole = 'task' as const
+  readonly instructions: string
+  readonly outputLabel: string
+  readonly label: string | undefined
+  readonly children: readonly DagNode[]
+  readonly evaluationParams: readonly string[]
+  readonly turnWindow: readonly [number, number] | undefined
+  readonly kind: string
+  readonly mode: NodeMode
+  readonly #view: InputView
+
+  protected constructor(
+    kind: string,
+    mode: NodeMode,
+    options: TaskNodeBaseOptions<DagNode>,
+    view: (report: ReportIssue) => InputView,
+  ) {
+    const { report, done } = nodeOptionIssues(kind, options)
+    this.kind = kind
+    this.mode = mode
+    this.instructions = requireText(options, 'instructions', report, 'what the judge should do with the data')
+    this.outputLabel = requireText(options, 'outputLabel', report, 'the name children see the output under')
+    this.label = optionalLabel(options, report)
+    this.children = childrenOption(options, report)
+    this.#view = view(report)
+    this.evaluationParams = this.#view.params
+    this.turnWindow = this.#view.turnWindow
+    done()
+  }
+
+  get text(): string {
+    return this.instructions
+  }
+
+  inspect(testCase: LLMTestCase | ConversationalTestCase) {
+    return { missingParams: this.#view.missingParams(testCase), windowProblem: this.#view.windowProblem(testCase) }
+  }
+
+  describe(): string {
+    return describeNodeOptions(this.kind, { label: this.label, instructions: this.instructions })
+  }
+
+  validateChildren(report: ReportIssue): void {
+    if (this.children.length === 0) {
+      report(
+        'task-children',
+        'a TaskNode needs at least one child that reads its output (a judgement or another TaskNode).',
+      )
+    }
+    for (const child of this.children) {
+      if (child.traceRole === 'verdict') {
+        report(
+          'task-verdict-child',
+          'a TaskNode cannot have a VerdictNode child: its output is data, not a decision. ' +
+            'Put a BinaryJudgementNode or NonBinaryJudgementNode between them.',
+        )
+      }
+    }
+  }
+
+  async run(context: NodeRunContext): Promise<NodeRunResult> {
+    const data = this.#view.data(context.testCase, context.inputs)
+    const answer = await context.judge({
+      messages: taskNodePrompt(this.instructions, this.outputLabel, data),
+      schema: taskOutputSchema,
+      schemaName: 'task_output',
+      promptVersion: TASK_NODE_PROMPT,
+    })
+    return { output: answer.output, details: { output: answer.output } }
+  }
+}
+
+/** Has the judge transform single-turn test-case fields (or parent outputs) into text its children judge. */
+export class TaskNode extends TaskNodeBase {
+  constructor(options: TaskNodeOptions) {
+    super('TaskNode', 'single-turn', options, (report) =>
+      singleTurnView(checkSingleTurnParams(options.evaluationParams, report)),
+    )
+  }
+}
+
+/** Has the judge transform turns of a conversation (or parent outputs) into text its children judge. */
+export class ConversationalTaskNode extends TaskNodeBase {
+  constructor(options: ConversationalTaskNodeOptions) {
+    super('ConversationalTaskNode', 'conversational', options, (report) => {
+      const checked = checkConversationalOptions(options.evaluationParams, options.turnWindow, report)
+      return conversationalView(checked.params, checked.turnWindow)
+    })
+  }
+}

@@ -1,0 +1,164 @@
+import type { ConversationalMetric, Metric, SingleTurnMetric } from '../../metric/types.js'
+import { describeValue } from '../inputs.js'
+import {
+  type DagNode,
+  isDagNode,
+  type NodeMode,
+  type NodeRunContext,
+  type NodeRunResult,
+  type ReportIssue,
+} from '../node.js'
+import { describeNodeOptions, nodeOptionIssues } from './construction.js'
+import type { ConversationalNode, SingleTurnNode } from './types.js'
+
+/** A verdict ends the walk with a score, or continues it at a node or a metric. */
+type VerdictNodeBaseOptions<Child> =
+  | {
+      /** The judgement answer this verdict stands for: boolean under a binary judgement, string under a non-binary. */
+      verdict: boolean | string
+      /** The score (an integer 0..10) the metric gets when the walk ends here. */
+      score: number
+      child?: undefined
+    }
+  | {
+      verdict: boolean | string
+      /** The node to continue the walk at, or a metric whose score becomes the DAG's score. */
+      child: Child
+      score?: undefined
+    }
+
+/** Options for {@link VerdictNode}. */
+export type VerdictNodeOptions = VerdictNodeBaseOptions<Exclude<SingleTurnNode, VerdictNode> | SingleTurnMetric>
+
+/** Options for {@link ConversationalVerdictNode}. */
+export type ConversationalVerdictNodeOptions = VerdictNodeBaseOptions<
+  Exclude<ConversationalNode, ConversationalVerdictNode> | ConversationalMetric
+>
+
+/** The shared implementation of both verdict kinds. */
+export abstract class VerdictNodeBase implements DagNode {
+  readonly childEdge = 'control' as const
+  readonly canBeRoot = false
+  readonly readsInput = false
+  readonly traceRole = 'verdict' as const
+  readonly evaluationParams: readonly string[] = []
+  readonly turnWindow = undefined
+  readonly label = undefined
+  readonly kind: string
+  readonly mode: NodeMode
+  readonly verdict: boolean | string
+  /** Integer 0..10 when the walk ends here. */
+  readonly score: number | undefined
+  /** The node the walk continues at, if any. */
+  readonly child: DagNode | undefined
+  /** The metric whose score becomes the DAG's score, if any. */
+  readonly metric: Metric<never> | undefined
+  readonly children: readonly DagNode[]
+
+  protected constructor(kind: string, mode: NodeMode, options: VerdictNodeBaseOptions<unknown>) {
+    const { report, done } = nodeOptionIssues(kind, options)
+    this.kind = kind
+    this.mode = mode
+    const { verdict, score, child } = options
+    if (typeof verdict !== 'boolean' && !(typeof verdict === 'string' && verdict.trim().length > 0)) {
+      report(
+        'verdict',
+        `verdict must be a boolean (under a binary judgement) or a non-empty string; got ${describeValue(verdict)}.`,
+      )
+    }
+    this.verdict = verdict
+    const hasScore = score !== undefined
+    const hasChild = child !== undefined
+    if (hasScore === hasChild) {
+      report(
+        'verdict-score-or-child',
+        hasScore
+          ? 'a VerdictNode takes either score or child, not both: remove one.'
+          : 'a VerdictNode needs a score (an integer 0..10 that ends the walk) or a child (a node or metric to continue with).',
+      )
+    }
+    if (hasScore && !(Number.isInteger(score) && score >= 0 && score <= 10)) {
+      report(
+        'verdict-score',
+        `score must be an integer from 0 to 10; got ${describeValue(score)}. A score of 7 gives the metric 0.7.`,
+      )
+    }
+    this.score = hasScore ? score : undefined
+    this.child = undefined
+    this.metric = undefined
+    if (hasChild) {
+      if (isDagNode(child)) this.child = child
+      else if (isMetric(child)) this.metric = child as Metric<never>
+      else report('verdict-child', `child must be a DAG node or a metric; got ${describeValue(child)}.`)
+      if (this.metric && this.metric.kind !== expectedMetricKind(mode)) {
+        report(
+          'verdict-metric-kind',
+          `child metric "${this.metric.name}" judges ${this.metric.kind} test cases, but this ${kind} belongs to a ${mode} DAG. ` +
+            `Use a ${expectedMetricKind(mode)} metric here.`,
+        )
+      }
+    }
+    this.children = Object.freeze(this.child ? [this.child] : [])
+    done()
+  }
+
+  get text(): string {
+    return String(this.verdict)
+  }
+
+  inspect() {
+    return { missingParams: [], windowProblem: undefined }
+  }
+
+  describe(): string {
+    return describeNodeOptions(this.kind, { verdict: this.verdict })
+  }
+
+  validateChildren(report: ReportIssue): void {
+    if (this.child && this.child.traceRole === 'verdict') {
+      report('verdict-verdict-child', 'a VerdictNode cannot continue at another VerdictNode; give it a score instead.')
+    }
+  }
+
+  async run(context: NodeRunContext): Promise<NodeRunResult> {
+    if (this.metric) {
+      const result = await context.measureChild(this.metric)
+      return { leafScore: result.score, details: { metric: result } }
+    }
+    if (this.child) return { activates: [this.child], details: {} }
+    const score = this.score ?? 0
+    return { leafScore: score / 10, details: { score } }
+  }
+}
+
+/** One outcome of a single-turn judgement: a score that ends the walk, or a node or metric to continue with. */
+export class VerdictNode extends VerdictNodeBase {
+  constructor(options: VerdictNodeOptions) {
+    super('VerdictNode', 'single-turn', options)
+  }
+}
+
+/** One outcome of a conversational judgement: a score that ends the walk, or a node or metric to continue with. */
+export class ConversationalVerdictNode extends VerdictNodeBase {
+  constructor(options: ConversationalVerdictNodeOptions) {
+    super('ConversationalVerdictNode', 'conversational', options)
+  }
+}
+
+/** Whether a node is a verdict (of either kind). */
+export function isVerdictNode(node: unknown): node is VerdictNodeBase {
+  return node instanceof VerdictNodeBase
+}
+
+function isMetric(value: unknown): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Metric).measure === 'function' &&
+    typeof (value as Metric).name === 'string'
+  )
+}
+
+function expectedMetricKind(mode: NodeMode): Metric['kind'] {
+  return mode === 'single-turn' ? 'single-turn' : 'conversational'
+}

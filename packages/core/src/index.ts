@@ -1,0 +1,75 @@
+// @judgetree/core: the public surface. Everything exported is listed by name so a change shows in a diff.
+
+export {
+  ConversationalDAGMetric,
+  type ConversationalDAGMetricOptions,
+  DAGMetric,
+  type DAGMetricOptions,
+} from './dag/dag-metric.js'
+export { DeepAcyclicGraph, type DeepAcyclicGraphOptions } from './dag/graph.js'
+export type { DagNode, EdgeKind, NodeMode } from './dag/node.js'
+export {
+  BinaryJudgementNode,
+  type BinaryJudgementNodeOptions,
+  ConversationalBinaryJudgementNode,
+  type ConversationalBinaryJudgementNodeOptions,
+} from './dag/nodes/binary-judgement-node.js'
+export {
+  ConversationalNonBinaryJudgementNode,
+  type ConversationalNonBinaryJudgementNodeOptions,
+  NonBinaryJudgementNode,
+  type NonBinaryJudgementNodeOptions,
+} from './dag/nodes/non-binary-judgement-node.js'
+export {
+  ConversationalTaskNode,
+  type ConversationalTaskNodeOptions,
+  TaskNode,
+  type TaskNodeOptions,
+} from './dag/nodes/task-node.js'
+export type { ConversationalNode, SingleTurnNode } from './dag/nodes/types.js'
+export {
+  ConversationalVerdictNode,
+  type ConversationalVerdictNodeOptions,
+  VerdictNode,
+  type VerdictNodeOptions,
+} from './dag/nodes/verdict-node.js'
+export {
+  ConfigurationError,
+  type DagIssue,
+  DagValidationError,
+  JudgeCallError,
+  JudgeOutputError,
+  JudgetreeError,
+  type JudgetreeErrorCode,
+  MeasurementAbortedError,
+  MissingTestCaseParamError,
+  NoVerdictReachedError,
+  TestCaseError,
+} from './errors.js'
+export { OpenAIJudge, type OpenAIJudgeOptions } from './judge/openai-judge.js'
+export { costOf, DEFAULT_MODEL_PRICES, type ModelPrice } from './judge/pricing.js'
+export { resolveJudge } from './judge/resolve-judge.js'
+export type { JudgeMessage, JudgeModel, JudgeRequest, JudgeResponse, JudgeUsage, TokenLogprob } from './judge/types.js'
+export type { CommonMetricOptions } from './metric/options.js'
+export type {
+  ConversationalMetric,
+  MeasureOptions,
+  Metric,
+  MetricKind,
+  MetricResult,
+  MetricUsage,
+  SingleTurnMetric,
+} from './metric/types.js'
+export { type LLMTestCaseParam, LLMTestCaseParams, type TurnParam, TurnParams } from './test-case/params.js'
+export {
+  type ConversationalTestCase,
+  conversationalTestCaseSchema,
+  type LLMTestCase,
+  llmTestCaseSchema,
+  type ToolCall,
+  type Turn,
+  toolCallSchema,
+  turnSchema,
+} from './test-case/schemas.js'
+export { formatScore, renderResult, renderSummaryLine, renderTrace } from './trace/render.js'
+export type { MetricTrace, TraceNode, TraceNodeDetails, TraceRole } from './trace/types.js'

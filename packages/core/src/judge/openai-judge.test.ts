@@ -1,0 +1,471 @@
+import { inspect } from 'node:util'
+import OpenAI from 'openai'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { z } from 'zod'
+import { jsonReply, lastUserMessage, type OpenAIServer, startOpenAIServer } from '../../test/support/openai-server.js'
+import { ConfigurationError, JudgeCallError, JudgeOutputError, MeasurementAbortedError } from '../errors.js'
+import { OpenAIJudge, type OpenAIJudgeOptions } from './openai-judge.js'
+import type { JudgeRequest } from './types.js'
+
+const KEY = 'sk-test-SECRET-1234567890'
+const verdictSchema = z.object({ verdict: z.enum(['yes', 'no']), reason: z.string() })
+type Verdict = z.infer<typeof verdictSchema>
+const yes: Verdict = { verdict: 'yes', reason: 'The sky is blue.' }
+
+let server: OpenAIServer
+
+beforeAll(async () => {
+  server = await startOpenAIServer()
+})
+afterAll(() => server.close())
+beforeEach(() => {
+  server.requests.length = 0
+  server.respondWith(() => jsonReply(yes))
+})
+afterEach(() => {
+  vi.unstubAllEnvs()
+})
+
+function judge(options: OpenAIJudgeOptions = {}): OpenAIJudge {
+  return new OpenAIJudge({ apiKey: KEY, baseURL: server.baseURL, maxRetries: 0, timeoutMs: 2_000, ...options })
+}
+
+function ask(overrides: Partial<JudgeRequest<Verdict>> = {}): JudgeRequest<Verdict> {
+  return {
+    messages: [
+      { role: 'system', content: 'You are a strict judge.' },
+      { role: 'user', content: 'Is the sky blue?' },
+    ],
+    schema: verdictSchema,
+    schemaName: 'binary_verdict',
+    promptVersion: 'test@1',
+    ...overrides,
+  }
+}
+
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise
+  } catch (error) {
+    if (error instanceof Error) return error
+    throw new Error(`Expected an Error, got ${String(error)}`)
+  }
+  throw new Error('Expected the promise to reject, but it resolved.')
+}
+
+function request(index: number) {
+  const recorded = server.requests[index]
+  if (recorded === undefined) throw new Error(`No request #${index}; got ${server.requests.length}`)
+  return recorded
+}
+
+describe('OpenAIJudge request', () => {
+  it('sends the model, temperature 0, a strict JSON schema from zod and the key', async () => {
+    await judge({ model: 'gpt-4.1' }).generate(ask())
+
+    const { body, headers } = request(0)
+    expect(body.model).toBe('gpt-4.1')
+    expect(body.temperature).toBe(0)
+    expect(body.messages).toEqual(ask().messages)
+    expect(body.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: {
+        name: 'binary_verdict',
+        strict: true,
+        schema: {
+          type: 'object',
+          properties: { verdict: { type: 'string', enum: ['yes', 'no'] }, reason: { type: 'string' } },
+          required: ['verdict', 'reason'],
+          additionalProperties: false,
+        },
+      },
+    })
+    expect(body.logprobs).toBeUndefined()
+    expect(headers.authorization).toBe(`Bearer ${KEY}`)
+  })
+
+  it('returns the parsed answer, its raw text and usage', async () => {
+    const response = await judge().generate(ask())
+
+    expect(response.value).toEqual(yes)
+    expect(response.rawText).toBe(JSON.stringify(yes))
+    expect(response.cached).toBe(false)
+    expect(response.usage).toEqual({ promptTokens: 10, completionTokens: 5, costUsd: (10 * 2 + 5 * 8) / 1e6 })
+    expect(judge({ model: 'gpt-4o' }).name).toBe('gpt-4o')
+  })
+
+  it('uses a preconfigured client', async () => {
+    const client = new OpenAI({ apiKey: 'sk-from-the-client', baseURL: server.baseURL, maxRetries: 0 })
+    const response = await new OpenAIJudge({ client, model: 'gpt-4.1-mini' }).generate(ask())
+
+    expect(response.value).toEqual(yes)
+    expect(request(0).headers.authorization).toBe('Bearer sk-from-the-client')
+    expect(request(0).body.model).toBe('gpt-4.1-mini')
+  })
+})
+
+describe('OpenAIJudge structured outputs', () => {
+  const unsupported = {
+    status: 400,
+    error: {
+      message: "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
+      code: 'invalid_parameter',
+    },
+  }
+
+  it("falls back to JSON mode once the server rejects json_schema under 'auto', and stays there", async () => {
+    server.respondWith(({ body }) => (body.response_format?.type === 'json_schema' ? unsupported : jsonReply(yes)))
+    const fallingBack = judge()
+
+    expect((await fallingBack.generate(ask())).value).toEqual(yes)
+    expect((await fallingBack.generate(ask())).value).toEqual(yes)
+
+    expect(server.requests.map((recorded) => recorded.body.response_format?.type)).toEqual([
+      'json_schema',
+      'json_object',
+      'json_object',
+    ])
+    const prompt = lastUserMessage(request(1))
+    expect(prompt).toMatch(/^Is the sky blue\?\n\n.*JSON/)
+    expect(prompt).toContain('"enum":["yes","no"]')
+    expect(request(1).body.messages[0]).toEqual({ role: 'system', content: 'You are a strict judge.' })
+  })
+
+  it("does not fall back under 'json_schema' and says how to", async () => {
+    server.respondWith(() => unsupported)
+
+    const error = await rejection(judge({ structuredOutputs: 'json_schema' }).generate(ask()))
+
+    expect(error).toBeInstanceOf(JudgeCallError)
+    expect(error).toMatchObject({ status: 400 })
+    expect(error.message).toContain("structuredOutputs: 'json_object'")
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('does not fall back on a 400 about something else', async () => {
+    server.respondWith(() => ({
+      status: 400,
+      error: { message: "Unsupported value: 'temperature' does not support 0" },
+    }))
+
+    const error = await rejection(judge().generate(ask()))
+
+    expect(error).toMatchObject({ name: 'JudgeCallError', status: 400 })
+    expect(error.message).toContain('temperature: 1')
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it("asks for JSON mode from the start under 'json_object', adding a user message when there is none", async () => {
+    await judge({ structuredOutputs: 'json_object' }).generate(
+      ask({ messages: [{ role: 'system', content: 'Judge the sky.' }] }),
+    )
+
+    expect(server.requests).toHaveLength(1)
+    expect(request(0).body.response_format).toEqual({ type: 'json_object' })
+    expect(request(0).body.messages).toHaveLength(2)
+    expect(lastUserMessage(request(0))).toContain('"required":["verdict","reason"]')
+  })
+})
+
+describe('OpenAIJudge re-ask', () => {
+  it('re-asks once with the JSON error when the answer is not JSON, and sums usage', async () => {
+    server.respondWith(({ index }) => (index === 0 ? { content: 'Sure! {verdict: yes}' } : jsonReply(yes)))
+
+    const response = await judge().generate(ask())
+
+    expect(response.value).toEqual(yes)
+    expect(server.requests).toHaveLength(2)
+    const followUp = request(1).body.messages
+    expect(followUp.slice(0, 2)).toEqual(ask().messages)
+    expect(followUp[2]).toEqual({ role: 'assistant', content: 'Sure! {verdict: yes}' })
+    expect(followUp[3]?.role).toBe('user')
+    expect(followUp[3]?.content).toContain('not valid JSON')
+    expect(response.usage).toMatchObject({ promptTokens: 20, completionTokens: 10 })
+    expect(response.rawText).toBe(JSON.stringify(yes))
+  })
+
+  it('re-asks with the zod issues when the JSON breaks the schema', async () => {
+    server.respondWith(({ index }) => (index === 0 ? jsonReply({ verdict: 'maybe', reason: 'hm' }) : jsonReply(yes)))
+
+    const response = await judge().generate(ask())
+
+    expect(response.value).toEqual(yes)
+    expect(server.requests).toHaveLength(2)
+    expect(lastUserMessage(request(1))).toContain('expected one of "yes"|"no"')
+    expect(lastUserMessage(request(1))).toContain('→ at verdict')
+  })
+
+  it('accepts JSON wrapped in a Markdown fence without a re-ask', async () => {
+    server.respondWith(() => ({ content: `\`\`\`json\n${JSON.stringify(yes)}\n\`\`\`` }))
+
+    expect((await judge().generate(ask())).value).toEqual(yes)
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('throws JudgeOutputError with the raw text when the second answer is still bad', async () => {
+    const rambling = `I think yes. ${'Because the sky scatters blue light. '.repeat(60)}`
+    server.respondWith(() => ({ content: rambling }))
+
+    const error = await rejection(judge({ model: 'gpt-4.1-mini' }).generate(ask()))
+
+    expect(error).toBeInstanceOf(JudgeOutputError)
+    expect(server.requests).toHaveLength(2)
+    expect((error as JudgeOutputError).rawOutput).toBe(rambling)
+    expect(error.message).toContain('"gpt-4.1-mini"')
+    expect(error.message).toContain('"binary_verdict"')
+    expect(error.message).toContain('not valid JSON')
+    expect(error.message).toContain('I think yes.')
+    expect(error.message).toContain(`(${rambling.length - 500} more characters)`)
+    expect(error.message.length).toBeLessThan(1_000)
+  })
+})
+
+describe('OpenAIJudge transport errors', () => {
+  it('lets the SDK retry a 429 that says retry-after: 0', async () => {
+    server.respondWith(({ index }) =>
+      index === 0
+        ? { status: 429, error: { message: 'Rate limit reached' }, headers: { 'retry-after': '0' } }
+        : jsonReply(yes),
+    )
+
+    const response = await judge({ maxRetries: 1 }).generate(ask())
+
+    expect(response.value).toEqual(yes)
+    expect(server.requests).toHaveLength(2)
+  })
+
+  it('gives up with JudgeCallError after maxRetries + 1 server errors', async () => {
+    server.respondWith(() => ({
+      status: 500,
+      error: { message: 'The engine is overloaded' },
+      headers: { 'retry-after': '0' },
+    }))
+
+    const error = await rejection(judge({ maxRetries: 2 }).generate(ask()))
+
+    expect(error).toBeInstanceOf(JudgeCallError)
+    expect(error).toMatchObject({ status: 500 })
+    expect(server.requests).toHaveLength(3)
+    const host = new URL(server.baseURL).host
+    expect(error.message).toContain(`"gpt-4.1" at ${host} answered HTTP 500: The engine is overloaded`)
+    expect(error.message).toContain('after 2 retries')
+  })
+
+  it('turns a timeout into JudgeCallError naming timeoutMs', async () => {
+    server.respondWith(() => ({ ...jsonReply(yes), delayMs: 2_000 }))
+    const started = Date.now()
+
+    const error = await rejection(judge({ timeoutMs: 50 }).generate(ask()))
+
+    expect(Date.now() - started).toBeLessThan(1_500)
+    expect(error).toBeInstanceOf(JudgeCallError)
+    expect(error).toMatchObject({ status: undefined })
+    expect(error.message).toContain('did not answer within 50 ms (timeoutMs)')
+  })
+
+  it('turns a dropped connection into JudgeCallError', async () => {
+    server.respondWith(() => ({ resetConnection: true }))
+
+    const error = await rejection(judge().generate(ask()))
+
+    expect(error).toBeInstanceOf(JudgeCallError)
+    expect(error).toMatchObject({ status: undefined })
+    expect(error.message).toContain('could not be reached')
+  })
+
+  it('points at the model name and base URL on a 404', async () => {
+    server.respondWith(() => ({ status: 404, error: { message: 'The model `gpt-9` does not exist' } }))
+
+    const error = await rejection(judge({ model: 'gpt-9' }).generate(ask()))
+
+    expect(error).toMatchObject({ name: 'JudgeCallError', status: 404 })
+    expect(error.message).toContain('The model `gpt-9` does not exist')
+    expect(error.message).toContain('Check the model name')
+  })
+
+  it('turns an abort mid-call into MeasurementAbortedError quickly', async () => {
+    server.respondWith(() => ({ ...jsonReply(yes), delayMs: 5_000 }))
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 30)
+    const started = Date.now()
+
+    const error = await rejection(judge({ maxRetries: 3 }).generate(ask({ signal: controller.signal })))
+
+    expect(error).toBeInstanceOf(MeasurementAbortedError)
+    expect(Date.now() - started).toBeLessThan(1_000)
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('does not call the server when the signal is already aborted', async () => {
+    const error = await rejection(judge().generate(ask({ signal: AbortSignal.abort('stopped by the user') })))
+
+    expect(error).toBeInstanceOf(MeasurementAbortedError)
+    expect(error.message).toContain('stopped by the user')
+    expect(server.requests).toHaveLength(0)
+  })
+})
+
+describe('OpenAIJudge unusable answers', () => {
+  it('reports a completion without choices', async () => {
+    server.respondWith(() => ({ emptyChoices: true }))
+
+    const error = await rejection(judge().generate(ask()))
+
+    expect(error).toBeInstanceOf(JudgeCallError)
+    expect(error.message).toContain('returned no choices')
+  })
+
+  it('reports an answer cut off at the token limit, without re-asking', async () => {
+    server.respondWith(() => ({ content: '{"verdict": "yes", "reas', finishReason: 'length' }))
+
+    const error = await rejection(judge().generate(ask()))
+
+    expect(error).toBeInstanceOf(JudgeOutputError)
+    expect(error.message).toContain('cut off')
+    expect(error.message).toContain('max output tokens')
+    expect((error as JudgeOutputError).rawOutput).toBe('{"verdict": "yes", "reas')
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('quotes a refusal', async () => {
+    server.respondWith(() => ({ refusal: "I can't help with judging that." }))
+
+    const error = await rejection(judge().generate(ask()))
+
+    expect(error).toBeInstanceOf(JudgeOutputError)
+    expect(error.message).toContain('refused')
+    expect(error.message).toContain(`"I can't help with judging that."`)
+  })
+
+  it('reports null content', async () => {
+    server.respondWith(() => ({}))
+
+    const error = await rejection(judge().generate(ask()))
+
+    expect(error).toBeInstanceOf(JudgeOutputError)
+    expect(error.message).toContain('no content')
+  })
+})
+
+describe('OpenAIJudge logprobs and cost', () => {
+  it('asks for at most 20 top logprobs and maps them', async () => {
+    server.respondWith(() => ({
+      ...jsonReply(yes),
+      logprobs: [{ token: 'yes', logprob: -0.1, top: { yes: -0.1, no: -2.4 } }],
+    }))
+
+    const response = await judge().generate(ask({ topLogprobs: 50 }))
+
+    expect(request(0).body).toMatchObject({ logprobs: true, top_logprobs: 20 })
+    expect(response.logprobs).toEqual([
+      {
+        token: 'yes',
+        logprob: -0.1,
+        topLogprobs: [
+          { token: 'yes', logprob: -0.1 },
+          { token: 'no', logprob: -2.4 },
+        ],
+      },
+    ])
+  })
+
+  it('prices gpt-4.1 at 2 / 8 USD per million tokens', async () => {
+    server.respondWith(() => ({ ...jsonReply(yes), usage: { promptTokens: 1_000, completionTokens: 500 } }))
+
+    const response = await judge({ model: 'gpt-4.1' }).generate(ask())
+
+    expect(response.usage).toEqual({ promptTokens: 1_000, completionTokens: 500, costUsd: 0.006 })
+  })
+
+  it('leaves the cost of an unknown model undefined unless priced', async () => {
+    const unknown = await judge({ model: 'llama3.1:8b' }).generate(ask())
+    const priced = await judge({
+      model: 'llama3.1:8b',
+      pricing: { 'llama3.1:8b': { inputPerMillion: 1, outputPerMillion: 1 } },
+    }).generate(ask())
+
+    expect(unknown.usage.costUsd).toBeUndefined()
+    expect(priced.usage.costUsd).toBe(15 / 1e6)
+  })
+})
+
+describe('OpenAIJudge secrets', () => {
+  function everythingSaid(error: unknown): string {
+    const parts: string[] = [inspect(error, { depth: 20, showHidden: true })]
+    for (let current: unknown = error; current instanceof Error; current = current.cause) {
+      parts.push(String(current), current.message, current.stack ?? '', JSON.stringify(current))
+    }
+    return parts.join('\n')
+  }
+
+  it('never repeats the API key, even when the server echoes it', async () => {
+    server.respondWith(({ headers }) => ({
+      status: 401,
+      error: { message: `Incorrect API key provided: ${String(headers.authorization)}.`, code: 'invalid_api_key' },
+    }))
+
+    const error = await rejection(judge().generate(ask()))
+
+    expect(error).toMatchObject({ name: 'JudgeCallError', status: 401 })
+    expect(error.message).toContain('Incorrect API key provided: Bearer sk-***')
+    expect(error.message).toContain('OPENAI_API_KEY')
+    expect(error.cause).toBeInstanceOf(Error)
+    expect(everythingSaid(error)).not.toContain('SECRET')
+  })
+
+  it('scrubs a key that does not look like an OpenAI key, in answers and errors', async () => {
+    const azureKey = '0123456789abcdef0123456789abcdef'
+    server.respondWith(({ headers }) => ({ content: `not json, but your key is ${String(headers.authorization)}` }))
+
+    const error = await rejection(judge({ apiKey: azureKey }).generate(ask()))
+
+    expect(error).toBeInstanceOf(JudgeOutputError)
+    expect(request(0).headers.authorization).toBe(`Bearer ${azureKey}`)
+    expect(everythingSaid(error)).not.toContain(azureKey)
+    expect((error as JudgeOutputError).rawOutput).toBe('not json, but your key is Bearer sk-***')
+  })
+})
+
+describe('OpenAIJudge configuration', () => {
+  it('throws ConfigurationError on the first generate, not at construction, when there is no key', async () => {
+    vi.stubEnv('OPENAI_API_KEY', '')
+    vi.stubEnv('OPENAI_BASE_URL', '')
+
+    const keyless = new OpenAIJudge()
+    const error = await rejection(keyless.generate(ask()))
+
+    expect(error).toBeInstanceOf(ConfigurationError)
+    expect(error.message).toContain('OPENAI_API_KEY')
+    expect(error.message).toContain('OPENAI_BASE_URL')
+  })
+
+  it('reads the model, key and base URL from the environment', async () => {
+    vi.stubEnv('JUDGETREE_MODEL', 'gpt-5-mini')
+    vi.stubEnv('OPENAI_API_KEY', 'sk-from-the-environment')
+    vi.stubEnv('OPENAI_BASE_URL', server.baseURL)
+
+    const fromEnvironment = new OpenAIJudge({ maxRetries: 0 })
+    await fromEnvironment.generate(ask())
+
+    expect(fromEnvironment.name).toBe('gpt-5-mini')
+    expect(request(0).body.model).toBe('gpt-5-mini')
+    expect(request(0).headers.authorization).toBe('Bearer sk-from-the-environment')
+  })
+
+  it('sends a placeholder key to a base URL without one', async () => {
+    vi.stubEnv('OPENAI_API_KEY', '')
+
+    await new OpenAIJudge({ baseURL: server.baseURL, maxRetries: 0 }).generate(ask())
+
+    expect(request(0).headers.authorization).toBe('Bearer not-needed')
+  })
+
+  it('rejects nonsensical options at construction', () => {
+    expect(() => new OpenAIJudge({ timeoutMs: 0 })).toThrow(
+      new ConfigurationError(
+        "Expected OpenAIJudge's `timeoutMs` to be a whole number of milliseconds from 1 and up, got `0` (number).",
+      ),
+    )
+    expect(() => new OpenAIJudge({ maxRetries: -1 })).toThrow(ConfigurationError)
+  })
+})

@@ -1,0 +1,404 @@
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, OpenAIError } from 'openai'
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions'
+import { z } from 'zod'
+import { ConfigurationError, JudgeCallError, JudgeOutputError, MeasurementAbortedError } from '../errors.js'
+import { costOf, type ModelPrice } from './pricing.js'
+import type { JudgeMessage, JudgeModel, JudgeRequest, JudgeResponse, TokenLogprob } from './types.js'
+
+/** Options of {@link OpenAIJudge}; every one has a default, most read from the environment. */
+export interface OpenAIJudgeOptions {
+  /** @default process.env.JUDGETREE_MODEL ?? 'gpt-4.1' */
+  model?: string | undefined
+  /** @default process.env.OPENAI_API_KEY; 'not-needed' when only a base URL is set (local servers ignore keys) */
+  apiKey?: string | undefined
+  /** Any OpenAI-compatible server (Azure, Ollama, vLLM, LM Studio). @default process.env.OPENAI_BASE_URL, else the SDK's */
+  baseURL?: string | undefined
+  /** Milliseconds one attempt may take before it is abandoned (and retried). @default 60_000 */
+  timeoutMs?: number | undefined
+  /** SDK retries for 429, 5xx and connection errors, honouring Retry-After. @default 3 */
+  maxRetries?: number | undefined
+  /** @default 0 */
+  temperature?: number | undefined
+  /** 'auto' tries strict JSON schema and falls back to JSON mode when the server rejects it. @default 'auto' */
+  structuredOutputs?: 'auto' | 'json_schema' | 'json_object' | undefined
+  /** Prices added to (or overriding) the built-in DEFAULT_MODEL_PRICES, keyed by model name. @default {} */
+  pricing?: Readonly<Record<string, ModelPrice>> | undefined
+  /** Replaces the global fetch, e.g. to add a proxy. @default globalThis.fetch */
+  fetch?: typeof fetch | undefined
+  /** A preconfigured SDK client; apiKey, baseURL and fetch are then ignored. @default a client built from the options */
+  client?: OpenAI | undefined
+}
+
+interface Connection {
+  readonly client: OpenAI
+  readonly host: string
+  readonly maxRetries: number
+  readonly scrub: (text: string) => string
+}
+
+interface Completion {
+  readonly content: string
+  readonly promptTokens: number
+  readonly completionTokens: number
+  readonly servedModel: string
+  readonly logprobs: readonly TokenLogprob[] | undefined
+}
+
+type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string }
+
+const DEFAULT_MODEL = 'gpt-4.1'
+const MAX_TOP_LOGPROBS = 20
+const RAW_EXCERPT_CHARS = 500
+const KEY_LIKE = /sk-[A-Za-z0-9_-]{16,}/g
+const jsonSchemas = new WeakMap<object, Record<string, unknown>>()
+
+/** A judge backed by the OpenAI Chat Completions API or any server that speaks it. */
+export class OpenAIJudge implements JudgeModel {
+  readonly name: string
+  readonly #options: OpenAIJudgeOptions
+  readonly #timeoutMs: number
+  #format: 'json_schema' | 'json_object'
+  #connection: Connection | undefined
+
+  constructor(options: OpenAIJudgeOptions = {}) {
+    validateOptions(options)
+    this.#options = options
+    this.name = options.model ?? readEnv('JUDGETREE_MODEL') ?? DEFAULT_MODEL
+    this.#timeoutMs = options.timeoutMs ?? 60_000
+    this.#format = options.structuredOutputs === 'json_object' ? 'json_object' : 'json_schema'
+  }
+
+  async generate<T>(request: JudgeRequest<T>): Promise<JudgeResponse<T>> {
+    if (request.signal?.aborted) throw new MeasurementAbortedError(request.signal.reason)
+    const connection = this.#connect()
+    const first = await this.#complete(connection, request, [])
+    const firstAnswer = parseAnswer(first.content, request.schema)
+    let final = first
+    let value: T
+    if (firstAnswer.ok) {
+      value = firstAnswer.value
+    } else {
+      const reask: JudgeMessage[] = [
+        { role: 'assistant', content: first.content },
+        {
+          role: 'user',
+          content:
+            `Your previous answer could not be used: ${firstAnswer.problem}\n` +
+            `Answer again with only a JSON object matching the "${request.schemaName}" schema, and no other text.`,
+        },
+      ]
+      final = await this.#complete(connection, request, reask)
+      const secondAnswer = parseAnswer(final.content, request.schema)
+      if (!secondAnswer.ok) {
+        const raw = connection.scrub(final.content)
+        throw new JudgeOutputError(
+          `The judge model "${this.name}" did not answer with valid "${request.schemaName}" JSON, even after being ` +
+            `asked again: ${connection.scrub(secondAnswer.problem)}\nRaw answer: ${excerpt(raw)}`,
+          raw,
+        )
+      }
+      value = secondAnswer.value
+    }
+    const promptTokens = first.promptTokens + (final === first ? 0 : final.promptTokens)
+    const completionTokens = first.completionTokens + (final === first ? 0 : final.completionTokens)
+    const costUsd =
+      costOf(this.name, promptTokens, completionTokens, this.#options.pricing) ??
+      costOf(final.servedModel, promptTokens, completionTokens, this.#options.pricing)
+    return {
+      value,
+      usage: { promptTokens, completionTokens, costUsd },
+      logprobs: final.logprobs,
+      cached: false,
+      rawText: connection.scrub(final.content),
+    }
+  }
+
+  /** The client is built on first use so that constructing a judge at import time never needs a key. */
+  #connect(): Connection {
+    if (this.#connection !== undefined) return this.#connection
+    const options = this.#options
+    let client = options.client
+    let secret: string | null | undefined = client?.apiKey
+    if (client === undefined) {
+      const baseURL = nonEmpty(options.baseURL) ?? readEnv('OPENAI_BASE_URL')
+      secret = nonEmpty(options.apiKey) ?? readEnv('OPENAI_API_KEY')
+      if (secret === undefined && baseURL === undefined) {
+        throw new ConfigurationError(
+          `The judge model "${this.name}" has no API key. Set OPENAI_API_KEY, or set OPENAI_BASE_URL to a local ` +
+            'OpenAI-compatible server (any key, or none), or pass `apiKey` to OpenAIJudge, or pass your own judge ' +
+            '(any object implementing JudgeModel) as the metric’s model.',
+        )
+      }
+      try {
+        client = new OpenAI({
+          apiKey: secret ?? 'not-needed',
+          baseURL: baseURL ?? null,
+          timeout: this.#timeoutMs,
+          maxRetries: options.maxRetries ?? 3,
+          ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+        })
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error)
+        throw new ConfigurationError(`Could not create the OpenAI client: ${scrubWith(secret, message)}`)
+      }
+    }
+    this.#connection = {
+      client,
+      host: hostOf(client.baseURL),
+      maxRetries: options.maxRetries ?? client.maxRetries,
+      scrub: (text) => scrubWith(secret, text),
+    }
+    return this.#connection
+  }
+
+  async #complete<T>(
+    connection: Connection,
+    request: JudgeRequest<T>,
+    followUp: readonly JudgeMessage[],
+  ): Promise<Completion> {
+    const format = this.#format
+    const schema = jsonSchemaOf(request.schema, request.schemaName)
+    const messages = format === 'json_object' ? withSchemaInstruction(request.messages, schema) : request.messages
+    const params: ChatCompletionCreateParamsNonStreaming = {
+      model: this.name,
+      messages: [...messages, ...followUp].map(toMessageParam),
+      temperature: this.#options.temperature ?? 0,
+      response_format:
+        format === 'json_schema'
+          ? { type: 'json_schema', json_schema: { name: request.schemaName, schema, strict: true } }
+          : { type: 'json_object' },
+      ...(request.topLogprobs === undefined
+        ? {}
+        : { logprobs: true, top_logprobs: Math.min(request.topLogprobs, MAX_TOP_LOGPROBS) }),
+    }
+    let completion: ChatCompletion
+    try {
+      completion = await connection.client.chat.completions.create(params, {
+        signal: request.signal,
+        timeout: this.#timeoutMs,
+        ...(this.#options.maxRetries === undefined ? {} : { maxRetries: this.#options.maxRetries }),
+      })
+    } catch (error) {
+      if (format === 'json_schema' && this.#options.structuredOutputs !== 'json_schema' && rejectsSchema(error)) {
+        // The server cannot do structured outputs; JSON mode plus our own validation is the next best thing.
+        this.#format = 'json_object'
+        return this.#complete(connection, request, followUp)
+      }
+      throw this.#callError(error, connection, request.signal)
+    }
+    return this.#readCompletion(completion, connection, request.schemaName)
+  }
+
+  #readCompletion(completion: ChatCompletion, connection: Connection, schemaName: string): Completion {
+    const where = `The judge model "${this.name}" at ${connection.host}`
+    // Compatible servers do not always follow the typed shape, so nothing here is taken on trust.
+    const choice = (completion.choices ?? [])[0]
+    if (choice === undefined) {
+      throw new JudgeCallError(`${where} returned no choices, so there is no answer to read. Check the server's logs.`)
+    }
+    const content = choice.message?.content ?? null
+    const raw = connection.scrub(content ?? '')
+    if (choice.finish_reason === 'length') {
+      throw new JudgeOutputError(
+        `${where} was cut off at its output token limit (finish_reason 'length') before finishing the ` +
+          `"${schemaName}" answer. Raise the server's max output tokens or shorten the input. ` +
+          `Raw answer: ${excerpt(raw)}`,
+        raw,
+      )
+    }
+    if (choice.message?.refusal) {
+      const refusal = connection.scrub(choice.message.refusal)
+      throw new JudgeOutputError(`${where} refused to give the "${schemaName}" answer: "${refusal}"`, refusal)
+    }
+    if (choice.finish_reason === 'content_filter') {
+      throw new JudgeOutputError(
+        `${where} stopped the "${schemaName}" answer with its content filter (finish_reason 'content_filter'). ` +
+          `Raw answer: ${excerpt(raw)}`,
+        raw,
+      )
+    }
+    if (content === null) {
+      throw new JudgeOutputError(`${where} answered with no content where the "${schemaName}" JSON was expected.`, '')
+    }
+    const tokens = choice.logprobs?.content
+    return {
+      content,
+      promptTokens: completion.usage?.prompt_tokens ?? 0,
+      completionTokens: completion.usage?.completion_tokens ?? 0,
+      servedModel: completion.model ?? this.name,
+      logprobs: tokens?.map((token) => ({
+        token: token.token,
+        logprob: token.logprob,
+        topLogprobs: (token.top_logprobs ?? []).map((top) => ({ token: top.token, logprob: top.logprob })),
+      })),
+    }
+  }
+
+  #callError(error: unknown, connection: Connection, signal: AbortSignal | undefined): Error {
+    if (error instanceof APIUserAbortError || signal?.aborted) return new MeasurementAbortedError(signal?.reason)
+    if (!(error instanceof OpenAIError)) return error instanceof Error ? error : new Error(String(error))
+    const where = `The judge model "${this.name}" at ${connection.host}`
+    const retries = `after ${connection.maxRetries} ${connection.maxRetries === 1 ? 'retry' : 'retries'}`
+    // A server may echo the request (and so the key) in its error text; only a scrubbed copy leaves this method.
+    const cause = new Error(connection.scrub(error.message))
+    cause.name = error.name
+    if (error instanceof APIConnectionTimeoutError) {
+      return new JudgeCallError(
+        `${where} did not answer within ${this.#timeoutMs} ms (timeoutMs), ${retries}. ` +
+          'Raise timeoutMs, or shorten the input.',
+        { cause },
+      )
+    }
+    if (error instanceof APIConnectionError) {
+      return new JudgeCallError(
+        `${where} could not be reached, ${retries}: ${connection.scrub(rootMessage(error))}. ` +
+          'Check the network and OPENAI_BASE_URL (or the baseURL option).',
+        { cause },
+      )
+    }
+    if (error instanceof APIError && error.status !== undefined) {
+      const status = error.status
+      const detail = connection.scrub(error.message.replace(new RegExp(`^${status} `), ''))
+      const hint = statusHint(status, detail, retries)
+      return new JudgeCallError(`${where} answered HTTP ${status}: ${detail}${hint ? `\n${hint}` : ''}`, {
+        cause,
+        status,
+      })
+    }
+    return new JudgeCallError(`${where} could not be called: ${connection.scrub(error.message)}`, { cause })
+  }
+}
+
+function statusHint(status: number, detail: string, retries: string): string | undefined {
+  if (status === 401) return 'Check that OPENAI_API_KEY (or the apiKey option) holds a valid key for this server.'
+  if (status === 403) return 'The key is not allowed to use this model; check its project and permissions.'
+  if (status === 404) {
+    return 'Check the model name, and that OPENAI_BASE_URL (or the baseURL option) points at the API root, e.g. ending in /v1.'
+  }
+  if (status === 429)
+    return `Still rate limited ${retries}: lower the concurrency, raise maxRetries or check your quota.`
+  if (status >= 500) return `The server kept failing ${retries}; try again later or raise maxRetries.`
+  if (/temperature/i.test(detail))
+    return 'This model may not accept that temperature; pass `temperature: 1` to the judge.'
+  if (/response_format|json_schema/i.test(detail)) {
+    return "The server may not support structured outputs; pass `structuredOutputs: 'json_object'` to the judge."
+  }
+  return undefined
+}
+
+function rejectsSchema(error: unknown): boolean {
+  if (!(error instanceof APIError) || (error.status !== 400 && error.status !== 422)) return false
+  return /response_format|json_schema/i.test(`${error.message} ${error.param ?? ''} ${error.code ?? ''}`)
+}
+
+function parseAnswer<T>(content: string, schema: z.ZodType<T>): Parsed<T> {
+  let json: unknown
+  try {
+    json = JSON.parse(stripCodeFence(content))
+  } catch (error) {
+    return { ok: false, problem: `it is not valid JSON (${error instanceof Error ? error.message : String(error)}).` }
+  }
+  const result = schema.safeParse(json)
+  if (result.success) return { ok: true, value: result.data }
+  return { ok: false, problem: `it does not match the schema:\n${z.prettifyError(result.error)}` }
+}
+
+/** JSON mode on local servers often still wraps the object in a Markdown fence. */
+function stripCodeFence(content: string): string {
+  const fenced = /^\s*```(?:json)?\s*\n([\s\S]*?)\n?```\s*$/.exec(content)
+  return fenced?.[1] ?? content
+}
+
+function jsonSchemaOf(schema: z.ZodType, schemaName: string): Record<string, unknown> {
+  const cached = jsonSchemas.get(schema)
+  if (cached !== undefined) return cached
+  let converted: Record<string, unknown>
+  try {
+    const { $schema: _dialect, ...rest } = z.toJSONSchema(schema) as Record<string, unknown>
+    converted = rest
+  } catch (error) {
+    throw new ConfigurationError(
+      `The "${schemaName}" schema cannot be sent to a judge as JSON schema: ${error instanceof Error ? error.message : String(error)}`,
+    )
+  }
+  jsonSchemas.set(schema, converted)
+  return converted
+}
+
+function withSchemaInstruction(messages: readonly JudgeMessage[], schema: Record<string, unknown>): JudgeMessage[] {
+  const instruction = `Answer with only a JSON object, and no other text, matching this JSON schema:\n${JSON.stringify(schema)}`
+  const index = messages.findLastIndex((message) => message.role === 'user')
+  if (index === -1) return [...messages, { role: 'user', content: instruction }]
+  return messages.map((message, at) =>
+    at === index ? { role: message.role, content: `${message.content}\n\n${instruction}` } : message,
+  )
+}
+
+function toMessageParam(message: JudgeMessage): ChatCompletionMessageParam {
+  return { role: message.role, content: message.content }
+}
+
+function validateOptions(options: OpenAIJudgeOptions): void {
+  const { model, timeoutMs, maxRetries, temperature, structuredOutputs } = options
+  if (model !== undefined && (typeof model !== 'string' || model.trim() === '')) {
+    throw invalidOption('model', 'a non-empty model name such as `gpt-4.1`', model)
+  }
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
+    throw invalidOption('timeoutMs', 'a whole number of milliseconds from 1 and up', timeoutMs)
+  }
+  if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && maxRetries >= 0)) {
+    throw invalidOption('maxRetries', 'a whole number from 0 and up', maxRetries)
+  }
+  if (temperature !== undefined && !(typeof temperature === 'number' && temperature >= 0 && temperature <= 2)) {
+    throw invalidOption('temperature', 'a number from 0 to 2', temperature)
+  }
+  if (structuredOutputs !== undefined && !['auto', 'json_schema', 'json_object'].includes(structuredOutputs)) {
+    throw invalidOption('structuredOutputs', "one of 'auto', 'json_schema', 'json_object'", structuredOutputs)
+  }
+}
+
+function invalidOption(name: string, expected: string, got: unknown): ConfigurationError {
+  return new ConfigurationError(
+    `Expected OpenAIJudge's \`${name}\` to be ${expected}, got \`${String(got)}\` (${typeof got}).`,
+  )
+}
+
+function scrubWith(secret: string | null | undefined, text: string): string {
+  // Very short "keys" (placeholders for local servers) would mangle ordinary words if replaced.
+  const exact = secret !== null && secret !== undefined && secret.length >= 8 ? text.split(secret).join('sk-***') : text
+  return exact.replace(KEY_LIKE, 'sk-***')
+}
+
+function rootMessage(error: Error): string {
+  let current: unknown = error
+  for (let depth = 0; depth < 8 && current instanceof Error && current.cause instanceof Error; depth++) {
+    current = current.cause
+  }
+  return current instanceof Error ? current.message : error.message
+}
+
+function excerpt(raw: string): string {
+  if (raw.length <= RAW_EXCERPT_CHARS) return JSON.stringify(raw)
+  return `${JSON.stringify(raw.slice(0, RAW_EXCERPT_CHARS))} … (${raw.length - RAW_EXCERPT_CHARS} more characters)`
+}
+
+function hostOf(baseURL: string): string {
+  try {
+    return new URL(baseURL).host
+  } catch {
+    return baseURL
+  }
+}
+
+function readEnv(name: string): string | undefined {
+  return nonEmpty(process.env[name])
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim()
+  return trimmed === undefined || trimmed === '' ? undefined : trimmed
+}

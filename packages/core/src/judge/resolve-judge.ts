@@ -1,0 +1,52 @@
+import { ConfigurationError } from '../errors.js'
+import { OpenAIJudge } from './openai-judge.js'
+import type { JudgeModel } from './types.js'
+
+// One judge (and so one SDK client and connection pool) per model name, however many metrics use it.
+const judgesByModel = new Map<string, OpenAIJudge>()
+
+/** Turns a metric's `model` option into a judge: a model name, your own JudgeModel, or undefined for the default. */
+export function resolveJudge(model: string | JudgeModel | undefined): JudgeModel {
+  if (model === undefined) return sharedJudge(new OpenAIJudge())
+  if (typeof model === 'string') {
+    if (model.trim() === '') throw invalidModel(model)
+    return judgesByModel.get(model) ?? sharedJudge(new OpenAIJudge({ model }))
+  }
+  if (isJudgeModel(model)) return model
+  throw invalidModel(model)
+}
+
+/** The default judge's name depends on JUDGETREE_MODEL, so it is shared under the name it resolved to. */
+function sharedJudge(judge: OpenAIJudge): OpenAIJudge {
+  const existing = judgesByModel.get(judge.name)
+  if (existing !== undefined) return existing
+  judgesByModel.set(judge.name, judge)
+  return judge
+}
+
+function isJudgeModel(value: unknown): value is JudgeModel {
+  if (typeof value !== 'object' || value === null) return false
+  const candidate = value as { name?: unknown; generate?: unknown }
+  return typeof candidate.name === 'string' && typeof candidate.generate === 'function'
+}
+
+function invalidModel(value: unknown): ConfigurationError {
+  const shown = typeof value === 'string' ? `'${value}'` : describe(value)
+  return new ConfigurationError(
+    `Expected \`model\` to be a model name such as 'gpt-4.1', an object implementing JudgeModel ` +
+      `({ name: string, generate(request) }), or undefined for the default judge; got ${shown} (${kindOf(value)}).`,
+  )
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'function') return `function ${value.name || '(anonymous)'}`
+  if (typeof value !== 'object' || value === null) return `\`${String(value)}\``
+  const keys = Object.keys(value)
+  return keys.length === 0 ? '`{}`' : `an object with keys ${keys.map((key) => `\`${key}\``).join(', ')}`
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'array'
+  return typeof value
+}

@@ -1,0 +1,91 @@
+import { describeValue } from '../dag/inputs.js'
+import { ConfigurationError } from '../errors.js'
+import { resolveJudge } from '../judge/resolve-judge.js'
+import type { JudgeModel } from '../judge/types.js'
+
+/** Options every built-in metric takes. */
+export interface CommonMetricOptions {
+  /** The lowest passing score, 0..1. @default 0.5 */
+  threshold?: number | undefined
+  /** A model name for the built-in OpenAI judge, or any {@link JudgeModel}. @default process.env.JUDGETREE_MODEL ?? 'gpt-4.1' */
+  model?: string | JudgeModel | undefined
+  /** Explain the score in `result.reason`. @default true */
+  includeReason?: boolean | undefined
+  /** Pass only on a perfect score: the threshold becomes 1 and any score below 1 becomes 0. @default false */
+  strictMode?: boolean | undefined
+  /** Run independent judge calls concurrently. @default true */
+  asyncMode?: boolean | undefined
+  /** Print the trace to the console when each measurement ends. @default false */
+  verboseMode?: boolean | undefined
+}
+
+/** The options after defaults, with the judge resolved. */
+export interface ResolvedMetricOptions {
+  readonly name: string
+  readonly threshold: number
+  readonly judge: JudgeModel
+  readonly includeReason: boolean
+  readonly strictMode: boolean
+  readonly asyncMode: boolean
+  readonly verboseMode: boolean
+}
+
+/** Collects the problems with one metric's options and throws them together as a ConfigurationError. */
+export class OptionProblems {
+  readonly #problems: string[] = []
+  readonly #metric: string
+
+  constructor(metric: string) {
+    this.#metric = metric
+  }
+
+  add(message: string): void {
+    this.#problems.push(message)
+  }
+
+  throwIfAny(): void {
+    if (this.#problems.length === 0) return
+    const list = this.#problems.map((problem) => `  - ${problem}`).join('\n')
+    throw new ConfigurationError(`Invalid options for ${this.#metric}:\n${list}`)
+  }
+}
+
+/** Checks and defaults the options every metric shares, reporting problems on `problems`. */
+export function resolveCommonOptions(
+  options: CommonMetricOptions & { name?: unknown },
+  problems: OptionProblems,
+  defaultName?: string,
+): ResolvedMetricOptions {
+  const name = options.name ?? defaultName
+  if (typeof name !== 'string' || name.trim().length === 0) {
+    problems.add(`name must be a non-empty string that identifies the metric in reports; got ${describeValue(name)}.`)
+  }
+  const threshold = options.threshold ?? 0.5
+  if (typeof threshold !== 'number' || !(threshold >= 0 && threshold <= 1)) {
+    problems.add(
+      `threshold must be a number from 0 to 1 (a score of 0.7 passes a threshold of 0.7); got ${describeValue(threshold)}.`,
+    )
+  }
+  const flags = ['includeReason', 'strictMode', 'asyncMode', 'verboseMode'] as const
+  for (const flag of flags) {
+    const value = options[flag]
+    if (value !== undefined && typeof value !== 'boolean') {
+      problems.add(`${flag} must be true or false; got ${describeValue(value)}.`)
+    }
+  }
+  let judge: JudgeModel | undefined
+  try {
+    judge = resolveJudge(options.model)
+  } catch (error) {
+    problems.add(error instanceof Error ? error.message : String(error))
+  }
+  return {
+    name: typeof name === 'string' ? name : '',
+    threshold,
+    judge: judge as JudgeModel,
+    includeReason: options.includeReason ?? true,
+    strictMode: options.strictMode ?? false,
+    asyncMode: options.asyncMode ?? true,
+    verboseMode: options.verboseMode ?? false,
+  }
+}

@@ -1,0 +1,69 @@
+import { JudgetreeError } from '../errors.js'
+import { renderTrace } from '../trace/render.js'
+import type { MetricTrace } from '../trace/types.js'
+import type { ResolvedMetricOptions } from './options.js'
+import type { MetricResult, MetricUsage } from './types.js'
+import { NO_USAGE } from './usage.js'
+
+/** What a metric knows about the measurement it is finishing. */
+export interface MeasurementContext {
+  readonly options: ResolvedMetricOptions
+  /** `performance.now()` when the measurement started. */
+  readonly started: number
+}
+
+/** Builds the immutable result of a measurement that produced a score. */
+export function buildResult(
+  context: MeasurementContext,
+  outcome: {
+    readonly score: number
+    readonly threshold: number
+    readonly reason: string | undefined
+    readonly trace: MetricTrace
+    readonly usage: MetricUsage
+  },
+): MetricResult {
+  return Object.freeze({
+    name: context.options.name,
+    score: outcome.score,
+    threshold: outcome.threshold,
+    success: outcome.score >= outcome.threshold,
+    reason: outcome.reason,
+    strictMode: context.options.strictMode,
+    error: undefined,
+    trace: outcome.trace,
+    verboseLogs: renderTrace(outcome.trace),
+    usage: outcome.usage,
+    durationMs: Math.round(performance.now() - context.started),
+    judgeModel: context.options.judge.name,
+  })
+}
+
+/** Builds the result of a measurement that could not produce a score: it fails, and says why. */
+export function errorResult(
+  context: MeasurementContext,
+  error: unknown,
+  trace: MetricTrace = { metric: context.options.name, nodes: [], roots: [], notes: [] },
+  usage: MetricUsage = NO_USAGE,
+): MetricResult {
+  const judgetreeError =
+    error instanceof JudgetreeError
+      ? error
+      : new JudgetreeError('JUDGE_CALL_FAILED', error instanceof Error ? error.message : String(error), {
+          cause: error,
+        })
+  return Object.freeze({
+    name: context.options.name,
+    score: 0,
+    threshold: context.options.strictMode ? 1 : context.options.threshold,
+    success: false,
+    reason: undefined,
+    strictMode: context.options.strictMode,
+    error: judgetreeError,
+    trace,
+    verboseLogs: renderTrace(trace),
+    usage,
+    durationMs: Math.round(performance.now() - context.started),
+    judgeModel: context.options.judge.name,
+  })
+}

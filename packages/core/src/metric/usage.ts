@@ -1,0 +1,34 @@
+import type { JudgeResponse } from '../judge/types.js'
+import type { MetricUsage } from './types.js'
+
+/** Usage of no judge call at all. */
+export const NO_USAGE: MetricUsage = Object.freeze({
+  judgeCalls: 0,
+  cachedCalls: 0,
+  promptTokens: 0,
+  completionTokens: 0,
+  costUsd: 0,
+})
+
+/** Adds usages; the cost becomes undefined as soon as one part's cost is unknown. */
+export function addUsage(a: MetricUsage, b: MetricUsage): MetricUsage {
+  return {
+    judgeCalls: a.judgeCalls + b.judgeCalls,
+    cachedCalls: a.cachedCalls + b.cachedCalls,
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    costUsd: a.costUsd === undefined || b.costUsd === undefined ? undefined : a.costUsd + b.costUsd,
+  }
+}
+
+/** The usage of one judge answer: a cached answer bills no tokens and costs nothing. */
+export function usageOf(response: JudgeResponse<unknown>): MetricUsage {
+  if (response.cached) return { ...NO_USAGE, judgeCalls: 1, cachedCalls: 1 }
+  return {
+    judgeCalls: 1,
+    cachedCalls: 0,
+    promptTokens: response.usage.promptTokens,
+    completionTokens: response.usage.completionTokens,
+    costUsd: response.usage.costUsd,
+  }
+}

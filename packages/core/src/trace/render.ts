@@ -1,0 +1,125 @@
+import type { MetricResult } from '../metric/types.js'
+import type { MetricTrace, TraceNode } from './types.js'
+
+const ROLE_TITLES: Readonly<Record<TraceNode['role'], string>> = {
+  task: 'Task',
+  judgement: 'Judgement',
+  verdict: 'Verdict',
+  step: 'Step',
+}
+
+/**
+ * Renders a trace as an indented tree a person reads in a terminal: each node that ran with its step number,
+ * output or verdict and reason; verdicts that were not chosen as `○`; nested metrics indented below their verdict.
+ */
+export function renderTrace(trace: MetricTrace): string {
+  const byId = new Map(trace.nodes.map((node) => [node.id, node]))
+  const lines: string[] = []
+  const rootIds = trace.roots.filter((id) => byId.has(id))
+  for (const [index, id] of rootIds.entries()) {
+    renderNode(byId.get(id) as TraceNode, byId, '', index === rootIds.length - 1, lines, true)
+  }
+  for (const note of trace.notes) lines.push(`note: ${note}`)
+  return lines.join('\n')
+}
+
+/** The one-line summary that opens every report of a result: metric, score, threshold, judge. */
+export function renderSummaryLine(result: MetricResult): string {
+  const verdict = result.error ? 'ERROR' : result.success ? 'PASS' : 'FAIL'
+  const strict = result.strictMode ? ', strict' : ''
+  const score = result.error ? 'no score' : `score ${formatScore(result.score)}`
+  return `${verdict} ${result.name}: ${score} (threshold ${formatScore(result.threshold)}${strict}) · judge ${result.judgeModel}`
+}
+
+/** The full text of a result: summary line, error or reason, then the trace tree. */
+export function renderResult(result: MetricResult): string {
+  const parts = [renderSummaryLine(result)]
+  if (result.error) parts.push(`error: ${result.error.message}`)
+  if (result.reason) parts.push(`reason: ${result.reason}`)
+  if (result.verboseLogs) parts.push(result.verboseLogs)
+  return parts.join('\n')
+}
+
+/** Formats a 0..1 score with at most three decimals, e.g. `0.5`, `0.725`. */
+export function formatScore(score: number): string {
+  return String(Math.round(score * 1000) / 1000)
+}
+
+function renderNode(
+  node: TraceNode,
+  byId: ReadonlyMap<string, TraceNode>,
+  prefix: string,
+  last: boolean,
+  lines: string[],
+  top = false,
+): void {
+  const branch = top ? '' : last ? '└─ ' : '├─ '
+  const continuation = top ? '' : last ? '   ' : '│  '
+  lines.push(`${prefix}${branch}${headLine(node)}`)
+  const children =
+    node.status === 'skipped' && node.role !== 'verdict' ? [] : node.children.flatMap((id) => byId.get(id) ?? [])
+  const inner = prefix + continuation
+  const detailPrefix = `${inner}${children.length > 0 || node.metric ? '│' : ' '}    `
+  for (const detail of detailLines(node)) lines.push(`${detailPrefix}${detail}`.trimEnd())
+  if (node.metric) {
+    const nested = node.metric.verboseLogs.split('\n').filter((line) => line.length > 0)
+    const metricLast = children.length === 0
+    lines.push(`${inner}${metricLast ? '└─ ' : '├─ '}metric ${node.metric.name}: ${metricSummary(node.metric)}`)
+    const metricPrefix = inner + (metricLast ? '   ' : '│  ')
+    if (node.metric.reason) lines.push(`${metricPrefix}reason: ${oneLine(node.metric.reason)}`)
+    for (const line of nested) lines.push(`${metricPrefix}${line}`)
+  }
+  if (node.status === 'skipped' && node.role !== 'verdict' && node.children.length > 0) {
+    lines.push(`${inner}└─ … ${node.children.length} node${node.children.length === 1 ? '' : 's'} below not reached`)
+  }
+  for (const [index, child] of children.entries()) {
+    renderNode(child, byId, inner, index === children.length - 1, lines)
+  }
+}
+
+function headLine(node: TraceNode): string {
+  if (node.role === 'verdict') {
+    const mark = node.status === 'ran' ? '●' : node.status === 'failed' ? '✖' : '○'
+    const score = node.score !== undefined ? ` → ${node.score}` : ''
+    const leaf = node.status === 'ran' && node.score !== undefined ? `  ◀ score ${formatScore(node.score / 10)}` : ''
+    return `${mark} ${node.text}${score}${leaf}`
+  }
+  const step = node.step !== undefined ? `[${node.step}]` : node.status === 'failed' ? '[✖]' : '[ ]'
+  const name = node.label ? `${ROLE_TITLES[node.role]} "${node.label}"` : ROLE_TITLES[node.role]
+  const window = node.turnWindow ? ` · turns ${node.turnWindow[0]}–${node.turnWindow[1]}` : ''
+  const answer = node.verdict !== undefined ? ` → ${String(node.verdict)}` : ''
+  const cost = node.status === 'ran' && node.usage && node.usage.judgeCalls > 0 ? ` · ${callSummary(node)}` : ''
+  const status = node.status === 'skipped' ? `  (skipped: ${node.skippedBecause ?? 'not reached'})` : ''
+  return `${step} ${name}: ${oneLine(node.text)}${window}${answer}${cost}${status}`
+}
+
+function detailLines(node: TraceNode): string[] {
+  const lines: string[] = []
+  if (node.output !== undefined) {
+    const [first = '', ...rest] = node.output.trim().split('\n')
+    lines.push(`output: ${first}`, ...rest.map((line) => `        ${line}`))
+  }
+  if (node.reason !== undefined && node.role !== 'verdict') lines.push(`reason: ${oneLine(node.reason)}`)
+  if (node.error !== undefined) lines.push(`error: ${oneLine(node.error)}`)
+  if (node.status === 'skipped' && node.role === 'verdict' && node.skippedBecause) {
+    // The head line already says ○; the why matters only when the verdict was never offered to the judge.
+    if (!node.skippedBecause.includes('answered')) lines.push(`(${node.skippedBecause})`)
+  }
+  return lines
+}
+
+function callSummary(node: TraceNode): string {
+  const calls = node.usage?.judgeCalls ?? 0
+  const cached = node.cached ? ', cached' : ''
+  // Latency stays in the structured trace: the rendering must be identical between runs of the same answers.
+  return `${calls} judge call${calls === 1 ? '' : 's'}${cached}`
+}
+
+function metricSummary(result: MetricResult): string {
+  if (result.error) return `error: ${oneLine(result.error.message)}`
+  return `score ${formatScore(result.score)} (threshold ${formatScore(result.threshold)})`
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim()
+}

@@ -1,0 +1,58 @@
+import type { MetricResult, MetricUsage } from '../metric/types.js'
+
+/** What part a trace entry plays: renderers lay entries out by role, never by node class. */
+export type TraceRole = 'task' | 'judgement' | 'verdict' | 'step'
+
+/** What a node reports about its own run, merged into its trace entry by the executor. */
+export interface TraceNodeDetails {
+  /** A TaskNode's output. */
+  readonly output?: string | undefined
+  /** A judgement's verdict. */
+  readonly verdict?: string | boolean | undefined
+  /** The judge's reason for its verdict. */
+  readonly reason?: string | undefined
+  /** A verdict leaf's score, 0..10. */
+  readonly score?: number | undefined
+  /** A child metric's full result, whose own trace nests here. */
+  readonly metric?: MetricResult | undefined
+}
+
+/** One node of a metric's trace: a DAG node (ran or skipped), or one step of a non-DAG metric. */
+export interface TraceNode extends TraceNodeDetails {
+  /** Stable within a metric: `n1`, `n2`, … in the graph's declaration order. */
+  readonly id: string
+  /** The node class, e.g. `ConversationalBinaryJudgementNode`. */
+  readonly kind: string
+  readonly role: TraceRole
+  readonly label: string | undefined
+  /** The criteria, instructions or verdict value. */
+  readonly text: string
+  readonly turnWindow?: readonly [number, number] | undefined
+  readonly status: 'ran' | 'skipped' | 'failed'
+  /** 1-based position among the nodes that ran, in the graph's topological order (independent of timing). */
+  readonly step?: number | undefined
+  /** Why a skipped node did not run. */
+  readonly skippedBecause?: string | undefined
+  /** Why a failed node failed. */
+  readonly error?: string | undefined
+  /** Ids of the TaskNodes whose output this node read. */
+  readonly inputs: readonly string[]
+  /** Ids of the entries drawn below this one in the tree. */
+  readonly children: readonly string[]
+  /** Judge calls made by this node itself (a child metric's calls are in its own result). */
+  readonly usage?: MetricUsage | undefined
+  readonly latencyMs?: number | undefined
+  /** True when every judge answer of this node came from the cache. */
+  readonly cached?: boolean | undefined
+}
+
+/** Everything a metric did for one measurement, as data. `verboseLogs` renders it. */
+export interface MetricTrace {
+  readonly metric: string
+  /** Entries in order: those that ran by step, then the skipped ones. */
+  readonly nodes: readonly TraceNode[]
+  /** Ids of the tree's top-level entries. */
+  readonly roots: readonly string[]
+  /** Metric-level remarks, such as how several leaves combined into one score. */
+  readonly notes: readonly string[]
+}

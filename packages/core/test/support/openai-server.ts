@@ -1,0 +1,216 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+
+/** The Chat Completions request fields the judge sends and tests inspect. */
+export interface ChatCompletionBody {
+  readonly model: string
+  readonly messages: readonly { readonly role: string; readonly content: string }[]
+  readonly response_format?:
+    | { readonly type: 'json_schema'; readonly json_schema: { name: string; schema: unknown; strict?: boolean } }
+    | { readonly type: 'json_object' }
+    | { readonly type: 'text' }
+  readonly logprobs?: boolean
+  readonly top_logprobs?: number
+  readonly temperature?: number
+}
+
+/** One request the server received, in arrival order. */
+export interface RecordedRequest {
+  readonly body: ChatCompletionBody
+  readonly headers: Record<string, string | string[] | undefined>
+  /** 0 for the first request the server received, 1 for the next, … */
+  readonly index: number
+}
+
+/** How the server answers one request; an empty reply is a 200 with null content. */
+export interface ScriptedReply {
+  content?: string
+  /** Serialised with JSON.stringify into `content`. */
+  json?: unknown
+  /** HTTP status; 400 and up answers `{ error }` instead of a completion. */
+  status?: number
+  error?: { message: string; type?: string; code?: string }
+  headers?: Record<string, string>
+  /** Waits this long before answering; cancelled when the client disconnects. */
+  delayMs?: number
+  finishReason?: 'stop' | 'length' | 'content_filter'
+  refusal?: string
+  logprobs?: { token: string; logprob: number; top: Record<string, number> }[]
+  usage?: { promptTokens: number; completionTokens: number }
+  emptyChoices?: boolean
+  /** Destroys the socket without answering. */
+  resetConnection?: boolean
+  /** Sent verbatim as the body (with `status`, default 200). */
+  rawBody?: string
+}
+
+/** Decides the reply to one request. */
+export type Responder = (request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>
+
+/** A running scriptable OpenAI-compatible server. */
+export interface OpenAIServer {
+  /** `http://127.0.0.1:PORT/v1`, ready to pass as `baseURL`. */
+  readonly baseURL: string
+  readonly requests: RecordedRequest[]
+  respondWith(responder: Responder): void
+  /** Stops listening and drops open connections, including delayed replies. */
+  close(): Promise<void>
+}
+
+const unscripted: Responder = () => ({
+  status: 500,
+  error: { message: 'The test server has no responder scripted for this request; call respondWith().' },
+})
+
+/** Starts a Chat Completions server on 127.0.0.1 at a free port. */
+export async function startOpenAIServer(responder: Responder = unscripted): Promise<OpenAIServer> {
+  let current = responder
+  const requests: RecordedRequest[] = []
+  const sockets = new Set<Socket>()
+  const timers = new Set<NodeJS.Timeout>()
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent && !res.destroyed) {
+        sendJson(res, 500, { error: { message: `Test server failure: ${String(error)}`, type: 'server_error' } })
+      }
+    })
+  })
+  server.on('connection', (socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const text = await readBody(req)
+    if (req.method !== 'POST' || req.url?.split('?')[0] !== '/v1/chat/completions') {
+      sendJson(res, 404, { error: { message: `Unknown path ${req.method} ${req.url}`, type: 'invalid_request_error' } })
+      return
+    }
+    const recorded: RecordedRequest = {
+      body: JSON.parse(text) as ChatCompletionBody,
+      headers: req.headers,
+      index: requests.length,
+    }
+    requests.push(recorded)
+    const reply = await current(recorded)
+    if (reply.delayMs !== undefined && !(await wait(reply.delayMs, res))) return
+    if (reply.resetConnection) {
+      req.socket.destroy()
+      return
+    }
+    for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value)
+    if (reply.rawBody !== undefined) {
+      res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' }).end(reply.rawBody)
+      return
+    }
+    if (reply.status !== undefined && reply.status >= 400) {
+      const error = reply.error ?? { message: `Scripted error ${reply.status}` }
+      sendJson(res, reply.status, { error: { type: 'invalid_request_error', code: null, param: null, ...error } })
+      return
+    }
+    sendJson(res, reply.status ?? 200, completion(recorded, reply))
+  }
+
+  /** Resolves false when the client went away first, so no timer outlives its request. */
+  function wait(ms: number, res: ServerResponse): Promise<boolean> {
+    return new Promise((resolve) => {
+      if (res.destroyed) return resolve(false)
+      const timer = setTimeout(() => {
+        timers.delete(timer)
+        res.off('close', onClose)
+        resolve(true)
+      }, ms)
+      timers.add(timer)
+      const onClose = (): void => {
+        clearTimeout(timer)
+        timers.delete(timer)
+        resolve(false)
+      }
+      res.once('close', onClose)
+    })
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => resolve())
+  })
+  const { port } = server.address() as AddressInfo
+
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    respondWith(next) {
+      current = next
+    },
+    close() {
+      for (const timer of timers) clearTimeout(timer)
+      timers.clear()
+      for (const socket of sockets) socket.destroy()
+      return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())))
+    },
+  }
+}
+
+/** A reply whose content is `value` as JSON. */
+export function jsonReply(value: unknown, extra?: Omit<ScriptedReply, 'json' | 'content'>): ScriptedReply {
+  return { ...extra, json: value }
+}
+
+/** The text of the request's last user message, for responders that route on the prompt. */
+export function lastUserMessage(request: RecordedRequest): string {
+  const messages = request.body.messages.filter((message) => message.role === 'user')
+  return messages.at(-1)?.content ?? ''
+}
+
+function completion(request: RecordedRequest, reply: ScriptedReply): unknown {
+  const content = reply.json !== undefined ? JSON.stringify(reply.json) : (reply.content ?? null)
+  const usage = reply.usage ?? { promptTokens: 10, completionTokens: 5 }
+  const logprobs =
+    reply.logprobs === undefined
+      ? null
+      : {
+          content: reply.logprobs.map((entry) => ({
+            token: entry.token,
+            logprob: entry.logprob,
+            bytes: [...Buffer.from(entry.token)],
+            top_logprobs: Object.entries(entry.top).map(([token, logprob]) => ({
+              token,
+              logprob,
+              bytes: [...Buffer.from(token)],
+            })),
+          })),
+          refusal: null,
+        }
+  return {
+    id: `chatcmpl-test-${request.index}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: request.body.model,
+    choices: reply.emptyChoices
+      ? []
+      : [
+          {
+            index: 0,
+            message: { role: 'assistant', content, refusal: reply.refusal ?? null },
+            finish_reason: reply.finishReason ?? 'stop',
+            logprobs,
+          },
+        ],
+    usage: {
+      prompt_tokens: usage.promptTokens,
+      completion_tokens: usage.completionTokens,
+      total_tokens: usage.promptTokens + usage.completionTokens,
+    },
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}
