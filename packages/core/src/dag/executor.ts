@@ -83,7 +83,7 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
       if (edge.edge !== 'data') continue
       const state = parentStates[index] as NodeState
       if (state.status !== 'ran') {
-        return { status: 'skipped', because: `its TaskNode parent ${plan.ids.get(edge.node)} did not run` }
+        return { status: 'skipped', because: `its TaskNode parent ${edge.node.describe()} did not run` }
       }
       inputs.push({
         label: (edge.node as { outputLabel?: string }).outputLabel ?? '',
@@ -154,9 +154,10 @@ function notReachedBecause(
   const reasons = incoming.flatMap((edge, index) => {
     if (edge.edge === 'data') return []
     const state = parentStates[index] as NodeState
-    const parent = plan.ids.get(edge.node)
+    const parent = plan.names.get(edge.node) ?? edge.node.describe()
+    if (state.status !== 'ran' && edge.node.traceRole === 'verdict') return [`${parent} was not chosen`]
     if (state.status !== 'ran') return [`${parent} did not run`]
-    if (edge.edge === 'choice') return [`${parent} answered ${JSON.stringify(state.result.details.verdict)}`]
+    if (edge.edge === 'choice') return [`the judge answered ${JSON.stringify(state.result.details.verdict)}`]
     return [`${parent} was not reached`]
   })
   return node.traceRole === 'verdict' ? `not chosen: ${reasons.join('; ')}` : `not reached: ${reasons.join('; ')}`
@@ -168,7 +169,9 @@ function summarise(
   signal: AbortSignal | undefined,
 ): WalkOutcome {
   const steps = new Map<DagNode, number>()
-  for (const node of plan.order) if (states.get(node)?.status === 'ran') steps.set(node, steps.size + 1)
+  for (const node of plan.order) {
+    if (states.get(node)?.status === 'ran' && node.traceRole !== 'verdict') steps.set(node, steps.size + 1)
+  }
 
   const placedUnder = new Map<DagNode, DagNode>()
   for (const node of plan.order) {
@@ -197,6 +200,7 @@ function summarise(
       label: node.label,
       text: node.text,
       turnWindow: node.turnWindow,
+      ...node.staticDetails(),
       inputs: (plan.parents.get(node) ?? []).filter((edge) => edge.edge === 'data').map((edge) => id(plan, edge.node)),
       children: childrenOf(node),
     }
@@ -250,7 +254,7 @@ function noVerdictError(plan: GraphPlan, states: ReadonlyMap<DagNode, NodeState>
   const detail = stuck
     .map((node) => {
       const state = states.get(node) as { because: string }
-      return `${plan.names.get(node)} (${plan.ids.get(node)}) could not run because ${state.because}`
+      return `${plan.names.get(node)}, which could not run because ${state.because}`
     })
     .join('; ')
   return new NoVerdictReachedError(

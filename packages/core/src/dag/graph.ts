@@ -90,7 +90,7 @@ function planGraph(options: unknown): GraphPlan {
 
   const visit = (node: DagNode, parent: DagNode | undefined) => {
     if (onStack.includes(node)) {
-      const path = [...onStack.slice(onStack.indexOf(node)), node].map(nameOf)
+      const path = [...onStack.slice(onStack.indexOf(node)), node].map((step) => step.describe())
       cycles.push(path.join(' → '))
       return
     }
@@ -139,7 +139,8 @@ function planGraph(options: unknown): GraphPlan {
   for (const node of discovered) {
     const name = nameOf(node)
     node.validateChildren((rule, message) => report(name, rule, message))
-    if (node.mode !== mode) {
+    const underMismatch = (parents.get(node) ?? []).some((parent) => parent.node.mode !== mode)
+    if (node.mode !== mode && !underMismatch) {
       report(
         name,
         'mixed-modes',
@@ -173,7 +174,8 @@ function planGraph(options: unknown): GraphPlan {
       report(nameOf(root), 'verdict-root', 'a VerdictNode cannot be a root: put it under a judgement node.')
     }
     const incoming = parents.get(root) ?? []
-    if (incoming.length > 0) {
+    // A root inside a cycle has a parent too; the cycle is the problem worth reporting.
+    if (incoming.length > 0 && cycles.length === 0) {
       report(
         nameOf(root),
         'root-has-parent',

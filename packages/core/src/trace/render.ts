@@ -97,7 +97,8 @@ function detailLines(node: TraceNode): string[] {
   const lines: string[] = []
   if (node.output !== undefined) {
     const [first = '', ...rest] = node.output.trim().split('\n')
-    lines.push(`output: ${first}`, ...rest.map((line) => `        ${line}`))
+    const label = `${node.outputLabel ?? 'output'}: `
+    lines.push(`${label}${first}`, ...rest.map((line) => `${' '.repeat(label.length)}${line}`))
   }
   if (node.reason !== undefined && node.role !== 'verdict') lines.push(`reason: ${oneLine(node.reason)}`)
   if (node.error !== undefined) lines.push(`error: ${oneLine(node.error)}`)

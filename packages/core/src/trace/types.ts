@@ -7,6 +7,8 @@ export type TraceRole = 'task' | 'judgement' | 'verdict' | 'step'
 export interface TraceNodeDetails {
   /** A TaskNode's output. */
   readonly output?: string | undefined
+  /** The name a TaskNode's children read its output under. */
+  readonly outputLabel?: string | undefined
   /** A judgement's verdict. */
   readonly verdict?: string | boolean | undefined
   /** The judge's reason for its verdict. */
@@ -29,7 +31,7 @@ export interface TraceNode extends TraceNodeDetails {
   readonly text: string
   readonly turnWindow?: readonly [number, number] | undefined
   readonly status: 'ran' | 'skipped' | 'failed'
-  /** 1-based position among the nodes that ran, in the graph's topological order (independent of timing). */
+  /** 1-based position among the non-verdict nodes that ran, in topological order (independent of timing). */
   readonly step?: number | undefined
   /** Why a skipped node did not run. */
   readonly skippedBecause?: string | undefined

@@ -58,6 +58,10 @@ export abstract class JudgementNodeBase implements DagNode {
     return { missingParams: this.view.missingParams(testCase), windowProblem: this.view.windowProblem(testCase) }
   }
 
+  staticDetails() {
+    return {}
+  }
+
   describe(): string {
     return describeNodeOptions(this.kind, { label: this.label, criteria: this.criteria })
   }

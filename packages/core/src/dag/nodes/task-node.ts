@@ -81,6 +81,10 @@ abstract class TaskNodeBase implements DagNode {
     return { missingParams: this.#view.missingParams(testCase), windowProblem: this.#view.windowProblem(testCase) }
   }
 
+  staticDetails() {
+    return { outputLabel: this.outputLabel }
+  }
+
   describe(): string {
     return describeNodeOptions(this.kind, { label: this.label, instructions: this.instructions })
   }
@@ -111,7 +115,7 @@ abstract class TaskNodeBase implements DagNode {
       schemaName: 'task_output',
       promptVersion: TASK_NODE_PROMPT,
     })
-    return { output: answer.output, details: { output: answer.output } }
+    return { output: answer.output, details: { output: answer.output, outputLabel: this.outputLabel } }
   }
 }
 

@@ -110,6 +110,10 @@ export abstract class VerdictNodeBase implements DagNode {
     return { missingParams: [], windowProblem: undefined }
   }
 
+  staticDetails() {
+    return this.score === undefined ? {} : { score: this.score }
+  }
+
   describe(): string {
     return describeNodeOptions(this.kind, { verdict: this.verdict })
   }

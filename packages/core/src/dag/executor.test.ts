@@ -1,0 +1,436 @@
+import { afterEach, describe, expect, test, vi } from 'vitest'
+import { type ScriptedRule, scriptedJudge } from '../judge/scripted-judge.js'
+import type { JudgeRequest } from '../judge/types.js'
+import type { Metric, MetricResult } from '../metric/types.js'
+import { LLMTestCaseParams, TurnParams } from '../test-case/params.js'
+import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
+import { ConversationalDAGMetric, DAGMetric } from './dag-metric.js'
+import { DeepAcyclicGraph } from './graph.js'
+import { BinaryJudgementNode, ConversationalBinaryJudgementNode } from './nodes/binary-judgement-node.js'
+import { NonBinaryJudgementNode } from './nodes/non-binary-judgement-node.js'
+import { TaskNode } from './nodes/task-node.js'
+import { ConversationalVerdictNode, VerdictNode } from './nodes/verdict-node.js'
+
+const output = [LLMTestCaseParams.ACTUAL_OUTPUT]
+const testCase: LLMTestCase = { input: 'Say hi', actualOutput: 'Hello there!' }
+const verdict = (value: boolean, reason = `said ${value}`) => ({ verdict: value, reason })
+
+function binary(criteria: string, onTrue: VerdictNode, onFalse: VerdictNode) {
+  return new BinaryJudgementNode({ criteria, evaluationParams: output, children: [onTrue, onFalse] })
+}
+const leaf = (value: boolean, score: number) => new VerdictNode({ verdict: value, score })
+
+function dagMetric(
+  roots: ConstructorParameters<typeof DeepAcyclicGraph>[0]['rootNodes'],
+  rules: ScriptedRule[],
+  extra = {},
+) {
+  const judge = scriptedJudge({ rules })
+  const metric = new DAGMetric({
+    name: 'Test DAG',
+    dag: new DeepAcyclicGraph({ rootNodes: roots as never }),
+    model: judge,
+    ...extra,
+  })
+  return { judge, metric }
+}
+
+afterEach(() => {
+  vi.restoreAllMocks()
+})
+
+describe('turn windows', () => {
+  const conversation: ConversationalTestCase = {
+    turns: ['hi', 'hello', 'weather?', 'sunny', 'umbrella?', 'no'].map((content, index) => ({
+      role: index % 2 === 0 ? 'user' : 'assistant',
+      content,
+    })),
+  }
+  const windowed = (turnWindow: [number, number]) =>
+    new ConversationalBinaryJudgementNode({
+      criteria: 'Polite?',
+      evaluationParams: [TurnParams.ROLE, TurnParams.CONTENT],
+      turnWindow,
+      children: [
+        new ConversationalVerdictNode({ verdict: true, score: 10 }),
+        new ConversationalVerdictNode({ verdict: false, score: 0 }),
+      ],
+    })
+  const measure = async (turnWindow: [number, number]) => {
+    const judge = scriptedJudge({ rules: [{ match: 'Polite?', answer: verdict(true) }] })
+    const metric = new ConversationalDAGMetric({
+      name: 'Windowed',
+      dag: new DeepAcyclicGraph({ rootNodes: [windowed(turnWindow)] }),
+      model: judge,
+    })
+    const result = await metric.measure(conversation)
+    const shown = judge.requests.map((request) => JSON.parse(dataOf(request)).Conversation.turns)
+    return { result, shown }
+  }
+
+  test('a single-turn window shows exactly that turn, with its index', async () => {
+    const { result, shown } = await measure([2, 2])
+    expect(result.score).toBe(1)
+    expect(shown).toEqual([[{ index: 2, role: 'user', Content: 'weather?' }]])
+  })
+
+  test('a window may end at the last turn', async () => {
+    const { shown } = await measure([4, 5])
+    expect(shown[0].map((turn: { index: number }) => turn.index)).toEqual([4, 5])
+  })
+
+  test('a window past the conversation fails the measurement before any judge call, naming node and length', async () => {
+    const { result, shown } = await measure([3, 6])
+    expect(shown).toEqual([])
+    expect(result.success).toBe(false)
+    expect(result.error?.code).toBe('TURN_WINDOW_OUT_OF_RANGE')
+    expect(result.error?.message).toMatchInlineSnapshot(
+      `"ConversationalBinaryJudgementNode (criteria: "Polite?") cannot run on this conversation: its turnWindow [3, 6] ends past the conversation, which has 6 turns (indices 0 to 5). Use a window inside [0, 5] or drop turnWindow to read every turn."`,
+    )
+  })
+})
+
+describe('control edges', () => {
+  test('a node with two verdict parents runs once when either is chosen, and not at all when neither is', async () => {
+    const shared = binary('Shared?', leaf(true, 8), leaf(false, 2))
+    const first = binary('First?', new VerdictNode({ verdict: true, child: shared }), leaf(false, 9))
+    const second = binary('Second?', leaf(true, 9), new VerdictNode({ verdict: false, child: shared }))
+    const run = async (firstAnswer: boolean, secondAnswer: boolean) => {
+      const { judge, metric } = dagMetric(
+        [first, second],
+        [
+          { match: 'First?', answer: verdict(firstAnswer) },
+          { match: 'Second?', answer: verdict(secondAnswer) },
+          { match: 'Shared?', answer: verdict(true) },
+        ],
+      )
+      const result = await metric.measure(testCase)
+      const sharedCalls = judge.requests.filter((request) => userText(request).includes('Shared?')).length
+      return { result, sharedCalls }
+    }
+    const both = await run(true, false)
+    expect(both.sharedCalls).toBe(1)
+    expect(both.result.score).toBe(0.8)
+    const one = await run(false, false)
+    expect(one.sharedCalls).toBe(1)
+    const neither = await run(false, true)
+    expect(neither.sharedCalls).toBe(0)
+    expect(neither.result.score).toBe(0.9)
+    const skipped = neither.result.trace.nodes.find((node) => node.text === 'Shared?')
+    expect(skipped).toMatchObject({
+      status: 'skipped',
+      skippedBecause:
+        'not reached: BinaryJudgementNode (criteria: "First?") → VerdictNode (verdict: true) was not chosen; ' +
+        'BinaryJudgementNode (criteria: "Second?") → VerdictNode (verdict: false) was not chosen',
+    })
+  })
+
+  test('parallel branches: every reached leaf is in the trace and the lowest is the score', async () => {
+    const { metric } = dagMetric(
+      [binary('Accurate?', leaf(true, 9), leaf(false, 1)), binary('Polite?', leaf(true, 6), leaf(false, 0))],
+      [
+        { match: 'Accurate?', answer: verdict(true) },
+        { match: 'Polite?', answer: verdict(true) },
+      ],
+    )
+    const result = await metric.measure(testCase)
+    expect(result.score).toBe(0.6)
+    expect(result.trace.notes).toEqual(['2 verdicts were reached (0.9, 0.6); the score is the lowest.'])
+    expect(result.verboseLogs).toContain('● true → 9  ◀ score 0.9')
+    expect(result.verboseLogs).toContain('● true → 6  ◀ score 0.6')
+  })
+
+  test('no verdict reached is an error naming the node that stopped the walk', async () => {
+    // `blocked` is reached through the false verdict but also needs the TaskNode that only the true verdict runs.
+    const blocked = binary('Blocked?', leaf(true, 10), leaf(false, 0))
+    const task = new TaskNode({
+      instructions: 'Summarise',
+      outputLabel: 'Summary',
+      evaluationParams: output,
+      children: [blocked],
+    })
+    const root = binary(
+      'Gate?',
+      new VerdictNode({ verdict: true, child: task }),
+      new VerdictNode({ verdict: false, child: blocked }),
+    )
+    const { judge, metric } = dagMetric([root], [{ match: 'Gate?', answer: verdict(false) }])
+    const result = await metric.measure(testCase)
+    expect(judge.requests).toHaveLength(1)
+    expect(result.success).toBe(false)
+    expect(result.error?.code).toBe('NO_VERDICT_REACHED')
+    expect(result.error?.message).toMatchInlineSnapshot(
+      `"No verdict was reached, so there is no score. The walk stopped at BinaryJudgementNode (criteria: "Blocked?"), which could not run because its TaskNode parent TaskNode (instructions: "Summarise") did not run. A node that waits for a TaskNode on another branch never runs when that branch is not taken: make the TaskNode a parent on every path that leads to the node, or move the node under the branch."`,
+    )
+  })
+})
+
+describe('concurrency and determinism', () => {
+  const graph = () => {
+    const tone = new NonBinaryJudgementNode({
+      criteria: 'Tone?',
+      children: [new VerdictNode({ verdict: 'Warm', score: 10 }), new VerdictNode({ verdict: 'Cold', score: 3 })],
+    })
+    const facts = new TaskNode({
+      instructions: 'List the facts',
+      outputLabel: 'Facts',
+      evaluationParams: output,
+      children: [tone],
+    })
+    const style = new TaskNode({
+      instructions: 'Describe the style',
+      outputLabel: 'Style',
+      evaluationParams: output,
+      children: [tone],
+    })
+    return [facts, style, binary('Grammar?', leaf(true, 7), leaf(false, 0))]
+  }
+  const rules: ScriptedRule[] = [
+    { match: 'List the facts', answer: { output: 'It greets.' } },
+    { match: 'Describe the style', answer: { output: 'Friendly.' } },
+    { match: 'Tone?', answer: { verdict: 'Warm', reason: 'friendly' } },
+    { match: 'Grammar?', answer: verdict(true) },
+  ]
+
+  test('the result is the same whatever order the answers arrive in', async () => {
+    const outcomes = new Set<string>()
+    for (let run = 0; run < 12; run++) {
+      const judge = scriptedJudge({ rules, delayMs: () => Math.floor(Math.random() * 15) })
+      const metric = new DAGMetric({ name: 'Order', dag: new DeepAcyclicGraph({ rootNodes: graph() }), model: judge })
+      const result = await metric.measure(testCase)
+      outcomes.add(JSON.stringify([result.score, result.reason, result.verboseLogs]))
+    }
+    expect(outcomes.size).toBe(1)
+    const [score] = JSON.parse([...outcomes][0] as string)
+    expect(score).toBe(0.7)
+  })
+
+  test('a node waits for every TaskNode parent and sees their outputs in declaration order', async () => {
+    const judge = scriptedJudge({
+      rules,
+      delayMs: (request) => (userText(request).includes('List the facts') ? 30 : 0),
+    })
+    const metric = new DAGMetric({ name: 'Join', dag: new DeepAcyclicGraph({ rootNodes: graph() }), model: judge })
+    await metric.measure(testCase)
+    const tone = judge.requests.find((request) => userText(request).includes('Tone?')) as JudgeRequest<unknown>
+    expect(JSON.parse(dataOf(tone))).toEqual({
+      'Outputs of earlier steps': { Facts: 'It greets.', Style: 'Friendly.' },
+    })
+  })
+
+  test('asyncMode runs independent nodes concurrently; asyncMode false runs one at a time', async () => {
+    const inFlight = async (asyncMode: boolean) => {
+      let current = 0
+      let most = 0
+      const judge = scriptedJudge({
+        rules,
+        delayMs: () => {
+          current += 1
+          most = Math.max(most, current)
+          setTimeout(() => {
+            current -= 1
+          }, 20)
+          return 20
+        },
+      })
+      const metric = new DAGMetric({
+        name: 'Mode',
+        dag: new DeepAcyclicGraph({ rootNodes: graph() }),
+        model: judge,
+        asyncMode,
+      })
+      const result = await metric.measure(testCase)
+      expect(result.score).toBe(0.7)
+      return most
+    }
+    expect(await inFlight(true)).toBe(3)
+    expect(await inFlight(false)).toBe(1)
+  })
+
+  test('one metric instance serves many concurrent measurements independently', async () => {
+    const judge = scriptedJudge({
+      rules: [
+        { match: 'Grammar?', answer: (request: JudgeRequest<unknown>) => verdict(userText(request).includes('good')) },
+      ],
+      delayMs: () => Math.floor(Math.random() * 10),
+    })
+    const metric = new DAGMetric({
+      name: 'Shared',
+      dag: new DeepAcyclicGraph({ rootNodes: [binary('Grammar?', leaf(true, 10), leaf(false, 0))] }),
+      model: judge,
+    })
+    const cases = Array.from({ length: 20 }, (_, index) => ({ input: 'x', actualOutput: index % 2 ? 'good' : 'bad' }))
+    const results = await Promise.all(cases.map((item) => metric.measure(item)))
+    expect(results.map((result) => result.score)).toEqual(cases.map((_, index) => (index % 2 ? 1 : 0)))
+  })
+})
+
+describe('failures', () => {
+  test('a failing judge call fails the measurement, cancels calls in flight and starts no new one', async () => {
+    const signals: AbortSignal[] = []
+    const judge = {
+      name: 'flaky',
+      async generate<T>(request: JudgeRequest<T>) {
+        if (request.signal) signals.push(request.signal)
+        if (userText(request).includes('Broken?')) throw new Error('upstream exploded')
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        return {
+          value: { verdict: true, reason: 'ok' } as T,
+          usage: { promptTokens: 1, completionTokens: 1, costUsd: 0 },
+          cached: false,
+        }
+      },
+    }
+    const after = binary('After?', leaf(true, 10), leaf(false, 0))
+    const slow = binary('Slow?', new VerdictNode({ verdict: true, child: after }), leaf(false, 0))
+    const metric = new DAGMetric({
+      name: 'Failing',
+      dag: new DeepAcyclicGraph({ rootNodes: [slow, binary('Broken?', leaf(true, 1), leaf(false, 0))] }),
+      model: judge,
+    })
+    const result = await metric.measure(testCase)
+    expect(result.error?.message).toBe('BinaryJudgementNode (criteria: "Broken?") failed: upstream exploded')
+    expect(result.success).toBe(false)
+    expect(signals.every((signal) => signal.aborted)).toBe(true)
+    expect(signals).toHaveLength(2)
+    expect(result.trace.nodes.find((node) => node.text === 'After?')?.status).toBe('skipped')
+  })
+
+  test('an AbortSignal cancels the measurement promptly', async () => {
+    const judge = scriptedJudge({ rules: [{ match: 'Grammar?', answer: verdict(true) }], delayMs: 5_000 })
+    const metric = new DAGMetric({
+      name: 'Aborted',
+      dag: new DeepAcyclicGraph({ rootNodes: [binary('Grammar?', leaf(true, 10), leaf(false, 0))] }),
+      model: judge,
+    })
+    const started = performance.now()
+    const result = await metric.measure(testCase, { signal: AbortSignal.timeout(30) })
+    expect(performance.now() - started).toBeLessThan(2_000)
+    expect(result.error?.code).toBe('MEASUREMENT_ABORTED')
+  })
+
+  test('a missing parameter fails the measurement before any judge call, naming the parameter and the node', async () => {
+    const expected = new BinaryJudgementNode({
+      criteria: 'Matches?',
+      evaluationParams: [LLMTestCaseParams.EXPECTED_OUTPUT],
+      children: [leaf(true, 10), leaf(false, 0)],
+    })
+    const { judge, metric } = dagMetric([expected], [])
+    const result = await metric.measure(testCase)
+    expect(judge.requests).toHaveLength(0)
+    expect(result.error?.code).toBe('TEST_CASE_PARAM_MISSING')
+    expect(result.error?.message).toMatchInlineSnapshot(
+      `"The test case has no 'expectedOutput' but the metric "Test DAG" needs it (needed by BinaryJudgementNode (criteria: "Matches?")). Add 'expectedOutput' to the test case, or remove it from the metric's evaluationParams."`,
+    )
+  })
+
+  test('a conversation given to a single-turn DAG gets an error saying which metric to use', async () => {
+    const { metric } = dagMetric([binary('Ok?', leaf(true, 10), leaf(false, 0))], [])
+    const result = await metric.measure({ turns: [{ role: 'user', content: 'hi' }] } as never)
+    expect(result.error?.message).toContain('Use ConversationalDAGMetric')
+  })
+})
+
+describe('scores and reasons', () => {
+  const neutral = () =>
+    dagMetric(
+      [
+        new NonBinaryJudgementNode({
+          criteria: 'Tone?',
+          evaluationParams: output,
+          children: [new VerdictNode({ verdict: 'Warm', score: 10 }), new VerdictNode({ verdict: 'Flat', score: 5 })],
+        }),
+      ],
+      [{ match: 'Tone?', answer: { verdict: 'Flat', reason: 'It is plain.' } }],
+    )
+
+  test('strictMode makes the threshold 1 and any score below 1 a 0', async () => {
+    const judge = scriptedJudge({ rules: [{ match: 'Tone?', answer: { verdict: 'Flat', reason: 'plain' } }] })
+    const { metric } = neutral()
+    const strict = new DAGMetric({ name: 'Strict', dag: metric.dag as never, model: judge, strictMode: true })
+    const result = await strict.measure(testCase)
+    expect(result).toMatchObject({ score: 0, threshold: 1, success: false, strictMode: true })
+    expect(strict.threshold).toBe(1)
+  })
+
+  test('the reason comes from the walked path without another judge call', async () => {
+    const { judge, metric } = neutral()
+    const result = await metric.measure(testCase)
+    expect(judge.requests).toHaveLength(1)
+    expect(result.reason).toBe('The walk scored 0.5. “Tone?” → Flat: It is plain.')
+  })
+
+  test('includeReason false leaves the reason out', async () => {
+    const { metric } = neutral()
+    const quiet = new DAGMetric({
+      name: 'Quiet',
+      dag: metric.dag as never,
+      model: scriptedJudge({ rules: [{ match: 'Tone?', answer: { verdict: 'Flat', reason: 'x' } }] }),
+      includeReason: false,
+    })
+    expect((await quiet.measure(testCase)).reason).toBeUndefined()
+  })
+
+  test('verboseMode prints the trace as the measurement ends', async () => {
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {})
+    const { metric } = neutral()
+    const verbose = new DAGMetric({
+      name: 'Loud',
+      dag: metric.dag as never,
+      model: scriptedJudge({ rules: [{ match: 'Tone?', answer: { verdict: 'Flat', reason: 'x' } }] }),
+      verboseMode: true,
+    })
+    await verbose.measure(testCase)
+    expect(log).toHaveBeenCalledTimes(1)
+    expect(String(log.mock.calls[0]?.[0])).toContain('● Flat → 5  ◀ score 0.5')
+  })
+
+  test('a metric under a verdict gives the DAG its score, nests its trace and keeps its own options', async () => {
+    const seen: LLMTestCase[] = []
+    const child: Metric<LLMTestCase> = {
+      name: 'Child',
+      kind: 'single-turn',
+      threshold: 0.9,
+      async measure(item) {
+        seen.push(item)
+        return fakeResult({ name: 'Child', score: 0.35, threshold: 0.9, reason: 'mostly wrong' })
+      },
+    }
+    const { metric } = dagMetric(
+      [binary('Relevant?', new VerdictNode({ verdict: true, child }), leaf(false, 0))],
+      [{ match: 'Relevant?', answer: verdict(true) }],
+    )
+    const result = await metric.measure(testCase)
+    expect(seen).toEqual([testCase])
+    expect(result.score).toBe(0.35)
+    expect(result.reason).toContain('Then Child scored 0.35: mostly wrong')
+    expect(result.verboseLogs).toContain('metric Child: score 0.35 (threshold 0.9)')
+    expect(result.usage.judgeCalls).toBe(2)
+  })
+})
+
+function userText(request: JudgeRequest<unknown>): string {
+  return request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? ''
+}
+
+function dataOf(request: JudgeRequest<unknown>): string {
+  return /<<<JUDGETREE_DATA\n([\s\S]*)\nJUDGETREE_DATA>>>/.exec(userText(request))?.[1] ?? '{}'
+}
+
+function fakeResult(fields: Partial<MetricResult>): MetricResult {
+  return {
+    name: 'fake',
+    score: 0,
+    threshold: 0.5,
+    success: false,
+    reason: undefined,
+    strictMode: false,
+    error: undefined,
+    trace: { metric: 'fake', nodes: [], roots: [], notes: [] },
+    verboseLogs: '',
+    usage: { judgeCalls: 1, cachedCalls: 0, promptTokens: 5, completionTokens: 5, costUsd: 0 },
+    durationMs: 1,
+    judgeModel: 'scripted',
+    ...fields,
+  }
+}

@@ -1,0 +1,372 @@
+import { describe, expect, test } from 'vitest'
+import { DagValidationError } from '../errors.js'
+import { scriptedJudge } from '../judge/scripted-judge.js'
+import type { Metric } from '../metric/types.js'
+import { LLMTestCaseParams, TurnParams } from '../test-case/params.js'
+import { ConversationalDAGMetric, DAGMetric } from './dag-metric.js'
+import { DeepAcyclicGraph } from './graph.js'
+import { BinaryJudgementNode, ConversationalBinaryJudgementNode } from './nodes/binary-judgement-node.js'
+import { NonBinaryJudgementNode } from './nodes/non-binary-judgement-node.js'
+import { ConversationalTaskNode, TaskNode } from './nodes/task-node.js'
+import { ConversationalVerdictNode, VerdictNode } from './nodes/verdict-node.js'
+
+// Tests build deliberately invalid nodes; `bad` lets them past the type checker as a JavaScript user would.
+const bad = <T = never>(value: unknown) => value as T
+const params = [LLMTestCaseParams.ACTUAL_OUTPUT]
+const yes = () => new VerdictNode({ verdict: true, score: 10 })
+const no = () => new VerdictNode({ verdict: false, score: 0 })
+const binary = (criteria = 'Is it good?') =>
+  new BinaryJudgementNode({ criteria, evaluationParams: params, children: [no(), yes()] })
+
+function issuesOf(build: () => unknown) {
+  try {
+    build()
+  } catch (error) {
+    if (error instanceof DagValidationError) return error.issues.map((issue) => issue.rule)
+    throw error
+  }
+  throw new Error('expected a DagValidationError')
+}
+
+describe('node options are checked by the constructor', () => {
+  test('a node needs an options object', () => {
+    expect(() => new TaskNode(bad(undefined))).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [options] TaskNode: new TaskNode(options) needs an options object; got undefined.]
+    `)
+  })
+
+  test('a TaskNode needs instructions and outputLabel; every problem is listed at once', () => {
+    expect(() => new TaskNode(bad({ instructions: ' ', children: 'x', label: 3 }))).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (4 problems):
+        1. [instructions] TaskNode (instructions: ""): instructions must be a non-empty string (what the judge should do with the data); got " ".
+        2. [outputLabel] TaskNode (instructions: ""): outputLabel must be a non-empty string (the name children see the output under); got undefined.
+        3. [label] TaskNode (instructions: ""): label must be a string shown in traces; got 3.
+        4. [children] TaskNode (instructions: ""): children must be an array of nodes; got "x".]
+    `)
+  })
+
+  test('a judgement needs criteria', () => {
+    expect(() => new BinaryJudgementNode(bad({ children: [] }))).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [criteria] BinaryJudgementNode: criteria must be a non-empty string (the question the judge answers); got undefined.]
+    `)
+  })
+
+  test('evaluationParams must come from the right enum', () => {
+    expect(
+      () =>
+        new BinaryJudgementNode(bad({ criteria: 'Is it good?', children: [], evaluationParams: ['content', 'nope'] })),
+    ).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (2 problems):
+        1. [evaluation-params] BinaryJudgementNode (criteria: "Is it good?"): evaluationParams contains "content", which is one of TurnParams; this node needs LLMTestCaseParams.
+        2. [evaluation-params] BinaryJudgementNode (criteria: "Is it good?"): evaluationParams contains "nope", which is not one of LLMTestCaseParams.]
+    `)
+    expect(
+      () => new ConversationalBinaryJudgementNode(bad({ criteria: 'Ok?', children: [], evaluationParams: 'content' })),
+    ).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [evaluation-params] ConversationalBinaryJudgementNode (criteria: "Ok?"): evaluationParams must be an array of TurnParams values; got "content".]
+    `)
+  })
+
+  test.each([[[3, 1]], [[-1, 2]], [[0.5, 2]], [[1, 2, 3]], ['0-2']])('turnWindow %j is rejected', (turnWindow) => {
+    expect(
+      issuesOf(
+        () =>
+          new ConversationalTaskNode(
+            bad({
+              instructions: 'x',
+              outputLabel: 'y',
+              children: [],
+              evaluationParams: [TurnParams.CONTENT],
+              turnWindow,
+            }),
+          ),
+      ),
+    ).toEqual(['turn-window'])
+  })
+
+  test('the turnWindow message says what is allowed', () => {
+    expect(
+      () =>
+        new ConversationalTaskNode({
+          instructions: 'Summarise',
+          outputLabel: 'Summary',
+          children: [],
+          evaluationParams: [TurnParams.CONTENT],
+          turnWindow: [3, 1],
+        }),
+    ).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [turn-window] ConversationalTaskNode (instructions: "Summarise"): turnWindow must be [start, end]: two integers with 0 <= start <= end (inclusive, 0-based turn indices); got [3,1]. For a single turn write [i, i].]
+    `)
+  })
+
+  test('single-turn windows are allowed', () => {
+    const node = new ConversationalTaskNode({
+      instructions: 'Summarise',
+      outputLabel: 'Summary',
+      children: [],
+      evaluationParams: [TurnParams.CONTENT],
+      turnWindow: [2, 2],
+    })
+    expect(node.turnWindow).toEqual([2, 2])
+  })
+
+  test('a turnWindow needs a turn-level parameter to show', () => {
+    expect(
+      () =>
+        new ConversationalBinaryJudgementNode({
+          criteria: 'Is the scenario plausible?',
+          children: [],
+          evaluationParams: [TurnParams.SCENARIO],
+          turnWindow: [0, 1],
+        }),
+    ).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [turn-window-without-turns] ConversationalBinaryJudgementNode (criteria: "Is the scenario plausible?"): turnWindow is set but evaluationParams names no turn-level parameter, so no turn would be shown. Add TurnParams.ROLE and TurnParams.CONTENT (or another turn-level parameter) to evaluationParams.]
+    `)
+  })
+
+  test('a verdict has a score or a child, never both, and the score is an integer 0..10', () => {
+    expect(() => new VerdictNode(bad({ verdict: true }))).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [verdict-score-or-child] VerdictNode (verdict: true): a VerdictNode needs a score (an integer 0..10 that ends the walk) or a child (a node or metric to continue with).]
+    `)
+    expect(
+      () => new VerdictNode(bad({ verdict: true, score: 5, child: binary() })),
+    ).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [verdict-score-or-child] VerdictNode (verdict: true): a VerdictNode takes either score or child, not both: remove one.]
+    `)
+    expect(() => new VerdictNode({ verdict: 'High', score: 11 })).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [verdict-score] VerdictNode (verdict: "High"): score must be an integer from 0 to 10; got 11. A score of 7 gives the metric 0.7.]
+    `)
+    expect(issuesOf(() => new VerdictNode({ verdict: 'High', score: 7.5 }))).toEqual(['verdict-score'])
+    expect(issuesOf(() => new VerdictNode(bad({ verdict: 1, score: 1 })))).toEqual(['verdict'])
+    expect(issuesOf(() => new VerdictNode(bad({ verdict: true, child: { name: 'x' } })))).toEqual(['verdict-child'])
+  })
+
+  test("a verdict's child metric must judge the same kind of test case as the DAG", () => {
+    const conversational = bad<Metric<never>>({
+      name: 'Relevancy',
+      kind: 'conversational',
+      threshold: 0.5,
+      measure: async () => ({}),
+    })
+    expect(() => new VerdictNode({ verdict: true, child: conversational })).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [verdict-metric-kind] VerdictNode (verdict: true): child metric "Relevancy" judges conversational test cases, but this VerdictNode belongs to a single-turn DAG. Use a single-turn metric here.]
+    `)
+  })
+})
+
+describe('graph rules are checked when the DeepAcyclicGraph is built', () => {
+  test('rootNodes must be a non-empty array', () => {
+    expect(() => new DeepAcyclicGraph({ rootNodes: [] })).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [root-nodes] DeepAcyclicGraph: rootNodes must be a non-empty array of nodes; got [].]
+    `)
+    expect(() => new DeepAcyclicGraph(bad({}))).toThrowError(/rootNodes must be a non-empty array/)
+  })
+
+  test('a binary judgement has exactly two verdicts, true and false', () => {
+    const node = new BinaryJudgementNode({
+      criteria: 'Is it polite?',
+      evaluationParams: params,
+      children: [yes(), new VerdictNode({ verdict: true, score: 5 }), new VerdictNode({ verdict: 'Maybe', score: 2 })],
+    })
+    expect(() => new DeepAcyclicGraph({ rootNodes: [node] })).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [binary-verdicts] BinaryJudgementNode (criteria: "Is it polite?"): a binary judgement needs exactly two VerdictNode children, one with verdict true and one with verdict false; got true, true, "Maybe". Use a NonBinaryJudgementNode for string verdicts.]
+    `)
+    const oneVerdict = new BinaryJudgementNode({
+      criteria: 'Is it polite?',
+      evaluationParams: params,
+      children: [yes()],
+    })
+    expect(issuesOf(() => new DeepAcyclicGraph({ rootNodes: [oneVerdict] }))).toEqual(['binary-verdicts'])
+  })
+
+  test("a judgement's children are all verdicts", () => {
+    const node = new BinaryJudgementNode({
+      criteria: 'Is it polite?',
+      evaluationParams: params,
+      children: [no(), yes(), bad(binary('Nested?'))],
+    })
+    expect(issuesOf(() => new DeepAcyclicGraph({ rootNodes: [node] }))).toEqual([
+      'judgement-children',
+      'binary-verdicts',
+    ])
+  })
+
+  test('a non-binary judgement has two or more distinct string verdicts', () => {
+    const duplicate = new NonBinaryJudgementNode({
+      criteria: 'Which tone?',
+      evaluationParams: params,
+      children: [
+        new VerdictNode({ verdict: 'Warm', score: 10 }),
+        new VerdictNode({ verdict: 'Warm', score: 5 }),
+        yes(),
+      ],
+    })
+    expect(() => new DeepAcyclicGraph({ rootNodes: [duplicate] })).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (2 problems):
+        1. [non-binary-verdict-type] NonBinaryJudgementNode (criteria: "Which tone?"): a non-binary judgement's verdicts must be strings; got true. Use a BinaryJudgementNode for true/false verdicts.
+        2. [non-binary-duplicate-verdicts] NonBinaryJudgementNode (criteria: "Which tone?"): each verdict of a non-binary judgement must be distinct; "Warm" appears more than once.]
+    `)
+    const single = new NonBinaryJudgementNode({
+      criteria: 'Which tone?',
+      evaluationParams: params,
+      children: [new VerdictNode({ verdict: 'Warm', score: 10 })],
+    })
+    expect(issuesOf(() => new DeepAcyclicGraph({ rootNodes: [single] }))).toEqual(['non-binary-verdicts'])
+  })
+
+  test('a TaskNode has at least one child and no verdict child', () => {
+    const lonely = new TaskNode({
+      instructions: 'Extract headings',
+      outputLabel: 'Headings',
+      evaluationParams: params,
+      children: [],
+    })
+    expect(() => new DeepAcyclicGraph({ rootNodes: [lonely] })).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [task-children] TaskNode (instructions: "Extract headings"): a TaskNode needs at least one child that reads its output (a judgement or another TaskNode).]
+    `)
+    const withVerdict = new TaskNode({
+      instructions: 'Extract headings',
+      outputLabel: 'Headings',
+      evaluationParams: params,
+      children: [bad(yes())],
+    })
+    expect(issuesOf(() => new DeepAcyclicGraph({ rootNodes: [withVerdict] }))).toEqual(['task-verdict-child'])
+  })
+
+  test('a verdict is never a root', () => {
+    expect(() => new DeepAcyclicGraph({ rootNodes: [yes()] })).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [verdict-root] VerdictNode (verdict: true): a VerdictNode cannot be a root: put it under a judgement node.]
+    `)
+  })
+
+  test('a verdict cannot continue at another verdict', () => {
+    const node = new BinaryJudgementNode({
+      criteria: 'Ok?',
+      evaluationParams: params,
+      children: [no(), new VerdictNode({ verdict: true, child: bad(yes()) })],
+    })
+    expect(issuesOf(() => new DeepAcyclicGraph({ rootNodes: [node] }))).toEqual(['verdict-verdict-child'])
+  })
+
+  test('cycles are found, including through verdict children', () => {
+    const loopBack = new VerdictNode({ verdict: true, child: binary('Placeholder?') })
+    const judgement = new BinaryJudgementNode({
+      criteria: 'Loop?',
+      evaluationParams: params,
+      children: [no(), loopBack],
+    })
+    // Close the loop the way only mutation can: the verdict's child becomes its own judgement.
+    Object.defineProperty(loopBack, 'children', { value: [judgement] })
+    expect(() => new DeepAcyclicGraph({ rootNodes: [judgement] })).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [cycle] BinaryJudgementNode (criteria: "Loop?"): the graph has a cycle: BinaryJudgementNode (criteria: "Loop?") → VerdictNode (verdict: true) → BinaryJudgementNode (criteria: "Loop?"). A DAG's edges must never lead back to a node.]
+    `)
+  })
+
+  test('single-turn and conversational nodes are not mixed', () => {
+    const conversational = new ConversationalBinaryJudgementNode({
+      criteria: 'Polite?',
+      evaluationParams: [TurnParams.CONTENT],
+      children: [
+        new ConversationalVerdictNode({ verdict: true, score: 1 }),
+        new ConversationalVerdictNode({ verdict: false, score: 0 }),
+      ],
+    })
+    const task = new TaskNode({
+      instructions: 'Extract',
+      outputLabel: 'Out',
+      evaluationParams: params,
+      children: [bad(conversational)],
+    })
+    expect(() => new DeepAcyclicGraph({ rootNodes: [task] })).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [mixed-modes] ConversationalBinaryJudgementNode (criteria: "Polite?"): is a conversational node but the DAG's first root is single-turn; use only single-turn nodes (TaskNode, …) in one DAG.]
+    `)
+  })
+
+  test('a verdict belongs to exactly one judgement', () => {
+    const shared = yes()
+    const first = new BinaryJudgementNode({ criteria: 'First?', evaluationParams: params, children: [no(), shared] })
+    const second = new BinaryJudgementNode({ criteria: 'Second?', evaluationParams: params, children: [no(), shared] })
+    expect(() => new DeepAcyclicGraph({ rootNodes: [first, second] })).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [verdict-shared] BinaryJudgementNode (criteria: "First?") → VerdictNode (verdict: true): belongs to 2 parents (BinaryJudgementNode (criteria: "First?"); BinaryJudgementNode (criteria: "Second?")); a verdict belongs to exactly one judgement. Create a separate VerdictNode for each judgement.]
+    `)
+  })
+
+  test('a node that would be shown nothing is rejected, with how to fix it', () => {
+    const blind = new BinaryJudgementNode({ criteria: 'Is it polite?', children: [no(), yes()] })
+    expect(() => new DeepAcyclicGraph({ rootNodes: [blind] })).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [node-without-input] BinaryJudgementNode (criteria: "Is it polite?"): would be shown nothing: it names no evaluationParams and has no TaskNode parent. Add evaluationParams (e.g. [LLMTestCaseParams.ACTUAL_OUTPUT]) or list it among a TaskNode's children so it reads that task's output.]
+    `)
+  })
+
+  test('a root that is also a child is rejected, and so is a root listed twice', () => {
+    const child = binary('Child?')
+    const task = new TaskNode({
+      instructions: 'Extract',
+      outputLabel: 'Out',
+      evaluationParams: params,
+      children: [child],
+    })
+    expect(() => new DeepAcyclicGraph({ rootNodes: [task, child] })).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [root-has-parent] BinaryJudgementNode (criteria: "Child?"): is listed in rootNodes but is also a child of TaskNode (instructions: "Extract"). Remove it from rootNodes: it runs when its parents let it.]
+    `)
+    const root = binary()
+    expect(issuesOf(() => new DeepAcyclicGraph({ rootNodes: [root, root] }))).toEqual(['root-duplicate'])
+  })
+
+  test('every problem in the graph is reported in one error', () => {
+    const lonely = new TaskNode({ instructions: 'Extract', outputLabel: 'Out', children: [] })
+    const odd = new NonBinaryJudgementNode({ criteria: 'Tone?', children: [yes()] })
+    expect(issuesOf(() => new DeepAcyclicGraph({ rootNodes: [lonely, odd, bad(no())] }))).toEqual([
+      'task-children',
+      'node-without-input',
+      'non-binary-verdict-type',
+      'non-binary-verdicts',
+      'node-without-input',
+      'verdict-root',
+    ])
+  })
+})
+
+describe('metric options', () => {
+  const judge = scriptedJudge({ rules: [] })
+
+  test('bad options are listed together', () => {
+    expect(
+      () => new DAGMetric(bad({ name: '', dag: {}, threshold: 2, strictMode: 'yes', model: judge })),
+    ).toThrowErrorMatchingInlineSnapshot(`
+      [ConfigurationError: Invalid options for DAGMetric "":
+        - name must be a non-empty string that identifies the metric in reports; got "".
+        - threshold must be a number from 0 to 1 (a score of 0.7 passes a threshold of 0.7); got 2.
+        - strictMode must be true or false; got "yes".
+        - dag must be a graph built with \`new DeepAcyclicGraph({ rootNodes: [...] })\`.]
+    `)
+  })
+
+  test('a DAG of the wrong mode is rejected with the metric to use instead', () => {
+    const dag = new DeepAcyclicGraph({ rootNodes: [binary()] })
+    expect(
+      () => new ConversationalDAGMetric(bad({ name: 'X', dag, model: judge })),
+    ).toThrowErrorMatchingInlineSnapshot(`
+      [ConfigurationError: Invalid options for ConversationalDAGMetric "X":
+        - dag is built from single-turn nodes; use DAGMetric for single-turn test cases, or Conversational* nodes here.]
+    `)
+  })
+})

@@ -1,0 +1,129 @@
+import {
+  BinaryJudgementNode,
+  ConversationalBinaryJudgementNode,
+  ConversationalNonBinaryJudgementNode,
+  ConversationalTaskNode,
+  type ConversationalTestCase,
+  ConversationalVerdictNode,
+  DeepAcyclicGraph,
+  type LLMTestCase,
+  LLMTestCaseParams,
+  NonBinaryJudgementNode,
+  TaskNode,
+  TurnParams,
+  VerdictNode,
+} from '../../src/index.js'
+import { jsonReply, lastUserMessage, type Responder } from './openai-server.js'
+
+/** The reference's playful-chatbot conversation. */
+export const playfulConversation: ConversationalTestCase = {
+  turns: [
+    { role: 'user', content: "what's the weather like today?" },
+    { role: 'assistant', content: 'Where do you live bro? T~T' },
+    { role: 'user', content: 'Just tell me the weather in Paris' },
+    { role: 'assistant', content: 'The weather in Paris today is sunny and 24°C.' },
+    { role: 'user', content: 'Should I take an umbrella?' },
+    { role: 'assistant', content: "You trying to be stylish? I don't recommend it." },
+  ],
+}
+
+export const PLAYFUL = {
+  summary: "Summarize the conversation and explain assistant's behaviour overall.",
+  satisfied: "Do the assistant's replies satisfy user's questions?",
+  behaviour: "How was the assistant's behaviour towards user?",
+} as const
+
+/**
+ * The reference's playful-chatbot DAG. As in the single-turn walkthrough, the behaviour judgement is also a child
+ * of the summary task, so it judges the summary rather than nothing (a node that reads no input is rejected).
+ */
+export function playfulChatbotDag() {
+  const behaviour = new ConversationalNonBinaryJudgementNode({
+    criteria: PLAYFUL.behaviour,
+    children: [
+      new ConversationalVerdictNode({ verdict: 'Rude', score: 0 }),
+      new ConversationalVerdictNode({ verdict: 'Neutral', score: 5 }),
+      new ConversationalVerdictNode({ verdict: 'Playful', score: 10 }),
+    ],
+  })
+  const satisfied = new ConversationalBinaryJudgementNode({
+    criteria: PLAYFUL.satisfied,
+    children: [
+      new ConversationalVerdictNode({ verdict: false, score: 0 }),
+      new ConversationalVerdictNode({ verdict: true, child: behaviour }),
+    ],
+  })
+  const summary = new ConversationalTaskNode({
+    instructions: PLAYFUL.summary,
+    outputLabel: 'Summary',
+    evaluationParams: [TurnParams.ROLE, TurnParams.CONTENT],
+    children: [satisfied, behaviour],
+  })
+  return new DeepAcyclicGraph({ rootNodes: [summary] })
+}
+
+/** The reference's meeting-summary test case. */
+export const meetingSummary: LLMTestCase = {
+  input: [
+    `Alice: "Today's agenda: product update, blockers, and marketing timeline. Bob, updates?"`,
+    `Bob: "Core features are done, but we're optimizing performance for large datasets. Fixes by Friday, testing next week."`,
+    `Alice: "Charlie, does this timeline work for marketing?"`,
+    `Charlie: "We need finalized messaging by Monday."`,
+  ].join('\n'),
+  actualOutput: [
+    'Intro:',
+    'Alice outlined the agenda: product updates, blockers, and marketing alignment.',
+    'Body:',
+    'Bob reported performance issues being optimized, with fixes expected by Friday.',
+    'Conclusion:',
+    'The team aligned on next steps.',
+  ].join('\n'),
+}
+
+export const MEETING = {
+  extract: 'Extract all headings in `actual_output`',
+  present: "Does the summary headings contain all three: 'intro', 'body', and 'conclusion'?",
+  order: "Are the summary headings in the correct order: 'intro' => 'body' => 'conclusion'?",
+} as const
+
+/** The reference's meeting-summary headings DAG, exactly as its walkthrough builds it. */
+export function meetingSummaryDag() {
+  const order = new NonBinaryJudgementNode({
+    criteria: MEETING.order,
+    children: [
+      new VerdictNode({ verdict: 'Yes', score: 10 }),
+      new VerdictNode({ verdict: 'Two are out of order', score: 4 }),
+      new VerdictNode({ verdict: 'All out of order', score: 2 }),
+    ],
+  })
+  const present = new BinaryJudgementNode({
+    criteria: MEETING.present,
+    children: [new VerdictNode({ verdict: false, score: 0 }), new VerdictNode({ verdict: true, child: order })],
+  })
+  const extract = new TaskNode({
+    instructions: MEETING.extract,
+    evaluationParams: [LLMTestCaseParams.ACTUAL_OUTPUT],
+    outputLabel: 'Summary headings',
+    children: [present, order],
+  })
+  return new DeepAcyclicGraph({ rootNodes: [extract] })
+}
+
+/** Answers each request with the JSON of the first route whose text appears in the prompt's criteria/instructions. */
+export function routeByPrompt(routes: readonly (readonly [string, unknown])[]): Responder {
+  return (request) => {
+    const prompt = lastUserMessage(request)
+    // Match only the task part, above the data block, so test-case text can never pick the route.
+    const task = prompt.split('<<<JUDGETREE_DATA')[0] ?? ''
+    const route = routes.find(([needle]) => task.includes(needle))
+    if (!route) return { status: 500, error: { message: `no route for prompt: ${task.slice(0, 200)}` } }
+    return jsonReply(route[1])
+  }
+}
+
+/** The JSON document a prompt shows the judge, parsed back. */
+export function promptData(request: Parameters<Responder>[0]): Record<string, unknown> {
+  const match = /<<<JUDGETREE_DATA\n([\s\S]*)\nJUDGETREE_DATA>>>/.exec(lastUserMessage(request))
+  if (!match?.[1]) throw new Error('the prompt has no data block')
+  return JSON.parse(match[1]) as Record<string, unknown>
+}
