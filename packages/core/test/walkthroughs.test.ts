@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { ConversationalDAGMetric, DAGMetric, OpenAIJudge } from '../src/index.js'
-import { lastUserMessage, type OpenAIServer, startOpenAIServer } from './support/openai-server.js'
+import { type OpenAIServer, startOpenAIServer } from './support/openai-server.js'
 import {
   MEETING,
   meetingSummary,
