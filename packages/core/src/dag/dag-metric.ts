@@ -10,7 +10,7 @@ import { applyStrictMode, clampScore } from '../metric/score.js'
 import type { MeasureOptions, Metric, MetricKind, MetricResult } from '../metric/types.js'
 import { parseConversationalTestCase, parseLLMTestCase } from '../test-case/parse.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
-import { formatScore, renderResult } from '../trace/render.js'
+import { formatScore, oneLine, renderResult } from '../trace/render.js'
 import { type WalkOutcome, walkDag } from './executor.js'
 import { type DeepAcyclicGraph, type GraphPlan, graphPlan, isDeepAcyclicGraph } from './graph.js'
 import type { ConversationalNode, SingleTurnNode } from './nodes/types.js'
@@ -189,12 +189,12 @@ function resultOf(outcome: WalkOutcome, context: MeasurementContext): MetricResu
 function pathReason(outcome: WalkOutcome, score: number): string {
   const steps = outcome.judgements.map(
     (judgement) =>
-      `“${judgement.node.label ?? judgement.node.text}” → ${String(judgement.verdict)}: ${judgement.reason.trim()}`,
+      `“${judgement.node.label ?? judgement.node.text}” → ${String(judgement.verdict)}: ${oneLine(judgement.reason)}`,
   )
   const lowest = outcome.leaves.reduce((min, leaf) => (leaf.score < min.score ? leaf : min))
   const nested = outcome.nodes.find((node) => node.metric && node.status === 'ran')?.metric
   const tail = nested
-    ? ` Then ${nested.name} scored ${formatScore(nested.score)}${nested.reason ? `: ${nested.reason.trim()}` : '.'}`
+    ? ` Then ${nested.name} scored ${formatScore(nested.score)}${nested.reason ? `: ${oneLine(nested.reason)}` : '.'}`
     : ''
   const leaf =
     outcome.leaves.length > 1

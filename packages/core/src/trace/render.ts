@@ -52,10 +52,11 @@ function renderNode(
   last: boolean,
   lines: string[],
   top = false,
+  underSkipped = false,
 ): void {
   const branch = top ? '' : last ? '└─ ' : '├─ '
   const continuation = top ? '' : last ? '   ' : '│  '
-  lines.push(`${prefix}${branch}${headLine(node)}`)
+  lines.push(`${prefix}${branch}${headLine(node, underSkipped)}`)
   const children =
     node.status === 'skipped' && node.role !== 'verdict' ? [] : node.children.flatMap((id) => byId.get(id) ?? [])
   const inner = prefix + continuation
@@ -73,11 +74,11 @@ function renderNode(
     lines.push(`${inner}└─ … ${node.children.length} node${node.children.length === 1 ? '' : 's'} below not reached`)
   }
   for (const [index, child] of children.entries()) {
-    renderNode(child, byId, inner, index === children.length - 1, lines)
+    renderNode(child, byId, inner, index === children.length - 1, lines, false, node.status === 'skipped')
   }
 }
 
-function headLine(node: TraceNode): string {
+function headLine(node: TraceNode, underSkipped: boolean): string {
   if (node.role === 'verdict') {
     const mark = node.status === 'ran' ? '●' : node.status === 'failed' ? '✖' : '○'
     const score = node.score !== undefined ? ` → ${node.score}` : ''
@@ -89,7 +90,9 @@ function headLine(node: TraceNode): string {
   const window = node.turnWindow ? ` · turns ${node.turnWindow[0]}–${node.turnWindow[1]}` : ''
   const answer = node.verdict !== undefined ? ` → ${String(node.verdict)}` : ''
   const cost = node.status === 'ran' && node.usage && node.usage.judgeCalls > 0 ? ` · ${callSummary(node)}` : ''
-  const status = node.status === 'skipped' ? `  (skipped: ${node.skippedBecause ?? 'not reached'})` : ''
+  // Under a verdict that was not chosen, "not reached" says it all; elsewhere the reason is worth reading.
+  const why = underSkipped ? 'not reached' : `skipped: ${node.skippedBecause ?? 'not reached'}`
+  const status = node.status === 'skipped' ? `  (${why})` : ''
   return `${step} ${name}: ${oneLine(node.text)}${window}${answer}${cost}${status}`
 }
 
@@ -121,6 +124,7 @@ function metricSummary(result: MetricResult): string {
   return `score ${formatScore(result.score)} (threshold ${formatScore(result.threshold)})`
 }
 
-function oneLine(text: string): string {
+/** Collapses whitespace so a multi-line text fits one line of a report. */
+export function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim()
 }

@@ -121,6 +121,9 @@ abstract class TaskNodeBase implements DagNode {
 
 /** Has the judge transform single-turn test-case fields (or parent outputs) into text its children judge. */
 export class TaskNode extends TaskNodeBase {
+  // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
+  declare readonly mode: 'single-turn'
+
   constructor(options: TaskNodeOptions) {
     super('TaskNode', 'single-turn', options, (report) =>
       singleTurnView(checkSingleTurnParams(options.evaluationParams, report)),
@@ -130,6 +133,9 @@ export class TaskNode extends TaskNodeBase {
 
 /** Has the judge transform turns of a conversation (or parent outputs) into text its children judge. */
 export class ConversationalTaskNode extends TaskNodeBase {
+  // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
+  declare readonly mode: 'conversational'
+
   constructor(options: ConversationalTaskNodeOptions) {
     super('ConversationalTaskNode', 'conversational', options, (report) => {
       const checked = checkConversationalOptions(options.evaluationParams, options.turnWindow, report)

@@ -137,6 +137,9 @@ export abstract class VerdictNodeBase implements DagNode {
 
 /** One outcome of a single-turn judgement: a score that ends the walk, or a node or metric to continue with. */
 export class VerdictNode extends VerdictNodeBase {
+  // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
+  declare readonly mode: 'single-turn'
+
   constructor(options: VerdictNodeOptions) {
     super('VerdictNode', 'single-turn', options)
   }
@@ -144,6 +147,9 @@ export class VerdictNode extends VerdictNodeBase {
 
 /** One outcome of a conversational judgement: a score that ends the walk, or a node or metric to continue with. */
 export class ConversationalVerdictNode extends VerdictNodeBase {
+  // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
+  declare readonly mode: 'conversational'
+
   constructor(options: ConversationalVerdictNodeOptions) {
     super('ConversationalVerdictNode', 'conversational', options)
   }

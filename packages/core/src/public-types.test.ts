@@ -1,0 +1,99 @@
+import { describe, expectTypeOf, test } from 'vitest'
+import {
+  BinaryJudgementNode,
+  ConversationalBinaryJudgementNode,
+  ConversationalDAGMetric,
+  type ConversationalMetric,
+  ConversationalVerdictNode,
+  DAGMetric,
+  DeepAcyclicGraph,
+  type LLMTestCase,
+  LLMTestCaseParams,
+  type MetricResult,
+  TaskNode,
+  TurnParams,
+  VerdictNode,
+  type VerdictNodeOptions,
+} from './index.js'
+
+// These tests run in the type checker (`pnpm typecheck`): each @ts-expect-error must stay an error. Invalid
+// constructions sit in closures that are never called, since they would also throw at run time.
+const typeOnly = (_build: () => unknown) => {}
+const verdicts = () => [new VerdictNode({ verdict: true, score: 10 }), new VerdictNode({ verdict: false, score: 0 })]
+const conversationalVerdicts = () => [
+  new ConversationalVerdictNode({ verdict: true, score: 10 }),
+  new ConversationalVerdictNode({ verdict: false, score: 0 }),
+]
+
+describe('public types', () => {
+  test('single-turn and conversational nodes cannot be mixed', () => {
+    const conversational = new ConversationalBinaryJudgementNode({
+      criteria: 'Ok?',
+      children: conversationalVerdicts(),
+    })
+    typeOnly(
+      () =>
+        new TaskNode({
+          instructions: 'Extract',
+          outputLabel: 'Out',
+          // @ts-expect-error a single-turn TaskNode takes single-turn children only
+          children: [conversational],
+        }),
+    )
+    // @ts-expect-error a single-turn verdict continues at single-turn nodes only
+    typeOnly(() => new VerdictNode({ verdict: true, child: conversational }))
+    expectTypeOf(conversational.mode).toEqualTypeOf<'conversational'>()
+  })
+
+  test('a TaskNode never takes a verdict child', () => {
+    const verdict = new VerdictNode({ verdict: true, score: 1 })
+    typeOnly(
+      () =>
+        new TaskNode({
+          instructions: 'Extract',
+          outputLabel: 'Out',
+          // @ts-expect-error verdicts belong under judgements
+          children: [verdict],
+        }),
+    )
+  })
+
+  test('a verdict takes a score or a child, not both', () => {
+    const child = new BinaryJudgementNode({ criteria: 'x', children: [] })
+    // @ts-expect-error score and child are exclusive
+    const both: VerdictNodeOptions = { verdict: true, score: 1, child }
+    typeOnly(() => new VerdictNode(both))
+  })
+
+  test('evaluationParams come from the matching enum', () => {
+    const options: BinaryJudgementNodeOptions = {
+      criteria: 'Ok?',
+      children: verdicts(),
+      // @ts-expect-error TurnParams belong to conversational nodes
+      evaluationParams: [TurnParams.CONTENT],
+    }
+    typeOnly(() => new BinaryJudgementNode(options))
+    new BinaryJudgementNode({ criteria: 'Ok?', children: verdicts(), evaluationParams: [LLMTestCaseParams.INPUT] })
+  })
+
+  test('each DAG metric accepts only a graph of its own mode', () => {
+    const single = new DeepAcyclicGraph({
+      rootNodes: [new BinaryJudgementNode({ criteria: 'Ok?', evaluationParams: ['input'], children: verdicts() })],
+    })
+    new DAGMetric({ name: 'ok', dag: single })
+    // @ts-expect-error a conversational metric needs Conversational* nodes
+    typeOnly(() => new ConversationalDAGMetric({ name: 'wrong', dag: single }))
+  })
+
+  test('measure takes the matching test case and resolves to a result', () => {
+    const metric = new DAGMetric({
+      name: 'ok',
+      dag: new DeepAcyclicGraph({
+        rootNodes: [new BinaryJudgementNode({ criteria: 'Ok?', evaluationParams: ['input'], children: verdicts() })],
+      }),
+    })
+    expectTypeOf(metric.measure).parameter(0).toEqualTypeOf<LLMTestCase>()
+    expectTypeOf(metric.measure).returns.resolves.toEqualTypeOf<MetricResult>()
+    expectTypeOf<ConversationalDAGMetric>().toMatchTypeOf<ConversationalMetric>()
+  })
+})
