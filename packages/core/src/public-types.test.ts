@@ -1,6 +1,7 @@
 import { describe, expectTypeOf, test } from 'vitest'
 import {
   BinaryJudgementNode,
+  type BinaryJudgementNodeOptions,
   ConversationalBinaryJudgementNode,
   ConversationalDAGMetric,
   type ConversationalMetric,
