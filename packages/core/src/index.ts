@@ -7,6 +7,7 @@ export {
   type DAGMetricOptions,
 } from './dag/dag-metric.js'
 export { DeepAcyclicGraph, type DeepAcyclicGraphOptions } from './dag/graph.js'
+export type { MermaidOptions } from './dag/mermaid.js'
 export type { DagNode, EdgeKind, NodeMode } from './dag/node.js'
 export {
   BinaryJudgementNode,
@@ -33,6 +34,7 @@ export {
   VerdictNode,
   type VerdictNodeOptions,
 } from './dag/nodes/verdict-node.js'
+export { type DagFromJSONOptions, type SerializedDag, serializedDagSchema } from './dag/serialize.js'
 export {
   ConfigurationError,
   type DagIssue,

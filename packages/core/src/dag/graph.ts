@@ -1,7 +1,9 @@
 import { type DagIssue, DagValidationError } from '../errors.js'
 import { describeValue } from './inputs.js'
+import { dagToMermaid, type MermaidOptions } from './mermaid.js'
 import { type DagNode, type EdgeKind, isDagNode, type NodeMode } from './node.js'
 import type { ConversationalNode, SingleTurnNode } from './nodes/types.js'
+import { type DagFromJSONOptions, dagFromJSON, dagToJSON, type SerializedDag } from './serialize.js'
 
 /** Options for {@link DeepAcyclicGraph}. */
 export interface DeepAcyclicGraphOptions<Node extends SingleTurnNode | ConversationalNode> {
@@ -50,6 +52,27 @@ export class DeepAcyclicGraph<Node extends SingleTurnNode | ConversationalNode =
     this.mode = plan.mode
     plans.set(this, plan)
     Object.freeze(this)
+  }
+
+  /** The graph as JSON-ready data; `DeepAcyclicGraph.fromJSON` builds it back with the same validation. */
+  toJSON(): SerializedDag {
+    return dagToJSON(this)
+  }
+
+  /**
+   * Builds a graph from `toJSON()` output (an object or a JSON string). Child metrics are referred to by name and
+   * passed in `options.metrics`.
+   */
+  static fromJSON<Node extends SingleTurnNode | ConversationalNode = SingleTurnNode | ConversationalNode>(
+    json: unknown,
+    options?: DagFromJSONOptions,
+  ): DeepAcyclicGraph<Node> {
+    return dagFromJSON(json, options) as DeepAcyclicGraph<Node>
+  }
+
+  /** Draws the graph as a Mermaid flowchart; pass a result's `trace` to highlight the walked path. */
+  toMermaid(options?: MermaidOptions): string {
+    return dagToMermaid(this, options)
   }
 }
 

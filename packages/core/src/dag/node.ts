@@ -78,6 +78,8 @@ export interface DagNode {
     readonly missingParams: readonly string[]
     readonly windowProblem: string | undefined
   }
+  /** The node's own options, not its children, as JSON-ready data (a verdict's child metric is `metric`). */
+  fields(): Readonly<Record<string, unknown>>
   /** What the trace shows for this node whether or not it ran, such as a verdict's score. */
   staticDetails(): TraceNodeDetails
   /** Checks the rules about this node's children; called when the graph is built. */

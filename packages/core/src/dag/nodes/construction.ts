@@ -64,3 +64,8 @@ function shorten(text: string): string {
 }
 
 export { shorten }
+
+/** Drops undefined values, so serialised nodes list only the options that were set. */
+export function compact(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined))
+}

@@ -1,7 +1,14 @@
 import type { ConversationalTestCase, LLMTestCase } from '../../test-case/schemas.js'
 import type { InputView } from '../inputs.js'
 import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
-import { childrenOption, describeNodeOptions, nodeOptionIssues, optionalLabel, requireText } from './construction.js'
+import {
+  childrenOption,
+  compact,
+  describeNodeOptions,
+  nodeOptionIssues,
+  optionalLabel,
+  requireText,
+} from './construction.js'
 import { isVerdictNode, type VerdictNodeBase } from './verdict-node.js'
 
 /** Options shared by every judgement node kind. */
@@ -60,6 +67,15 @@ export abstract class JudgementNodeBase implements DagNode {
 
   staticDetails() {
     return {}
+  }
+
+  fields() {
+    return compact({
+      criteria: this.criteria,
+      evaluationParams: this.evaluationParams.length > 0 ? this.evaluationParams : undefined,
+      turnWindow: this.turnWindow,
+      label: this.label,
+    })
   }
 
   describe(): string {

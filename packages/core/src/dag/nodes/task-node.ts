@@ -9,7 +9,14 @@ import {
   singleTurnView,
 } from '../inputs.js'
 import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
-import { childrenOption, describeNodeOptions, nodeOptionIssues, optionalLabel, requireText } from './construction.js'
+import {
+  childrenOption,
+  compact,
+  describeNodeOptions,
+  nodeOptionIssues,
+  optionalLabel,
+  requireText,
+} from './construction.js'
 import type { ConversationalNode, SingleTurnNode } from './types.js'
 
 /** Options shared by both TaskNode kinds. */
@@ -83,6 +90,16 @@ abstract class TaskNodeBase implements DagNode {
 
   staticDetails() {
     return { outputLabel: this.outputLabel }
+  }
+
+  fields() {
+    return compact({
+      instructions: this.instructions,
+      outputLabel: this.outputLabel,
+      evaluationParams: this.evaluationParams.length > 0 ? this.evaluationParams : undefined,
+      turnWindow: this.turnWindow,
+      label: this.label,
+    })
   }
 
   describe(): string {

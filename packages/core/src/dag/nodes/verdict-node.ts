@@ -8,7 +8,7 @@ import {
   type NodeRunResult,
   type ReportIssue,
 } from '../node.js'
-import { describeNodeOptions, nodeOptionIssues } from './construction.js'
+import { compact, describeNodeOptions, nodeOptionIssues } from './construction.js'
 import type { ConversationalNode, SingleTurnNode } from './types.js'
 
 /** A verdict ends the walk with a score, or continues it at a node or a metric. */
@@ -112,6 +112,10 @@ export abstract class VerdictNodeBase implements DagNode {
 
   staticDetails() {
     return this.score === undefined ? {} : { score: this.score }
+  }
+
+  fields() {
+    return compact({ verdict: this.verdict, score: this.score, metric: this.metric })
   }
 
   describe(): string {

@@ -1,0 +1,82 @@
+import type { MetricTrace } from '../trace/types.js'
+import { type DeepAcyclicGraph, graphPlan } from './graph.js'
+import type { DagNode } from './node.js'
+
+/** Options for {@link dagToMermaid}. */
+export interface MermaidOptions {
+  /** A measurement's trace: the walked path is highlighted and nodes that did not run are greyed. */
+  trace?: MetricTrace | undefined
+  /** Layout direction. @default 'TD' */
+  direction?: 'TD' | 'LR' | undefined
+}
+
+const LABEL_LIMIT = 70
+
+/**
+ * Draws a DAG as a Mermaid flowchart: tasks as boxes, judgements as diamonds, verdicts as pills, TaskNode outputs
+ * as dotted edges labelled by their output label. With a trace, the walked path is highlighted.
+ */
+export function dagToMermaid(dag: DeepAcyclicGraph, options: MermaidOptions = {}): string {
+  const plan = graphPlan(dag)
+  const lines = [`flowchart ${options.direction ?? 'TD'}`]
+  const edges: { line: string; walked: boolean }[] = []
+  const status = new Map(options.trace?.nodes.map((node) => [node.id, node.status]) ?? [])
+  const ran = (node: DagNode) => status.get(id(node)) === 'ran'
+  const id = (node: DagNode) => plan.ids.get(node) as string
+
+  for (const node of plan.order) {
+    lines.push(`  ${id(node)}${shape(node)}`)
+    const metric = node.fields().metric as { name?: string } | undefined
+    if (metric?.name) {
+      lines.push(`  ${id(node)}_metric[["metric: ${escape(metric.name)}"]]`)
+      edges.push({ line: `  ${id(node)} --> ${id(node)}_metric`, walked: ran(node) })
+    }
+    for (const child of new Set(node.children)) {
+      const walked = ran(node) && ran(child)
+      const arrow = node.childEdge === 'data' ? `-.->|${escape(String(node.fields().outputLabel ?? ''))}|` : '-->'
+      edges.push({ line: `  ${id(node)} ${arrow} ${id(child)}`, walked })
+    }
+  }
+  lines.push(...edges.map((edge) => edge.line))
+  if (options.trace) {
+    lines.push('  classDef walked fill:#dcfce7,stroke:#15803d,stroke-width:2px')
+    lines.push('  classDef skipped fill:#f4f4f5,stroke:#a1a1aa,color:#71717a,stroke-dasharray:4 3')
+    lines.push('  classDef failed fill:#fee2e2,stroke:#b91c1c,stroke-width:2px')
+    for (const [cls, wanted] of [
+      ['walked', 'ran'],
+      ['skipped', 'skipped'],
+      ['failed', 'failed'],
+    ] as const) {
+      const ids = plan.order.filter((node) => status.get(id(node)) === wanted).map(id)
+      if (ids.length > 0) lines.push(`  class ${ids.join(',')} ${cls}`)
+    }
+    const walked = edges.flatMap((edge, index) => (edge.walked ? [index] : []))
+    if (walked.length > 0) lines.push(`  linkStyle ${walked.join(',')} stroke:#15803d,stroke-width:3px`)
+  }
+  return lines.join('\n')
+}
+
+function shape(node: DagNode): string {
+  const fields = node.fields()
+  const title = node.label ?? node.text
+  switch (node.traceRole) {
+    case 'task':
+      return `["Task: ${escape(title)}"]`
+    case 'judgement':
+      return `{"${escape(title)}"}`
+    default: {
+      const score = fields.score === undefined ? '' : ` → ${fields.score}`
+      return `(["${escape(String(fields.verdict))}${score}"])`
+    }
+  }
+}
+
+/** Mermaid labels cannot hold raw quotes, brackets or newlines. */
+function escape(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  const short = flat.length > LABEL_LIMIT ? `${flat.slice(0, LABEL_LIMIT - 1)}…` : flat
+  return short
+    .replace(/"/g, '#quot;')
+    .replace(/[<>]/g, (char) => (char === '<' ? '#lt;' : '#gt;'))
+    .replace(/\|/g, '#124;')
+}

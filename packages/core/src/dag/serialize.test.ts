@@ -1,0 +1,173 @@
+import { describe, expect, test } from 'vitest'
+import { playfulChatbotDag } from '../../test/support/walkthroughs.js'
+import type { DagValidationError } from '../errors.js'
+import { scriptedJudge } from '../judge/scripted-judge.js'
+import type { Metric } from '../metric/types.js'
+import { ConversationalDAGMetric } from './dag-metric.js'
+import { DeepAcyclicGraph } from './graph.js'
+import { BinaryJudgementNode } from './nodes/binary-judgement-node.js'
+import { VerdictNode } from './nodes/verdict-node.js'
+
+describe('DeepAcyclicGraph JSON round trip', () => {
+  test('a conversational DAG survives toJSON → JSON text → fromJSON and walks the same', async () => {
+    const original = playfulChatbotDag()
+    const json = JSON.stringify(original)
+    const restored = DeepAcyclicGraph.fromJSON(json)
+    expect(restored.toJSON()).toEqual(original.toJSON())
+    expect(restored.mode).toBe('conversational')
+    const rules = [
+      { match: 'Summarize', answer: { output: 'fine' } },
+      { match: 'satisfy', answer: { verdict: true, reason: 'yes' } },
+      { match: 'behaviour', answer: { verdict: 'Playful', reason: 'fun' } },
+    ]
+    const conversation = { turns: [{ role: 'user' as const, content: 'hi' }] }
+    const measure = (dag: DeepAcyclicGraph) =>
+      new ConversationalDAGMetric({ name: 'P', dag: dag as never, model: scriptedJudge({ rules }) }).measure(
+        conversation,
+      )
+    const [before, after] = await Promise.all([measure(original), measure(restored)])
+    expect(after.verboseLogs).toBe(before.verboseLogs)
+    expect(after.score).toBe(1)
+  })
+
+  test('the JSON lists each node once, with its options and child ids; shared nodes stay shared', () => {
+    const json = playfulChatbotDag().toJSON()
+    expect(json.roots).toEqual(['n1'])
+    expect(json.nodes.n1).toEqual({
+      type: 'ConversationalTaskNode',
+      instructions: "Summarize the conversation and explain assistant's behaviour overall.",
+      outputLabel: 'Summary',
+      evaluationParams: ['role', 'content'],
+      children: ['n2', 'n5'],
+    })
+    expect(json.nodes.n4).toEqual({ type: 'ConversationalVerdictNode', verdict: true, children: ['n5'] })
+    expect(Object.keys(json.nodes)).toHaveLength(8)
+  })
+
+  test('child metrics are written by name and passed back in by name', () => {
+    const child: Metric<never> = {
+      name: 'Correctness',
+      kind: 'single-turn',
+      threshold: 0.5,
+      measure: async () => ({}) as never,
+    }
+    const dag = new DeepAcyclicGraph({
+      rootNodes: [
+        new BinaryJudgementNode({
+          criteria: 'Relevant?',
+          evaluationParams: ['actualOutput'],
+          children: [new VerdictNode({ verdict: true, child }), new VerdictNode({ verdict: false, score: 0 })],
+        }),
+      ],
+    })
+    const json = dag.toJSON()
+    expect(json.nodes.n2).toEqual({ type: 'VerdictNode', verdict: true, metric: 'Correctness' })
+    const restored = DeepAcyclicGraph.fromJSON(json, { metrics: { Correctness: child } })
+    expect(restored.toJSON()).toEqual(json)
+    expect(() => DeepAcyclicGraph.fromJSON(json)).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [json-unknown-metric] node "n2": continues with the metric "Correctness"; pass it as fromJSON(json, { metrics: { "Correctness": metric } }).]
+    `)
+  })
+
+  test('invalid JSON gets the same validation as code, every problem at once', () => {
+    const json = {
+      format: 'judgetree-dag',
+      version: 1,
+      roots: ['a'],
+      nodes: {
+        a: {
+          type: 'BinaryJudgementNode',
+          criteria: 'Ok?',
+          evaluationParams: ['actualOutput'],
+          children: ['b', 'c', 'x'],
+        },
+        b: { type: 'VerdictNode', verdict: true, score: 12 },
+        c: { type: 'Verdict', verdict: false, score: 0 },
+        d: { type: 'VerdictNode', verdict: false, score: 0 },
+      },
+    }
+    expect(() => DeepAcyclicGraph.fromJSON(json)).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (3 problems):
+        1. [verdict-score] node "b" (VerdictNode (verdict: true)): score must be an integer from 0 to 10; got 12. A score of 7 gives the metric 0.7.
+        2. [json-unknown-type] node "c": has type "Verdict", which is not a node kind; use one of TaskNode, BinaryJudgementNode, NonBinaryJudgementNode, VerdictNode, ConversationalTaskNode, ConversationalBinaryJudgementNode, ConversationalNonBinaryJudgementNode, ConversationalVerdictNode.
+        3. [json-unknown-node] node "a": refers to node "x", which is not in "nodes".]
+    `)
+  })
+
+  test('graph rules apply after parsing, and a bad envelope is explained', () => {
+    const json = {
+      format: 'judgetree-dag',
+      version: 1,
+      roots: ['a'],
+      nodes: {
+        a: { type: 'BinaryJudgementNode', criteria: 'Ok?', children: ['b'] },
+        b: { type: 'VerdictNode', verdict: true, score: 1 },
+      },
+    }
+    let error: unknown
+    try {
+      DeepAcyclicGraph.fromJSON(json)
+    } catch (caught) {
+      error = caught
+    }
+    expect((error as DagValidationError).issues.map((issue) => issue.rule)).toEqual([
+      'binary-verdicts',
+      'node-without-input',
+    ])
+    expect(() => DeepAcyclicGraph.fromJSON('{"nodes": 1')).toThrowError(/is not valid JSON/)
+    expect(() => DeepAcyclicGraph.fromJSON({ roots: [] })).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (4 problems):
+        1. [json-shape] JSON at format: Invalid input: expected "judgetree-dag". A serialised DAG is { format: "judgetree-dag", version: 1, roots: [ids], nodes: { id: { type, ...options, children?: [ids] } } }, as written by dag.toJSON().
+        2. [json-shape] JSON at version: Invalid input: expected 1.
+        3. [json-shape] JSON at roots: Too small: expected array to have >=1 items.
+        4. [json-shape] JSON at nodes: Invalid input: expected record, received undefined.]
+    `)
+  })
+})
+
+describe('toMermaid', () => {
+  test('draws every node and edge, data edges dotted with their output label', () => {
+    expect(playfulChatbotDag().toMermaid()).toMatchInlineSnapshot(`
+      "flowchart TD
+        n1["Task: Summarize the conversation and explain assistant's behaviour overall."]
+        n2{"Do the assistant's replies satisfy user's questions?"}
+        n3(["false → 0"])
+        n4(["true"])
+        n5{"How was the assistant's behaviour towards user?"}
+        n6(["Rude → 0"])
+        n7(["Neutral → 5"])
+        n8(["Playful → 10"])
+        n1 -.->|Summary| n2
+        n1 -.->|Summary| n5
+        n2 --> n3
+        n2 --> n4
+        n4 --> n5
+        n5 --> n6
+        n5 --> n7
+        n5 --> n8"
+    `)
+  })
+
+  test('highlights the walked path from a trace', async () => {
+    const dag = playfulChatbotDag()
+    const judge = scriptedJudge({
+      rules: [
+        { match: 'Summarize', answer: { output: 'fine' } },
+        { match: 'satisfy', answer: { verdict: true, reason: 'yes' } },
+        { match: 'behaviour', answer: { verdict: 'Neutral', reason: 'meh' } },
+      ],
+    })
+    const result = await new ConversationalDAGMetric({ name: 'P', dag, model: judge }).measure({
+      turns: [{ role: 'user', content: 'hi' }],
+    })
+    const chart = dag.toMermaid({ trace: result.trace, direction: 'LR' })
+    expect(chart.split('\n').filter((line) => /^ {2}(class |linkStyle)/.test(line))).toMatchInlineSnapshot(`
+      [
+        "  class n1,n2,n4,n5,n7 walked",
+        "  class n3,n6,n8 skipped",
+        "  linkStyle 0,1,3,4,6 stroke:#15803d,stroke-width:3px",
+      ]
+    `)
+  })
+})

@@ -1,0 +1,150 @@
+import { z } from 'zod'
+import { type DagIssue, DagValidationError } from '../errors.js'
+import type { Metric } from '../metric/types.js'
+import { DeepAcyclicGraph, graphPlan } from './graph.js'
+import type { DagNode } from './node.js'
+import { NODE_FACTORIES } from './nodes/registry.js'
+
+const FORMAT = 'judgetree-dag'
+
+/** A DAG as JSON: nodes by id, each with its type, its own options and the ids of its children. */
+export const serializedDagSchema = z.object({
+  format: z.literal(FORMAT),
+  version: z.literal(1),
+  roots: z.array(z.string()).min(1),
+  nodes: z.record(z.string(), z.looseObject({ type: z.string(), children: z.array(z.string()).optional() })),
+})
+
+/** The JSON form of a {@link DeepAcyclicGraph}. */
+export type SerializedDag = z.infer<typeof serializedDagSchema>
+
+/** Options for {@link dagFromJSON}. */
+export interface DagFromJSONOptions {
+  /** Metrics a verdict continues with, by the name the JSON refers to them by (`"metric": "Correctness"`). */
+  metrics?: Readonly<Record<string, Metric<never>>> | undefined
+}
+
+/** Writes a graph as JSON-ready data; a verdict's child metric is written as its name. */
+export function dagToJSON(dag: DeepAcyclicGraph): SerializedDag {
+  const plan = graphPlan(dag)
+  const nodes: SerializedDag['nodes'] = {}
+  for (const node of plan.order) {
+    const { metric, ...fields } = node.fields() as { metric?: Metric<never> } & Record<string, unknown>
+    const children = node.children.map((child) => plan.ids.get(child) as string)
+    nodes[plan.ids.get(node) as string] = {
+      type: node.kind,
+      ...fields,
+      ...(metric ? { metric: metric.name } : {}),
+      ...(children.length > 0 ? { children } : {}),
+    }
+  }
+  const roots = dag.rootNodes.map((root) => plan.ids.get(root as DagNode) as string)
+  return { format: FORMAT, version: 1, roots, nodes }
+}
+
+/**
+ * Builds a graph from its JSON form with exactly the validation of building it in code: every problem is reported
+ * in one {@link DagValidationError}.
+ */
+export function dagFromJSON(json: unknown, options: DagFromJSONOptions = {}): DeepAcyclicGraph {
+  const value = typeof json === 'string' ? parseText(json) : json
+  const parsed = serializedDagSchema.safeParse(value)
+  if (!parsed.success) {
+    throw new DagValidationError(
+      parsed.error.issues.map((issue, index) => ({
+        rule: 'json-shape',
+        node: issue.path.length > 0 ? `JSON at ${issue.path.join('.')}` : 'JSON',
+        message:
+          index > 0
+            ? `${issue.message}.`
+            : `${issue.message}. A serialised DAG is { format: "${FORMAT}", version: 1, roots: [ids], nodes: { id: { type, ...options, children?: [ids] } } }, as written by dag.toJSON().`,
+      })),
+    )
+  }
+  const { nodes, roots } = parsed.data
+  const built = new Map<string, DagNode>()
+  const issues: DagIssue[] = []
+  const building: string[] = []
+
+  const build = (id: string, from: string): DagNode | undefined => {
+    const existing = built.get(id)
+    if (existing) return existing
+    const entry = nodes[id]
+    if (!entry) {
+      issues.push({
+        rule: 'json-unknown-node',
+        node: from,
+        message: `refers to node "${id}", which is not in "nodes".`,
+      })
+      return undefined
+    }
+    if (building.includes(id)) {
+      issues.push({
+        rule: 'cycle',
+        node: `node "${id}"`,
+        message: `the graph has a cycle: ${[...building.slice(building.indexOf(id)), id].join(' → ')}.`,
+      })
+      return undefined
+    }
+    const factory = NODE_FACTORIES[entry.type]
+    if (!factory) {
+      issues.push({
+        rule: 'json-unknown-type',
+        node: `node "${id}"`,
+        message: `has type "${entry.type}", which is not a node kind; use one of ${Object.keys(NODE_FACTORIES).join(', ')}.`,
+      })
+      return undefined
+    }
+    building.push(id)
+    const children = (entry.children ?? []).map((child) => build(child, `node "${id}"`))
+    building.pop()
+    const { type: _type, children: _children, ...fields } = entry
+    if (typeof fields.metric === 'string') {
+      const metric = options.metrics?.[fields.metric]
+      if (!metric) {
+        issues.push({
+          rule: 'json-unknown-metric',
+          node: `node "${id}"`,
+          message: `continues with the metric "${fields.metric}"; pass it as fromJSON(json, { metrics: { ${JSON.stringify(fields.metric)}: metric } }).`,
+        })
+        return undefined
+      }
+      fields.metric = metric
+    }
+    if (children.some((child) => child === undefined)) return undefined
+    try {
+      const node = factory(fields, children as DagNode[])
+      built.set(id, node)
+      return node
+    } catch (error) {
+      if (!(error instanceof DagValidationError)) throw error
+      issues.push(...error.issues.map((issue) => ({ ...issue, node: `node "${id}" (${issue.node})` })))
+      return undefined
+    }
+  }
+
+  const rootNodes = roots.map((id) => build(id, 'roots'))
+  if (issues.length === 0) {
+    for (const id of Object.keys(nodes)) {
+      if (!built.has(id)) {
+        issues.push({
+          rule: 'json-unreachable-node',
+          node: `node "${id}"`,
+          message: 'is not reachable from any root; list it in "roots" or as some node\'s child, or remove it.',
+        })
+      }
+    }
+  }
+  if (issues.length > 0) throw new DagValidationError(issues)
+  return new DeepAcyclicGraph({ rootNodes: rootNodes as never })
+}
+
+function parseText(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw new DagValidationError([
+      { rule: 'json-syntax', node: 'JSON', message: `is not valid JSON: ${(error as Error).message}` },
+    ])
+  }
+}
