@@ -8,6 +8,8 @@ import {
 import { buildResult, errorResult, type MeasurementContext } from '../metric/result.js'
 import { applyStrictMode, clampScore } from '../metric/score.js'
 import type { MeasureOptions, Metric, MetricKind, MetricResult } from '../metric/types.js'
+import { addUsage, usageOf } from '../metric/usage.js'
+import { REASON_SUMMARY_PROMPT, reasonSummaryPrompt, reasonSummarySchema } from '../prompts/reason-summary.js'
 import { parseConversationalTestCase, parseLLMTestCase } from '../test-case/parse.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import { formatScore, oneLine, renderResult } from '../trace/render.js'
@@ -15,8 +17,17 @@ import { type WalkOutcome, walkDag } from './executor.js'
 import { type DeepAcyclicGraph, type GraphPlan, graphPlan, isDeepAcyclicGraph } from './graph.js'
 import type { ConversationalNode, SingleTurnNode } from './nodes/types.js'
 
+/** Options both DAG metrics take beyond the common ones. */
+interface DagOptions extends CommonMetricOptions {
+  /**
+   * Ask the judge for a prose summary of the walked path as the reason: one more judge call per measurement.
+   * Without it the reason is assembled from the path's own verdicts and reasons. @default false
+   */
+  summarizeReason?: boolean | undefined
+}
+
 /** Options for {@link DAGMetric}. */
-export interface DAGMetricOptions extends CommonMetricOptions {
+export interface DAGMetricOptions extends DagOptions {
   /** Identifies the metric in reports. */
   name: string
   /** The decision tree, built from single-turn nodes. */
@@ -24,7 +35,7 @@ export interface DAGMetricOptions extends CommonMetricOptions {
 }
 
 /** Options for {@link ConversationalDAGMetric}. */
-export interface ConversationalDAGMetricOptions extends CommonMetricOptions {
+export interface ConversationalDAGMetricOptions extends DagOptions {
   /** Identifies the metric in reports. */
   name: string
   /** The decision tree, built from Conversational* nodes. */
@@ -38,6 +49,7 @@ abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCa
   readonly options: ResolvedMetricOptions
   abstract readonly kind: MetricKind
   readonly #plan: GraphPlan
+  readonly #summarizeReason: boolean
 
   protected constructor(
     type: string,
@@ -50,6 +62,10 @@ abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCa
       problems.throwIfAny()
     }
     this.options = resolveCommonOptions(options, problems)
+    if (options.summarizeReason !== undefined && typeof options.summarizeReason !== 'boolean') {
+      problems.add(`summarizeReason must be true or false; got ${JSON.stringify(options.summarizeReason)}.`)
+    }
+    this.#summarizeReason = options.summarizeReason ?? false
     if (!isDeepAcyclicGraph(options.dag)) {
       problems.add('dag must be a graph built with `new DeepAcyclicGraph({ rootNodes: [...] })`.')
     } else if (options.dag.mode !== mode) {
@@ -84,7 +100,9 @@ abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCa
       asyncMode: this.options.asyncMode,
       signal: options.signal,
     })
-    return this.#finish(resultOf(outcome, context))
+    const result = resultOf(outcome, context)
+    if (!this.#summarizeReason || !this.options.includeReason || result.error) return this.#finish(result)
+    return this.#finish(await summarised(result, outcome, context, options.signal))
   }
 
   protected abstract parse(testCase: unknown): TestCase
@@ -202,6 +220,34 @@ function pathReason(outcome: WalkOutcome, score: number): string {
       : ''
   const path = steps.length > 0 ? ` ${steps.join(' ')}` : ''
   return `The walk scored ${formatScore(score)}${leaf}.${path}${tail}`
+}
+
+/** Replaces the path-built reason with the judge's summary of the path; a failed summary fails the measurement. */
+async function summarised(
+  result: MetricResult,
+  outcome: WalkOutcome,
+  context: MeasurementContext,
+  signal: AbortSignal | undefined,
+): Promise<MetricResult> {
+  const steps = outcome.nodes
+    .filter((node) => node.status === 'ran' && node.role !== 'verdict')
+    .map((node) => ({
+      step: node.label ?? node.text,
+      ...(node.output !== undefined ? { output: node.output } : {}),
+      ...(node.verdict !== undefined ? { verdict: node.verdict, reason: node.reason } : {}),
+    }))
+  try {
+    const response = await context.options.judge.generate({
+      messages: reasonSummaryPrompt(context.options.name, result.score, steps),
+      schema: reasonSummarySchema,
+      schemaName: 'reason_summary',
+      promptVersion: REASON_SUMMARY_PROMPT,
+      signal,
+    })
+    return Object.freeze({ ...result, reason: response.value.reason, usage: addUsage(result.usage, usageOf(response)) })
+  } catch (error) {
+    return errorResult(context, error, result.trace, result.usage)
+  }
 }
 
 function printVerbose(result: MetricResult): void {

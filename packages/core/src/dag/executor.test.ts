@@ -360,6 +360,28 @@ describe('scores and reasons', () => {
     expect(result.reason).toBe('The walk scored 0.5. “Tone?” → Flat: It is plain.')
   })
 
+  test('summarizeReason asks the judge once more for a prose reason built from the path', async () => {
+    const judge = scriptedJudge({
+      rules: [
+        { match: 'Tone?', answer: { verdict: 'Flat', reason: 'It is plain.' } },
+        { match: 'walked a decision tree', answer: { reason: 'The reply was judged flat in tone, so half marks.' } },
+      ],
+    })
+    const { metric } = neutral()
+    const summarising = new DAGMetric({
+      name: 'Summary',
+      dag: metric.dag as never,
+      model: judge,
+      summarizeReason: true,
+    })
+    const result = await summarising.measure(testCase)
+    expect(result.reason).toBe('The reply was judged flat in tone, so half marks.')
+    expect(result.usage.judgeCalls).toBe(2)
+    expect(JSON.parse(dataOf(judge.requests[1] as JudgeRequest<unknown>))).toEqual({
+      Steps: [{ step: 'Tone?', verdict: 'Flat', reason: 'It is plain.' }],
+    })
+  })
+
   test('includeReason false leaves the reason out', async () => {
     const { metric } = neutral()
     const quiet = new DAGMetric({

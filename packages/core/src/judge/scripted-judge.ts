@@ -1,12 +1,17 @@
 import { ConfigurationError, JudgeOutputError, MeasurementAbortedError } from '../errors.js'
+import { DATA_OPEN } from '../prompts/shared.js'
 import type { JudgeModel, JudgeRequest, JudgeResponse } from './types.js'
 
-/** Decides whether a rule answers a request: text or a pattern found in the prompt, or a predicate. */
+/**
+ * Decides whether a rule answers a request: text or a pattern found in the prompt's instructions (the data block of
+ * test-case text is left out, so a rule never fires because a conversation happens to mention its words), or a
+ * predicate over the whole request.
+ */
 export type ScriptedMatch = string | RegExp | ((request: JudgeRequest<unknown>) => boolean)
 
 /** One scripted answer. */
 export interface ScriptedRule {
-  /** Which requests this rule answers; a string or pattern is searched in the last user message. */
+  /** Which requests this rule answers; a string or pattern is searched in the instructions of the last user message. */
   match: ScriptedMatch
   /** The answer, validated against the request's schema like a real model's would be. */
   answer: unknown | ((request: JudgeRequest<unknown>) => unknown)
@@ -49,6 +54,8 @@ export function scriptedJudge(options: ScriptedJudgeOptions): ScriptedJudge {
   return {
     name,
     requests,
+    // Caching scripted answers would hide edits to the script behind stale files.
+    cacheable: false,
     async generate<T>(request: JudgeRequest<T>): Promise<JudgeResponse<T>> {
       requests.push(request as JudgeRequest<unknown>)
       const delay =
@@ -56,10 +63,11 @@ export function scriptedJudge(options: ScriptedJudgeOptions): ScriptedJudge {
       if (delay && delay > 0) await sleep(delay, request.signal)
       if (request.signal?.aborted) throw new MeasurementAbortedError(request.signal.reason)
       const prompt = request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? ''
+      const instructions = prompt.split(`\n${DATA_OPEN}\n`)[0] ?? prompt
       const rule = rules.find(
         (candidate) =>
           (candidate.times === undefined || candidate.used < candidate.times) &&
-          matches(candidate.match, prompt, request as JudgeRequest<unknown>),
+          matches(candidate.match, instructions, request as JudgeRequest<unknown>),
       )
       if (!rule) {
         throw new JudgeOutputError(
