@@ -1,0 +1,38 @@
+/** The turns a judgement of one assistant reply reads: `start..reply`, both 0-based and inclusive. */
+export interface ReplyWindow {
+  /** Index of the assistant turn being judged; always the window's last turn. */
+  readonly reply: number
+  /** Index of the window's first turn. */
+  readonly start: number
+}
+
+/**
+ * One window per assistant turn: the last `windowSize` exchanges, ending at that turn.
+ *
+ * An exchange is a user turn (or several in a row) followed by the assistant turns that answer it. Assistant
+ * turns before the first user turn form an exchange of their own, so an opening greeting is judged too (its
+ * window is just the opening turns). A trailing user turn has no reply and so no window. When an exchange holds
+ * several assistant turns, each is judged with a window that ends at it, never at a later turn.
+ */
+export function replyWindows(turns: readonly { readonly role: 'user' | 'assistant' }[], windowSize: number) {
+  const exchangeOf: number[] = []
+  const exchangeStarts: number[] = []
+  let exchange = -1
+  let answered = true
+  for (const [index, turn] of turns.entries()) {
+    if (exchange === -1 || (turn.role === 'user' && answered)) {
+      exchange += 1
+      exchangeStarts.push(index)
+      answered = false
+    }
+    if (turn.role === 'assistant') answered = true
+    exchangeOf.push(exchange)
+  }
+  const windows: ReplyWindow[] = []
+  for (const [index, turn] of turns.entries()) {
+    if (turn.role !== 'assistant') continue
+    const first = Math.max(0, (exchangeOf[index] ?? 0) - windowSize + 1)
+    windows.push({ reply: index, start: exchangeStarts[first] ?? 0 })
+  }
+  return windows
+}

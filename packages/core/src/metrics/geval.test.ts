@@ -1,0 +1,224 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { jsonReply, lastUserMessage, type OpenAIServer, startOpenAIServer } from '../../test/support/openai-server.js'
+import { JudgeCallError, MissingTestCaseParamError } from '../errors.js'
+import { LLMTestCaseParams } from '../test-case/params.js'
+import { GEval, type GEvalOptions } from './geval.js'
+import { dataOf, ln, schemaOf, scoreReply, serverJudge } from './test-support.js'
+
+const STEPS = ['Compare the facts in Actual Output with Expected Output.', 'Penalise omitted details.']
+const testCase = { input: 'Who ran up the tree?', actualOutput: 'The cat.', expectedOutput: 'The cat.' }
+
+let server: OpenAIServer
+
+beforeAll(async () => {
+  server = await startOpenAIServer()
+})
+afterAll(() => server.close())
+beforeEach(() => {
+  server.requests.length = 0
+  server.respondWith((request) =>
+    schemaOf(request) === 'geval_steps'
+      ? jsonReply({ steps: STEPS })
+      : scoreReply(7, ln({ '7': 0.6, '8': 0.3, '6': 0.1, ' the': 0.05 }), { decoy: ln({ '7': 0.5, '2': 0.5 }) }),
+  )
+})
+
+function geval(options: Partial<GEvalOptions> = {}): GEval {
+  return new GEval({
+    name: 'Correctness',
+    criteria: 'Is the actual output factually correct given the expected output?',
+    evaluationParams: [LLMTestCaseParams.ACTUAL_OUTPUT, LLMTestCaseParams.EXPECTED_OUTPUT],
+    model: serverJudge(server.baseURL),
+    ...options,
+  } as GEvalOptions)
+}
+
+describe('GEval scoring', () => {
+  it('weights the score by logprobs: {7: 0.6, 8: 0.3, 6: 0.1} gives 0.72, from the last score token', async () => {
+    const result = await geval().measure(testCase)
+
+    expect(result.error).toBeUndefined()
+    expect(result.score).toBeCloseTo(0.72, 10)
+    expect(result.success).toBe(true)
+    expect(server.requests.map(schemaOf)).toEqual(['geval_steps', 'geval_score'])
+    expect(server.requests[1]?.body).toMatchObject({ logprobs: true, top_logprobs: 20 })
+    expect(result.usage.judgeCalls).toBe(2)
+    expect(result.trace.notes).toContain(
+      'weighted by logprobs over 3 alternatives (6: 10%, 7: 60%, 8: 30%): 7.2; the judge answered 7',
+    )
+    expect(result.reason).toMatch(/^The judge scored 7 on 0–10, 7\.2 weighted by its logprobs, which is 0\.72\. Mostly/)
+    expect(result.verboseLogs).toMatchInlineSnapshot(`
+      "[1] Step "Evaluation steps": Is the actual output factually correct given the expected output? · 1 judge call
+           steps: 1. Compare the facts in Actual Output with Expected Output.
+                  2. Penalise omitted details.
+      [2] Step "Score": an integer from 0 to 10 → 7 (weighted 7.2) · 1 judge call
+           reason: Mostly right, 7 points of detail.
+      note: evaluation steps: generated from the criteria by this measurement (1 judge call); later measurements of this metric reuse them
+      note: weighted by logprobs over 3 alternatives (6: 10%, 7: 60%, 8: 30%): 7.2; the judge answered 7"
+    `)
+  })
+
+  it('shows the judge the steps and only the evaluationParams, as data', async () => {
+    await geval({ evaluationSteps: STEPS, criteria: undefined }).measure(testCase)
+
+    expect(server.requests).toHaveLength(1)
+    expect(lastUserMessage(server.requests[0] as never)).toContain(`1. ${STEPS[0]}\n2. ${STEPS[1]}`)
+    expect(dataOf(server.requests[0] as never)).toEqual({ 'Actual Output': 'The cat.', 'Expected Output': 'The cat.' })
+  })
+
+  it('uses the raw score and says so when the judge returns no logprobs', async () => {
+    server.respondWith(() => scoreReply(7, undefined))
+
+    const result = await geval({ evaluationSteps: STEPS, criteria: undefined }).measure(testCase)
+
+    expect(result.score).toBeCloseTo(0.7, 10)
+    expect(result.trace.notes).toContain('raw score: the judge returned no logprobs')
+  })
+
+  it('uses the raw score and says so when the score token is not among the logprobs', async () => {
+    server.respondWith(() => ({
+      ...scoreReply(7, undefined),
+      logprobs: [{ token: '{"reason":"fine","score":', logprob: 0, top: {} }],
+    }))
+
+    const result = await geval({ evaluationSteps: STEPS, criteria: undefined }).measure(testCase)
+
+    expect(result.score).toBeCloseTo(0.7, 10)
+    expect(result.trace.notes).toContain('raw score: the score token was not found in the logprobs')
+  })
+
+  it('retries without logprobs when the model rejects them, says so, and stops asking for them', async () => {
+    server.respondWith(({ body }) =>
+      body.logprobs
+        ? { status: 400, error: { message: "Unsupported parameter: 'logprobs' is not supported with this model." } }
+        : scoreReply(8, undefined),
+    )
+    const metric = geval({ evaluationSteps: STEPS, criteria: undefined })
+
+    const first = await metric.measure(testCase)
+    const second = await metric.measure(testCase)
+
+    expect(first.error).toBeUndefined()
+    expect(first.score).toBeCloseTo(0.8, 10)
+    expect(first.trace.notes.at(-1)).toMatch(/^raw score: the model "gpt-4\.1" does not accept logprobs \(Unsupported/)
+    expect(second.trace.notes.at(-1)).toContain('does not accept logprobs')
+    expect(server.requests.map((request) => request.body.logprobs ?? false)).toEqual([true, false, false])
+  })
+
+  it('asks for topLogprobs alternatives, and for none when it is 0', async () => {
+    await geval({ evaluationSteps: STEPS, criteria: undefined, topLogprobs: 5 }).measure(testCase)
+    const off = await geval({ evaluationSteps: STEPS, criteria: undefined, topLogprobs: 0 }).measure(testCase)
+
+    expect(server.requests[0]?.body.top_logprobs).toBe(5)
+    expect(server.requests[1]?.body.logprobs).toBeUndefined()
+    expect(off.score).toBeCloseTo(0.7, 10)
+    expect(off.trace.notes).toContain('raw score: topLogprobs is 0, so logprobs were not requested')
+  })
+
+  it('scores on a rubric: range min start..max end, out-of-range alternatives ignored', async () => {
+    server.respondWith(() => scoreReply(6, ln({ '6': 0.5, '7': 0.25, '9': 0.25 })))
+    const rubric = [
+      { scoreRange: [7, 8] as const, expectedOutcome: 'Correct and complete.' },
+      { scoreRange: [0, 2] as const, expectedOutcome: 'Wrong.' },
+      { scoreRange: [3, 6] as const, expectedOutcome: 'Partly correct.' },
+    ]
+
+    const metric = geval({ evaluationSteps: STEPS, criteria: undefined, rubric })
+    const result = await metric.measure(testCase)
+
+    expect(metric.scoreRange).toEqual([0, 8])
+    expect(result.score).toBeCloseTo((6 * (2 / 3) + 7 * (1 / 3)) / 8, 10)
+    const prompt = lastUserMessage(server.requests[0] as never)
+    expect(prompt).toContain('- 0 to 2: Wrong.\n- 3 to 6: Partly correct.\n- 7 to 8: Correct and complete.')
+    const format = server.requests[0]?.body.response_format as { json_schema: { schema: unknown } }
+    expect(format.json_schema.schema).toMatchObject({ properties: { score: { minimum: 0, maximum: 8 } } })
+    expect(result.reason).toContain('(rubric 3–6: "Partly correct.")')
+  })
+
+  it('in strict mode asks for no logprobs and passes only a perfect score', async () => {
+    server.respondWith(() => scoreReply(9, undefined))
+    const strict = geval({ evaluationSteps: STEPS, criteria: undefined, strictMode: true, threshold: 0.2 })
+
+    const nine = await strict.measure(testCase)
+    server.respondWith(() => scoreReply(10, undefined))
+    const ten = await strict.measure(testCase)
+
+    expect(server.requests.every((request) => request.body.logprobs === undefined)).toBe(true)
+    expect(nine).toMatchObject({ score: 0, threshold: 1, success: false, strictMode: true })
+    expect(nine.trace.notes).toContain('strict mode: the score 0.9 is below 1, so it counts as 0')
+    expect(ten).toMatchObject({ score: 1, threshold: 1, success: true })
+  })
+
+  it('fails the measurement, not the test run, when the score is out of range twice', async () => {
+    server.respondWith(() => scoreReply(11, undefined))
+
+    const result = await geval({ evaluationSteps: STEPS, criteria: undefined }).measure(testCase)
+
+    expect(result).toMatchObject({ score: 0, success: false })
+    expect(result.error?.code).toBe('JUDGE_OUTPUT_INVALID')
+    expect(server.requests).toHaveLength(2)
+    expect(result.trace.nodes.at(-1)).toMatchObject({ label: 'Score', status: 'failed' })
+  })
+})
+
+describe('GEval evaluation steps', () => {
+  it('generates the steps once for 20 concurrent measurements and counts that call once', async () => {
+    server.respondWith(async (request) => {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      return schemaOf(request) === 'geval_steps' ? jsonReply({ steps: STEPS }) : scoreReply(7, undefined)
+    })
+    const metric = geval()
+
+    const results = await Promise.all(Array.from({ length: 20 }, () => metric.measure(testCase)))
+
+    expect(server.requests).toHaveLength(21)
+    expect(server.requests.filter((request) => schemaOf(request) === 'geval_steps')).toHaveLength(1)
+    expect(results.every((result) => result.error === undefined && result.score === 0.7)).toBe(true)
+    expect(results.map((result) => result.usage.judgeCalls).sort()).toEqual([...Array(19).fill(1), 2])
+    const stepNotes = results.map((result) => result.trace.notes[0])
+    expect(stepNotes.filter((note) => note?.includes('by this measurement'))).toHaveLength(1)
+    expect(stepNotes.filter((note) => note?.includes('reused here (0 judge calls)'))).toHaveLength(19)
+    expect(new Set(results.map((result) => result.trace.nodes[0]?.output)).size).toBe(1)
+  })
+
+  it('reports a failed steps call on that measurement and tries again on the next', async () => {
+    server.respondWith((request) =>
+      request.index === 0 ? { status: 500, error: { message: 'overloaded' } } : jsonReply({ steps: STEPS }),
+    )
+    const metric = geval()
+
+    const failed = await metric.measure(testCase)
+    server.respondWith((request) =>
+      schemaOf(request) === 'geval_steps' ? jsonReply({ steps: STEPS }) : scoreReply(7, undefined),
+    )
+    const retried = await metric.measure(testCase)
+
+    expect(failed.error).toBeInstanceOf(JudgeCallError)
+    expect(failed.trace.nodes).toEqual([expect.objectContaining({ label: 'Evaluation steps', status: 'failed' })])
+    expect(retried.score).toBeCloseTo(0.7, 10)
+    expect(server.requests.map(schemaOf)).toEqual(['geval_steps', 'geval_steps', 'geval_score'])
+  })
+
+  it('makes no judge call for a measurement that lacks a parameter', async () => {
+    const result = await geval().measure({ input: 'Who ran up the tree?', actualOutput: 'The cat.' })
+
+    expect(result.error).toBeInstanceOf(MissingTestCaseParamError)
+    expect(result.error?.message).toContain("'expectedOutput'")
+    expect(result.error?.message).toContain('"Correctness"')
+    expect(server.requests).toHaveLength(0)
+  })
+
+  it('explains that a conversation needs ConversationalGEval', async () => {
+    const result = await geval().measure({ turns: [{ role: 'user', content: 'hi' }] } as never)
+
+    expect(result.error?.code).toBe('TEST_CASE_INVALID')
+    expect(result.error?.message).toContain('ConversationalGEval')
+  })
+
+  it('returns an aborted result, never a rejection, when the signal is already aborted', async () => {
+    const result = await geval().measure(testCase, { signal: AbortSignal.abort('stop') })
+
+    expect(result.error?.code).toBe('MEASUREMENT_ABORTED')
+    expect(server.requests).toHaveLength(0)
+  })
+})

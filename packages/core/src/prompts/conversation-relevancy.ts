@@ -1,0 +1,34 @@
+import { z } from 'zod'
+import { judgeMessages } from './shared.js'
+
+/** Prompt identity, part of every cache key: bump the version whenever the wording changes. */
+export const CONVERSATION_RELEVANCY_PROMPT = 'conversation-relevancy@1'
+
+/** What the judge answers about one assistant reply. The reason comes first so the model reasons before deciding. */
+export const replyRelevancySchema = z.object({
+  reason: z.string().describe('One or two sentences grounded in the conversation.'),
+  relevant: z.boolean().describe('true if the reply is relevant to the conversation so far, false if not.'),
+})
+
+/** One turn as the judge sees it. */
+export interface WindowTurn {
+  readonly index: number
+  readonly role: 'user' | 'assistant'
+  readonly content: string
+}
+
+/** Renders the prompt that judges whether one assistant reply is relevant, given the turns before it. */
+export function conversationRelevancyPrompt(before: readonly WindowTurn[], reply: WindowTurn) {
+  const task = [
+    'The data holds the recent turns of a conversation between a user and an AI assistant (each with its 0-based',
+    'index and role), then the assistant reply to judge.',
+    '',
+    'Decide whether the reply is relevant: whether it responds to what the user said, read with the earlier turns as',
+    'context. A brief or imperfect answer that addresses the user is relevant, and so is a light reply to small talk',
+    'or a greeting. It is irrelevant when it ignores the user, changes the subject, or answers something the user',
+    'did not ask. If no user turn precedes the reply, judge whether it is a sensible way for the assistant to open.',
+    '',
+    'Answer with a short "reason" first, then "relevant": true or false.',
+  ].join('\n')
+  return judgeMessages(task, { 'Turns before the reply': before, 'Reply to judge': reply })
+}

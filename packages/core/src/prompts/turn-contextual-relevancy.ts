@@ -1,0 +1,65 @@
+import { z } from 'zod'
+import type { WindowTurn } from './conversation-relevancy.js'
+import { judgeMessages } from './shared.js'
+
+/** Prompt identity, part of every cache key: bump the version whenever the wording changes. */
+export const TURN_CONTEXTUAL_RELEVANCY_PROMPT = 'turn-contextual-relevancy@1'
+
+/** What the judge answers for one retrieved chunk. */
+const chunkVerdictsSchema = (numbers: readonly number[]) =>
+  z.object({
+    chunk: z
+      .int()
+      .min(Math.min(...numbers))
+      .max(Math.max(...numbers))
+      .describe('The chunk number, as given.'),
+    statements: z
+      .array(
+        z.object({
+          statement: z.string().describe('One statement the chunk makes, close to its wording.'),
+          reason: z.string().describe('A short reason for the verdict.'),
+          relevant: z.boolean().describe('true if the statement helps address the user input.'),
+        }),
+      )
+      .min(1),
+  })
+
+/**
+ * What the judge answers for one assistant turn: every chunk it was given, in order, split into judged statements.
+ * `numbers` are the chunk numbers shown; an answer that skips or reorders chunks fails validation and is re-asked.
+ */
+export function turnContextualRelevancySchema(numbers: readonly number[]) {
+  return z
+    .object({ chunks: z.array(chunkVerdictsSchema(numbers)).length(numbers.length) })
+    .superRefine((answer, context) => {
+      for (const [position, chunk] of answer.chunks.entries()) {
+        if (chunk.chunk === numbers[position]) continue
+        context.addIssue({
+          code: 'custom',
+          path: ['chunks', position, 'chunk'],
+          message: `entry ${position + 1} must be chunk ${numbers[position]}: answer for every chunk, in the order given`,
+        })
+      }
+    })
+}
+
+/** Renders the prompt that judges the statements of a turn's retrieved chunks against the user's input. */
+export function turnContextualRelevancyPrompt(
+  before: readonly WindowTurn[],
+  chunks: readonly { readonly chunk: number; readonly text: string }[],
+) {
+  const task = [
+    'The data holds the recent turns of a conversation between a user and an AI assistant (each with its 0-based',
+    'index and role), and the numbered context chunks a retrieval system fetched for the assistant to answer the',
+    'latest user input.',
+    '',
+    'For every chunk, in the order given, split it into the distinct statements it makes (a short chunk may be a',
+    'single statement; keep each close to the chunk’s wording) and decide for each whether it is relevant: whether',
+    'it helps address what the user asks, above all in the latest user input, read with the earlier turns as',
+    'context. Background that the answer needs is relevant; facts about other topics are not.',
+    '',
+    'Answer with "chunks": one entry per chunk, in order, each with its "chunk" number and its "statements", each',
+    'statement with a short "reason" and "relevant": true or false.',
+  ].join('\n')
+  return judgeMessages(task, { Conversation: before, 'Retrieved context': chunks })
+}
