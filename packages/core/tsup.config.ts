@@ -1,12 +1,21 @@
-import { defineConfig } from 'tsup'
+import { defineConfig, type Options } from 'tsup'
 
-export default defineConfig({
+const shared: Options = {
   entry: { index: 'src/index.ts', testing: 'src/testing.ts' },
-  format: ['esm', 'cjs'],
   dts: true,
-  clean: true,
   sourcemap: true,
   target: 'node20',
   splitting: true,
   treeshake: true,
-})
+}
+
+export default defineConfig([
+  { ...shared, format: ['esm'] },
+  {
+    ...shared,
+    format: ['cjs'],
+    // p-queue and its helpers ship only as ES modules, which Jest's CommonJS runtime cannot require; the CJS build
+    // carries its own copy so `require('@judgetree/core')` works everywhere.
+    noExternal: [/^p-queue/, /^p-timeout/, /^eventemitter3/],
+  },
+])

@@ -9,6 +9,7 @@ export type JudgetreeErrorCode =
   | 'JUDGE_CALL_FAILED'
   | 'NO_VERDICT_REACHED'
   | 'MEASUREMENT_ABORTED'
+  | 'CACHE_MISS'
 
 /** The root of every error judgetree throws or reports on a result. */
 export class JudgetreeError extends Error {
@@ -94,11 +95,17 @@ export class JudgeOutputError extends JudgetreeError {
 export class JudgeCallError extends JudgetreeError {
   /** HTTP status when the server answered, undefined for network errors and timeouts. */
   readonly status: number | undefined
+  /** How long the server asked callers to wait (its Retry-After), when it said; judge runtimes pause for it. */
+  readonly retryAfterMs: number | undefined
 
-  constructor(message: string, options?: { cause?: unknown; status?: number | undefined }) {
+  constructor(
+    message: string,
+    options?: { cause?: unknown; status?: number | undefined; retryAfterMs?: number | undefined },
+  ) {
     super('JUDGE_CALL_FAILED', message, options)
     this.name = 'JudgeCallError'
     this.status = options?.status
+    this.retryAfterMs = options?.retryAfterMs
   }
 }
 
@@ -116,5 +123,17 @@ export class NoVerdictReachedError extends JudgetreeError {
   constructor(message: string) {
     super('NO_VERDICT_REACHED', message)
     this.name = 'NoVerdictReachedError'
+  }
+}
+
+/** The judge cache is in replay mode and has no answer for a judge call, so the call is not made. */
+export class CacheMissError extends JudgetreeError {
+  /** The cache key (a sha256) the answer would be stored under. */
+  readonly key: string
+
+  constructor(message: string, key: string) {
+    super('CACHE_MISS', message)
+    this.name = 'CacheMissError'
+    this.key = key
   }
 }

@@ -36,6 +36,7 @@ export {
 } from './dag/nodes/verdict-node.js'
 export { type DagFromJSONOptions, type SerializedDag, serializedDagSchema } from './dag/serialize.js'
 export {
+  CacheMissError,
   ConfigurationError,
   type DagIssue,
   DagValidationError,
@@ -49,7 +50,7 @@ export {
   TestCaseError,
 } from './errors.js'
 export { OpenAIJudge, type OpenAIJudgeOptions } from './judge/openai-judge.js'
-export { costOf, DEFAULT_MODEL_PRICES, type ModelPrice } from './judge/pricing.js'
+export { costOf, DEFAULT_MODEL_PRICES, type ModelPrice, registerModelPrices } from './judge/pricing.js'
 export { resolveJudge } from './judge/resolve-judge.js'
 export type { JudgeMessage, JudgeModel, JudgeRequest, JudgeResponse, JudgeUsage, TokenLogprob } from './judge/types.js'
 export type { CommonMetricOptions } from './metric/options.js'
@@ -62,6 +63,36 @@ export type {
   MetricUsage,
   SingleTurnMetric,
 } from './metric/types.js'
+export {
+  ConversationRelevancyMetric,
+  type ConversationRelevancyMetricOptions,
+  TurnRelevancyMetric,
+  type TurnRelevancyMetricOptions,
+} from './metrics/conversation-relevancy.js'
+export { ConversationalGEval, type ConversationalGEvalOptions } from './metrics/conversational-geval.js'
+export { GEval, type GEvalOptions } from './metrics/geval.js'
+export type { GEvalBaseOptions, Rubric } from './metrics/geval-rubric.js'
+export {
+  TurnContextualRelevancyMetric,
+  type TurnContextualRelevancyMetricOptions,
+} from './metrics/turn-contextual-relevancy.js'
+export type { CacheMode } from './runtime/cache.js'
+export {
+  type Coordinator,
+  type CoordinatorOptions,
+  type CoordinatorStats,
+  startCoordinator,
+} from './runtime/coordinator.js'
+export { type EvaluateOptions, type Evaluation, type EvaluationMetric, evaluate } from './runtime/evaluate.js'
+export type { EvaluationResult, EvaluationSummary, MetricSummary } from './runtime/evaluation-summary.js'
+export {
+  createJudgeRuntime,
+  defaultJudgeRuntime,
+  type JudgeRuntime,
+  type JudgeRuntimeOptions,
+  type JudgeRuntimeStats,
+} from './runtime/judge-runtime.js'
+export type { EvaluationProgress, OutputStream } from './runtime/progress-bar.js'
 export { type LLMTestCaseParam, LLMTestCaseParams, type TurnParam, TurnParams } from './test-case/params.js'
 export {
   type ConversationalTestCase,

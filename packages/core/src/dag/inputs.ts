@@ -7,7 +7,7 @@ import {
   type TurnParam,
 } from '../test-case/params.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
-import type { ReportIssue, TaskInput } from './node.js'
+import { isDagNode, type ReportIssue, type TaskInput } from './node.js'
 
 /**
  * How a node reads a test case: which parameters, which turns. Single-turn and conversational nodes differ only
@@ -149,7 +149,14 @@ function checkParams<P extends string>(
         `evaluationParams contains ${describeValue(param)}, which is one of ${otherEnum}; this node needs ${enumName}.`,
       )
     } else {
-      report('evaluation-params', `evaluationParams contains ${describeValue(param)}, which is not one of ${enumName}.`)
+      // Users coming from the Python library write snake_case; point them at the camelCase name.
+      const camel =
+        typeof param === 'string' ? param.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase()) : ''
+      const hint = camel !== param && isParam(camel) ? ` Did you mean "${camel}"?` : ''
+      report(
+        'evaluation-params',
+        `evaluationParams contains ${describeValue(param)}, which is not one of ${enumName}.${hint}`,
+      )
     }
   }
   return params
@@ -160,6 +167,7 @@ export function describeValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value)
   if (value === undefined) return 'undefined'
   if (typeof value === 'function') return 'a function'
+  if (isDagNode(value)) return `a single ${value.describe()} (wrap it in an array)`
   try {
     const json = JSON.stringify(value)
     return json.length > 80 ? `${json.slice(0, 79)}…` : json

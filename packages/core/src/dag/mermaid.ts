@@ -28,12 +28,12 @@ export function dagToMermaid(dag: DeepAcyclicGraph, options: MermaidOptions = {}
     lines.push(`  ${id(node)}${shape(node)}`)
     const metric = node.fields().metric as { name?: string } | undefined
     if (metric?.name) {
-      lines.push(`  ${id(node)}_metric[["metric: ${escape(metric.name)}"]]`)
+      lines.push(`  ${id(node)}_metric[["metric: ${escapeLabel(metric.name)}"]]`)
       edges.push({ line: `  ${id(node)} --> ${id(node)}_metric`, walked: ran(node) })
     }
     for (const child of new Set(node.children)) {
       const walked = ran(node) && ran(child)
-      const arrow = node.childEdge === 'data' ? `-.->|${escape(String(node.fields().outputLabel ?? ''))}|` : '-->'
+      const arrow = node.childEdge === 'data' ? `-.->|${escapeLabel(String(node.fields().outputLabel ?? ''))}|` : '-->'
       edges.push({ line: `  ${id(node)} ${arrow} ${id(child)}`, walked })
     }
   }
@@ -61,18 +61,18 @@ function shape(node: DagNode): string {
   const title = node.label ?? node.text
   switch (node.traceRole) {
     case 'task':
-      return `["Task: ${escape(title)}"]`
+      return `["Task: ${escapeLabel(title)}"]`
     case 'judgement':
-      return `{"${escape(title)}"}`
+      return `{"${escapeLabel(title)}"}`
     default: {
       const score = fields.score === undefined ? '' : ` → ${fields.score}`
-      return `(["${escape(String(fields.verdict))}${score}"])`
+      return `(["${escapeLabel(String(fields.verdict))}${score}"])`
     }
   }
 }
 
 /** Mermaid labels cannot hold raw quotes, brackets or newlines. */
-function escape(text: string): string {
+function escapeLabel(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim()
   const short = flat.length > LABEL_LIMIT ? `${flat.slice(0, LABEL_LIMIT - 1)}…` : flat
   return short

@@ -33,6 +33,12 @@ export interface OpenAIJudgeOptions {
   client?: OpenAI | undefined
 }
 
+/** A response of {@link OpenAIJudge}: a JudgeResponse that also says why logprobs are missing when they were dropped. */
+export interface OpenAIJudgeResponse<T> extends JudgeResponse<T> {
+  /** Set when logprobs were requested but the model rejects them, so the request went without. */
+  readonly logprobsUnavailable?: string | undefined
+}
+
 interface Connection {
   readonly client: OpenAI
   readonly host: string
@@ -59,9 +65,13 @@ const jsonSchemas = new WeakMap<object, Record<string, unknown>>()
 /** A judge backed by the OpenAI Chat Completions API or any server that speaks it. */
 export class OpenAIJudge implements JudgeModel {
   readonly name: string
+  /** What else decides the answers, for the judge cache: model, sampling, output mode and endpoint, never the key. */
+  readonly cacheIdentity: Readonly<Record<string, string | number>>
   readonly #options: OpenAIJudgeOptions
   readonly #timeoutMs: number
   #format: 'json_schema' | 'json_object'
+  /** Why this model gets no logprobs request: set once the server rejected one. */
+  #logprobsRejected: string | undefined
   #connection: Connection | undefined
 
   constructor(options: OpenAIJudgeOptions = {}) {
@@ -70,9 +80,15 @@ export class OpenAIJudge implements JudgeModel {
     this.name = options.model ?? readEnv('JUDGETREE_MODEL') ?? DEFAULT_MODEL
     this.#timeoutMs = options.timeoutMs ?? 60_000
     this.#format = options.structuredOutputs === 'json_object' ? 'json_object' : 'json_schema'
+    this.cacheIdentity = Object.freeze({
+      model: this.name,
+      temperature: options.temperature ?? 0,
+      structuredOutputs: options.structuredOutputs ?? 'auto',
+      endpoint: endpointOf(options.client?.baseURL ?? nonEmpty(options.baseURL) ?? readEnv('OPENAI_BASE_URL')),
+    })
   }
 
-  async generate<T>(request: JudgeRequest<T>): Promise<JudgeResponse<T>> {
+  async generate<T>(request: JudgeRequest<T>): Promise<OpenAIJudgeResponse<T>> {
     if (request.signal?.aborted) throw new MeasurementAbortedError(request.signal.reason)
     const connection = this.#connect()
     const first = await this.#complete(connection, request, [])
@@ -114,6 +130,9 @@ export class OpenAIJudge implements JudgeModel {
       logprobs: final.logprobs,
       cached: false,
       rawText: connection.scrub(final.content),
+      ...(request.topLogprobs !== undefined && this.#logprobsRejected !== undefined
+        ? { logprobsUnavailable: this.#logprobsRejected }
+        : {}),
     }
   }
 
@@ -171,7 +190,7 @@ export class OpenAIJudge implements JudgeModel {
         format === 'json_schema'
           ? { type: 'json_schema', json_schema: { name: request.schemaName, schema, strict: true } }
           : { type: 'json_object' },
-      ...(request.topLogprobs === undefined
+      ...(request.topLogprobs === undefined || this.#logprobsRejected !== undefined
         ? {}
         : { logprobs: true, top_logprobs: Math.min(request.topLogprobs, MAX_TOP_LOGPROBS) }),
     }
@@ -186,6 +205,12 @@ export class OpenAIJudge implements JudgeModel {
       if (format === 'json_schema' && this.#options.structuredOutputs !== 'json_schema' && rejectsSchema(error)) {
         // The server cannot do structured outputs; JSON mode plus our own validation is the next best thing.
         this.#format = 'json_object'
+        return this.#complete(connection, request, followUp)
+      }
+      if (params.logprobs && rejectsLogprobs(error)) {
+        // Some models (reasoning models, many local servers) refuse logprobs; the answer is still usable without them.
+        const detail = connection.scrub((error as APIError).message.replace(/^400 /, ''))
+        this.#logprobsRejected = `the model "${this.name}" does not accept logprobs (${detail}), so it is asked without them`
         return this.#complete(connection, request, followUp)
       }
       throw this.#callError(error, connection, request.signal)
@@ -267,6 +292,7 @@ export class OpenAIJudge implements JudgeModel {
       return new JudgeCallError(`${where} answered HTTP ${status}: ${detail}${hint ? `\n${hint}` : ''}`, {
         cause,
         status,
+        retryAfterMs: retryAfterOf(error.headers),
       })
     }
     return new JudgeCallError(`${where} could not be called: ${connection.scrub(error.message)}`, { cause })
@@ -288,6 +314,11 @@ function statusHint(status: number, detail: string, retries: string): string | u
     return "The server may not support structured outputs; pass `structuredOutputs: 'json_object'` to the judge."
   }
   return undefined
+}
+
+function rejectsLogprobs(error: unknown): boolean {
+  if (!(error instanceof APIError) || error.status !== 400) return false
+  return /logprobs/i.test(`${error.message} ${error.param ?? ''} ${error.code ?? ''}`)
 }
 
 function rejectsSchema(error: unknown): boolean {
@@ -384,6 +415,29 @@ function rootMessage(error: Error): string {
 function excerpt(raw: string): string {
   if (raw.length <= RAW_EXCERPT_CHARS) return JSON.stringify(raw)
   return `${JSON.stringify(raw.slice(0, RAW_EXCERPT_CHARS))} … (${raw.length - RAW_EXCERPT_CHARS} more characters)`
+}
+
+/** Host and path of the API root: enough to tell servers (and Azure deployments) apart, with no credentials. */
+function endpointOf(baseURL: string | undefined): string {
+  if (baseURL === undefined) return 'api.openai.com/v1'
+  try {
+    const url = new URL(baseURL)
+    return `${url.host}${url.pathname.replace(/\/+$/, '')}`
+  } catch {
+    return 'unparsable-base-url'
+  }
+}
+
+/** The wait a 429 or 503 asked for, in the SDK's order of preference: retry-after-ms, then retry-after. */
+function retryAfterOf(headers: Headers | undefined): number | undefined {
+  const ms = Number.parseFloat(headers?.get('retry-after-ms') ?? '')
+  if (Number.isFinite(ms) && ms >= 0) return ms
+  const header = headers?.get('retry-after')
+  if (!header) return undefined
+  const seconds = Number.parseFloat(header)
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
+  const date = Date.parse(header)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
 }
 
 function hostOf(baseURL: string): string {

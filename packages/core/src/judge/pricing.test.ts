@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { costOf, DEFAULT_MODEL_PRICES } from './pricing.js'
+import { ConfigurationError } from '../errors.js'
+import { costOf, DEFAULT_MODEL_PRICES, registerModelPrices } from './pricing.js'
 
 describe('costOf', () => {
   it('prices a known model per million tokens', () => {
@@ -34,5 +35,27 @@ describe('costOf', () => {
 
   it('cannot be changed by callers', () => {
     expect(Object.isFrozen(DEFAULT_MODEL_PRICES)).toBe(true)
+  })
+
+  it("takes prices registered for the process, below a judge's own pricing and above the built-in table", () => {
+    registerModelPrices({ 'registered-model-x': { inputPerMillion: 3, outputPerMillion: 0 } })
+
+    expect(costOf('registered-model-x', 1_000_000, 1_000_000)).toBe(3)
+    expect(costOf('registered-model-x-2025-01-01', 1_000_000, 0)).toBe(3)
+    expect(
+      costOf('registered-model-x', 1_000_000, 0, { 'registered-model-x': { inputPerMillion: 7, outputPerMillion: 0 } }),
+    ).toBe(7)
+  })
+
+  it('rejects malformed prices, listing each, and registers none of the batch', () => {
+    const register = () =>
+      registerModelPrices({
+        'good-model-y': { inputPerMillion: 1, outputPerMillion: 1 },
+        'bad-model-z': { inputPerMillion: -1, outputPerMillion: Number.NaN },
+      })
+
+    expect(register).toThrow(ConfigurationError)
+    expect(register).toThrow(/"bad-model-z".inputPerMillion[\s\S]*"bad-model-z".outputPerMillion/)
+    expect(costOf('good-model-y', 1_000_000, 0)).toBeUndefined()
   })
 })

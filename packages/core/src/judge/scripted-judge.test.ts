@@ -38,7 +38,7 @@ describe('scriptedJudge', () => {
       rules: [
         {
           match: (request) => JSON.stringify(request.messages).includes('refund'),
-          answer: (request) => ({ reason: request.promptVersion, verdict: true }),
+          answer: (request: { promptVersion: string }) => ({ reason: request.promptVersion, verdict: true }),
         },
       ],
     })

@@ -53,5 +53,13 @@ export interface JudgeResponse<T> {
 export interface JudgeModel {
   /** The model's name as shown in results and reports, e.g. `gpt-4.1`. */
   readonly name: string
+  /**
+   * Everything besides the request that changes this judge's answers (sampling options, endpoint), as plain JSON;
+   * part of the cache key. Never include secrets: it is hashed, and judges built on it may be logged.
+   * @default undefined (only `name` identifies the judge)
+   */
+  readonly cacheIdentity?: unknown
+  /** False when answers must never be cached, e.g. a scripted judge whose script is edited. @default true */
+  readonly cacheable?: boolean | undefined
   generate<T>(request: JudgeRequest<T>): Promise<JudgeResponse<T>>
 }

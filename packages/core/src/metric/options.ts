@@ -2,6 +2,7 @@ import { describeValue } from '../dag/inputs.js'
 import { ConfigurationError } from '../errors.js'
 import { resolveJudge } from '../judge/resolve-judge.js'
 import type { JudgeModel } from '../judge/types.js'
+import { withDefaultRuntime } from '../runtime/judge-runtime.js'
 
 /** Options every built-in metric takes. */
 export interface CommonMetricOptions {
@@ -75,7 +76,8 @@ export function resolveCommonOptions(
   }
   let judge: JudgeModel | undefined
   try {
-    judge = resolveJudge(options.model)
+    // Every judge answers through a runtime (cache, limits): the process's default unless one was wrapped already.
+    judge = withDefaultRuntime(resolveJudge(options.model))
   } catch (error) {
     problems.add(error instanceof Error ? error.message : String(error))
   }

@@ -23,6 +23,7 @@ export function buildResult(
     readonly usage: MetricUsage
   },
 ): MetricResult {
+  let logs: string | undefined
   return Object.freeze({
     name: context.options.name,
     score: outcome.score,
@@ -32,7 +33,11 @@ export function buildResult(
     strictMode: context.options.strictMode,
     error: undefined,
     trace: outcome.trace,
-    verboseLogs: renderTrace(outcome.trace),
+    // Rendered on first read: most results are never printed, and rendering costs more than the walk itself.
+    get verboseLogs() {
+      logs ??= renderTrace(outcome.trace)
+      return logs
+    },
     usage: outcome.usage,
     durationMs: Math.round(performance.now() - context.started),
     judgeModel: context.options.judge.name,
@@ -52,6 +57,7 @@ export function errorResult(
       : new JudgetreeError('JUDGE_CALL_FAILED', error instanceof Error ? error.message : String(error), {
           cause: error,
         })
+  let logs: string | undefined
   return Object.freeze({
     name: context.options.name,
     score: 0,
@@ -61,7 +67,10 @@ export function errorResult(
     strictMode: context.options.strictMode,
     error: judgetreeError,
     trace,
-    verboseLogs: renderTrace(trace),
+    get verboseLogs() {
+      logs ??= renderTrace(trace)
+      return logs
+    },
     usage,
     durationMs: Math.round(performance.now() - context.started),
     judgeModel: context.options.judge.name,

@@ -25,6 +25,9 @@ export interface ConversationalNonBinaryJudgementNodeOptions
 }
 
 abstract class NonBinaryJudgementBase extends JudgementNodeBase {
+  // One schema object per set of options: judges and the cache memoise their JSON schema by object identity.
+  #schema: { readonly key: string; readonly schema: ReturnType<typeof nonBinaryVerdictSchema> } | undefined
+
   /** The verdict options in declaration order, as the judge is shown them. */
   get options(): string[] {
     return this.children.map((child) => String(child.verdict))
@@ -61,9 +64,12 @@ abstract class NonBinaryJudgementBase extends JudgementNodeBase {
 
   protected async judge(context: NodeRunContext) {
     const options = this.options
+    const key = JSON.stringify(options)
+    if (this.#schema?.key !== key)
+      this.#schema = { key, schema: nonBinaryVerdictSchema(options as [string, ...string[]]) }
     return context.judge({
       messages: nonBinaryJudgementPrompt(this.criteria, options, this.view.data(context.testCase, context.inputs)),
-      schema: nonBinaryVerdictSchema(options as [string, ...string[]]),
+      schema: this.#schema.schema,
       schemaName: 'non_binary_verdict',
       promptVersion: NON_BINARY_JUDGEMENT_PROMPT,
     })

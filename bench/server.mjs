@@ -1,0 +1,67 @@
+// An OpenAI-compatible Chat Completions server on 127.0.0.1 with a configurable latency, for benchmarks.
+// Run alone: `node bench/server.mjs --latency 200` prints {"baseURL": "http://127.0.0.1:PORT/v1"} and serves until killed.
+import { createServer } from 'node:http'
+import { pathToFileURL } from 'node:url'
+import { answerFor, textFor } from './answers.mjs'
+
+/** Starts the server. GET /stats returns counters; POST /config {"latencyMs"} changes the latency and resets them. */
+export async function startBenchServer({ latencyMs = 0, port = 0 } = {}) {
+  let latency = latencyMs
+  const counters = { requests: 0, inFlight: 0, peakInFlight: 0 }
+  const server = createServer(async (req, res) => {
+    const chunks = []
+    for await (const chunk of req) chunks.push(chunk)
+    const path = req.url?.split('?')[0]
+    if (req.method === 'GET' && path === '/stats') return send(res, 200, { ...counters, latencyMs: latency })
+    if (req.method === 'POST' && path === '/config') {
+      latency = JSON.parse(Buffer.concat(chunks).toString('utf8')).latencyMs ?? latency
+      Object.assign(counters, { requests: 0, inFlight: 0, peakInFlight: 0 })
+      return send(res, 200, { latencyMs: latency })
+    }
+    if (req.method !== 'POST' || path !== '/v1/chat/completions') return send(res, 404, { error: { message: path } })
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+    counters.requests += 1
+    counters.inFlight += 1
+    counters.peakInFlight = Math.max(counters.peakInFlight, counters.inFlight)
+    if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency))
+    counters.inFlight -= 1
+    const prompt = body.messages.at(-1)?.content ?? ''
+    const content = JSON.stringify(answerFor(body.response_format?.json_schema?.schema, textFor(prompt)))
+    const promptChars = body.messages.reduce((sum, message) => sum + message.content.length, 0)
+    const usage = { prompt_tokens: Math.ceil(promptChars / 4), completion_tokens: Math.ceil(content.length / 4) }
+    send(res, 200, {
+      id: `chatcmpl-bench-${counters.requests}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: body.model,
+      choices: [
+        { index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null },
+      ],
+      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+    })
+  })
+  server.keepAliveTimeout = 60_000
+  await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve))
+  const url = `http://127.0.0.1:${server.address().port}`
+  return {
+    url,
+    baseURL: `${url}/v1`,
+    stats: () => ({ ...counters }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections()
+        server.close(resolve)
+      }),
+  }
+}
+
+function send(res, status, body) {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const at = process.argv.indexOf('--latency')
+  const latencyMs = at === -1 ? 0 : Number(process.argv[at + 1])
+  const server = await startBenchServer({ latencyMs })
+  process.stdout.write(`${JSON.stringify({ baseURL: server.baseURL, url: server.url })}\n`)
+}

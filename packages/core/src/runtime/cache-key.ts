@@ -1,0 +1,50 @@
+import { createHash } from 'node:crypto'
+import { z } from 'zod'
+import type { JudgeModel, JudgeRequest } from '../judge/types.js'
+
+/** Bumped when the key material or the entry format changes, so old entries are simply never found again. */
+export const CACHE_FORMAT_VERSION = 1
+
+const schemaTexts = new WeakMap<object, string>()
+
+/**
+ * The content address of one judge call: a sha256 over everything that decides the answer (judge name and
+ * identity, messages, schema, logprobs request, prompt version) and nothing that does not (signal, timeouts, key).
+ */
+export function cacheKeyOf(judge: JudgeModel, request: JudgeRequest<unknown>): string {
+  const hash = createHash('sha256')
+  hash.update(
+    canonicalJson({
+      format: CACHE_FORMAT_VERSION,
+      judge: judge.name,
+      identity: judge.cacheIdentity ?? null,
+      messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
+      schemaName: request.schemaName,
+      topLogprobs: request.topLogprobs ?? null,
+      promptVersion: request.promptVersion,
+    }),
+  )
+  hash.update(schemaText(request.schema))
+  return hash.digest('hex')
+}
+
+/** JSON with object keys sorted at every depth, so equal values always serialise to equal text. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, item]) => item !== undefined && typeof item !== 'function')
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`
+}
+
+/** The schema's JSON schema as canonical text, computed once per schema object. */
+function schemaText(schema: z.ZodType): string {
+  let text = schemaTexts.get(schema)
+  if (text === undefined) {
+    // A schema with parts JSON schema cannot express still gets a stable key from the parts it can.
+    text = `schema:${canonicalJson(z.toJSONSchema(schema, { unrepresentable: 'any' }))}`
+    schemaTexts.set(schema, text)
+  }
+  return text
+}

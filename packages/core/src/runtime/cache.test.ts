@@ -1,0 +1,192 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { type OpenAIServer, startOpenAIServer } from '../../test/support/openai-server.js'
+import { PLAYFUL, playfulChatbotDag, playfulConversation, routeByPrompt } from '../../test/support/walkthroughs.js'
+import { ConversationalDAGMetric } from '../dag/dag-metric.js'
+import { CacheMissError } from '../errors.js'
+import { OpenAIJudge } from '../judge/openai-judge.js'
+import { scriptedJudge } from '../judge/scripted-judge.js'
+import type { CacheMode } from './cache.js'
+import { createJudgeRuntime } from './judge-runtime.js'
+
+const FAKE_KEY = 'sk-judgetree-FAKE-KEY-0123456789abcdef'
+const routes = routeByPrompt([
+  [PLAYFUL.summary, { output: 'The user asked about the weather; the assistant teased them.' }],
+  [PLAYFUL.satisfied, { reason: 'Every question got an answer.', verdict: true }],
+  [PLAYFUL.behaviour, { reason: 'Teasing but friendly.', verdict: 'Playful' }],
+])
+
+let server: OpenAIServer
+let dir: string
+
+beforeAll(async () => {
+  server = await startOpenAIServer(routes)
+})
+afterAll(() => server.close())
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'judgetree-cache-'))
+  server.requests.length = 0
+  server.respondWith(routes)
+})
+afterEach(async () => {
+  vi.restoreAllMocks()
+  await rm(dir, { recursive: true, force: true })
+})
+
+function metric(cache: CacheMode, warn: (message: string) => void = () => {}) {
+  const runtime = createJudgeRuntime({ cache, cacheDir: dir, concurrency: 4, warn })
+  const judge = new OpenAIJudge({ model: 'gpt-4.1', baseURL: server.baseURL, apiKey: FAKE_KEY, maxRetries: 0 })
+  return new ConversationalDAGMetric({ name: 'Playful Chatbot', dag: playfulChatbotDag(), model: runtime.wrap(judge) })
+}
+
+async function cacheFiles(): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true })
+  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name))
+}
+
+describe('judge cache through the OpenAI SDK', () => {
+  it('answers a re-run from disk with zero requests, the same result, and no tokens or cost billed', async () => {
+    const first = await metric('read-write').measure(playfulConversation)
+    expect(first.score).toBe(1)
+    expect(server.requests).toHaveLength(3)
+    expect(first.usage).toMatchObject({ judgeCalls: 3, cachedCalls: 0, promptTokens: 30 })
+    expect(first.usage.costUsd).toBeGreaterThan(0)
+    expect(await cacheFiles()).toHaveLength(3)
+
+    const second = await metric('read-write').measure(playfulConversation)
+    expect(server.requests).toHaveLength(3)
+    expect(second.score).toBe(first.score)
+    expect(second.reason).toBe(first.reason)
+    expect(second.usage).toEqual({ judgeCalls: 3, cachedCalls: 3, promptTokens: 0, completionTokens: 0, costUsd: 0 })
+    const judged = second.trace.nodes.filter((node) => node.status === 'ran' && node.role !== 'verdict')
+    expect(judged.map((node) => node.cached)).toEqual([true, true, true])
+  })
+
+  it('stores a readable entry under <2 hex>/<sha256>.json and never the API key, even when a server echoes it', async () => {
+    server.respondWith((request) => {
+      const reply = routes(request) as { json?: Record<string, unknown> }
+      const echoed = {
+        ...reply.json,
+        ...('reason' in (reply.json ?? {}) ? { reason: `${request.headers.authorization}` } : {}),
+      }
+      return { json: echoed }
+    })
+    await metric('read-write').measure(playfulConversation)
+    const files = await cacheFiles()
+    expect(files).toHaveLength(3)
+    for (const file of files) {
+      expect(file).toMatch(/[/\\]([0-9a-f]{2})[/\\]\1[0-9a-f]{62}\.json$/)
+      const text = await readFile(file, 'utf8')
+      expect(text).not.toContain(FAKE_KEY)
+      expect(text).not.toContain('FAKE-KEY')
+      expect(JSON.parse(text)).toMatchObject({ format: 1, judge: 'gpt-4.1', createdAt: expect.any(String) })
+    }
+    const entries = await Promise.all(files.map(async (file) => JSON.parse(await readFile(file, 'utf8'))))
+    expect(entries.map((entry) => entry.promptVersion).sort()).toEqual([
+      'binary-judgement@1',
+      'non-binary-judgement@1',
+      'task-node@1',
+    ])
+    expect(JSON.stringify(entries)).toContain('Bearer sk-***')
+  })
+
+  it('in replay mode fails a miss without calling the judge, saying what is missing and how to record it', async () => {
+    const result = await metric('replay').measure(playfulConversation)
+    expect(server.requests).toHaveLength(0)
+    expect(result.success).toBe(false)
+    expect(result.name).toBe('Playful Chatbot')
+    expect(result.error).toBeInstanceOf(CacheMissError)
+    expect(result.error?.code).toBe('CACHE_MISS')
+    expect(result.error?.message).toContain('task-node@1 call (schema task_output, judge gpt-4.1)')
+    expect(result.error?.message).toContain(PLAYFUL.summary)
+    expect(result.error?.message).toContain('JUDGETREE_CACHE=read-write')
+    expect(result.error?.message).toContain('commit .judgetree/cache')
+    expect(result.trace.nodes.find((node) => node.status === 'failed')?.text).toBe(PLAYFUL.summary)
+  })
+
+  it('in replay mode answers from a recorded cache with no server at all', async () => {
+    await metric('read-write').measure(playfulConversation)
+    server.respondWith(() => ({ status: 500, error: { message: 'must not be called' } }))
+    const replayed = await metric('replay').measure(playfulConversation)
+    expect(replayed.error).toBeUndefined()
+    expect(replayed.score).toBe(1)
+    expect(server.requests).toHaveLength(3)
+  })
+
+  it('in read-only mode reads hits and calls the judge on misses, but never writes', async () => {
+    await metric('read-only').measure(playfulConversation)
+    expect(server.requests).toHaveLength(3)
+    expect(await cacheFiles()).toEqual([])
+
+    await metric('read-write').measure(playfulConversation)
+    server.requests.length = 0
+    const files = await cacheFiles()
+    const before = await Promise.all(files.map((file) => readFile(file, 'utf8')))
+    const result = await metric('read-only').measure(playfulConversation)
+    expect(result.usage.cachedCalls).toBe(3)
+    expect(server.requests).toHaveLength(0)
+    expect(await Promise.all(files.map((file) => readFile(file, 'utf8')))).toEqual(before)
+  })
+
+  it('in off mode neither reads nor writes', async () => {
+    await metric('read-write').measure(playfulConversation)
+    server.requests.length = 0
+    const result = await metric('off').measure(playfulConversation)
+    expect(server.requests).toHaveLength(3)
+    expect(result.usage.cachedCalls).toBe(0)
+  })
+
+  it('treats a damaged entry as a miss with one warning naming the file, then repairs it in read-write mode', async () => {
+    await metric('read-write').measure(playfulConversation)
+    const [cut, garbage] = await cacheFiles()
+    await writeFile(cut as string, (await readFile(cut as string, 'utf8')).slice(0, 40))
+    await writeFile(garbage as string, JSON.stringify({ format: 1, key: 'someone-else', response: { value: 1 } }))
+    server.requests.length = 0
+    const warnings: string[] = []
+
+    const result = await metric('read-write', (message) => warnings.push(message)).measure(playfulConversation)
+    expect(result.error).toBeUndefined()
+    expect(result.score).toBe(1)
+    expect(server.requests).toHaveLength(2)
+    expect(warnings).toHaveLength(2)
+    expect(warnings.join('\n')).toContain(cut)
+    expect(warnings.join('\n')).toContain('not valid JSON')
+    expect(warnings.join('\n')).toContain('a different key')
+
+    server.requests.length = 0
+    const repaired = await metric('read-write').measure(playfulConversation)
+    expect(server.requests).toHaveLength(0)
+    expect(repaired.usage.cachedCalls).toBe(3)
+  })
+
+  it('warns through console.warn by default', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    await metric('read-write').measure(playfulConversation)
+    const [file] = await cacheFiles()
+    await writeFile(file as string, '{"format": 1, "key": ')
+    const runtime = createJudgeRuntime({ cache: 'read-write', cacheDir: dir, concurrency: 4 })
+    const judge = new OpenAIJudge({ model: 'gpt-4.1', baseURL: server.baseURL, apiKey: FAKE_KEY, maxRetries: 0 })
+    await new ConversationalDAGMetric({ name: 'P', dag: playfulChatbotDag(), model: runtime.wrap(judge) }).measure(
+      playfulConversation,
+    )
+    expect(warn).toHaveBeenCalledTimes(1)
+    expect(String(warn.mock.calls[0]?.[0])).toContain('damaged judge cache entry')
+  })
+
+  it('never caches a judge that says it is not cacheable (a scripted judge)', async () => {
+    const runtime = createJudgeRuntime({ cache: 'read-write', cacheDir: dir, concurrency: 4 })
+    const judge = scriptedJudge({
+      rules: [
+        { match: PLAYFUL.summary, answer: { output: 'summary' } },
+        { match: PLAYFUL.satisfied, answer: { reason: 'r', verdict: false } },
+      ],
+    })
+    const scripted = new ConversationalDAGMetric({ name: 'P', dag: playfulChatbotDag(), model: runtime.wrap(judge) })
+    await scripted.measure(playfulConversation)
+    await scripted.measure(playfulConversation)
+    expect(judge.requests).toHaveLength(4)
+    expect(await cacheFiles()).toEqual([])
+  })
+})

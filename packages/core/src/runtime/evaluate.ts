@@ -1,0 +1,187 @@
+import { setMaxListeners } from 'node:events'
+import { ConfigurationError, JudgetreeError, MeasurementAbortedError } from '../errors.js'
+import type { MetricResult } from '../metric/types.js'
+import { NO_USAGE } from '../metric/usage.js'
+import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
+import {
+  type EvaluationMetric,
+  type EvaluationResult,
+  type EvaluationSummary,
+  renderEvaluationSummary,
+  summarise,
+} from './evaluation-summary.js'
+import { defaultJudgeRuntime } from './judge-runtime.js'
+
+export type { EvaluationMetric } from './evaluation-summary.js'
+
+import { type EvaluationProgress, type OutputStream, ProgressBar } from './progress-bar.js'
+
+/** Options of {@link evaluate}. */
+export interface EvaluateOptions {
+  /**
+   * Measurements (test case × metric) in flight at once. Judge calls are limited separately, by the judge runtime
+   * (JUDGETREE_CONCURRENCY); this only needs to be high enough to keep that limit busy.
+   * @default 8 × the default judge runtime's concurrency, at least 64
+   */
+  concurrency?: number | undefined
+  /** Called after each measurement with the totals so far and the result that just arrived. */
+  onProgress?:
+    | ((progress: EvaluationProgress, latest: EvaluationResult<LLMTestCase | ConversationalTestCase>) => void)
+    | undefined
+  /** Draw a progress bar on stderr. @default stderr is a terminal and CI is not set */
+  progress?: boolean | undefined
+  /** Print the summary table to stdout at the end. @default true */
+  summary?: boolean | undefined
+  /** Stops starting measurements and cancels those in flight; evaluate() then rejects with MeasurementAbortedError. */
+  signal?: AbortSignal | undefined
+  /** @default process.stdout */
+  stdout?: OutputStream | undefined
+  /** @default process.stderr */
+  stderr?: OutputStream | undefined
+}
+
+/** Every result of an evaluate() run, in (test case, metric) order, and their totals. */
+export interface Evaluation<TestCase> {
+  readonly results: readonly EvaluationResult<TestCase>[]
+  readonly summary: EvaluationSummary
+}
+
+/**
+ * Measures every test case with every metric of its kind, outside a test runner: one failing measurement never
+ * stops the others, a progress bar shows on a terminal, and a summary table prints at the end.
+ *
+ * @example
+ * const { results, summary } = await evaluate(conversations, [playfulChatbot, new ConversationRelevancyMetric()])
+ * if (summary.failed + summary.errored > 0) process.exitCode = 1
+ */
+export async function evaluate<TestCase extends LLMTestCase | ConversationalTestCase>(
+  testCases: readonly TestCase[],
+  metrics: readonly EvaluationMetric[],
+  options: EvaluateOptions = {},
+): Promise<Evaluation<TestCase>> {
+  const concurrency = checkArguments(testCases, metrics, options)
+  const started = performance.now()
+  // Every measurement listens for the abort: on a signal of our own, so the caller's gets one listener and Node
+  // does not warn about a leak when hundreds of measurements are in flight.
+  const stop = new AbortController()
+  setMaxListeners(0, stop.signal)
+  const onAbort = (): void => stop.abort(options.signal?.reason)
+  if (options.signal?.aborted) onAbort()
+  else options.signal?.addEventListener('abort', onAbort, { once: true })
+  const signal = stop.signal
+  const pairs: { testCase: TestCase; index: number; metric: EvaluationMetric }[] = []
+  let skipped = 0
+  for (const [index, testCase] of testCases.entries()) {
+    const conversational = 'turns' in testCase
+    for (const metric of metrics) {
+      const mismatched = conversational ? metric.kind === 'single-turn' : metric.kind === 'conversational'
+      if (mismatched) skipped += 1
+      else pairs.push({ testCase, index, metric })
+    }
+  }
+
+  const stderr = options.stderr ?? process.stderr
+  const showBar = options.progress ?? (stderr.isTTY === true && !process.env.CI)
+  const bar = showBar ? new ProgressBar(stderr) : undefined
+  const results: EvaluationResult<TestCase>[] = new Array(pairs.length)
+  const totals = { done: 0, passed: 0, failed: 0, errored: 0, judgeCalls: 0, cachedCalls: 0 }
+
+  const measurePair = async (at: number): Promise<void> => {
+    const { testCase, index, metric } = pairs[at] as (typeof pairs)[number]
+    const result = await measureSafely(metric, testCase, signal)
+    const entry: EvaluationResult<TestCase> = { testCase, index, metric, result }
+    results[at] = entry
+    totals.done += 1
+    if (result.error) totals.errored += 1
+    else if (result.success) totals.passed += 1
+    else totals.failed += 1
+    totals.judgeCalls += result.usage.judgeCalls
+    totals.cachedCalls += result.usage.cachedCalls
+    const progress = { ...totals, total: pairs.length, elapsedMs: performance.now() - started }
+    bar?.update(progress)
+    options.onProgress?.(progress, entry)
+  }
+
+  let next = 0
+  const worker = async (): Promise<void> => {
+    while (!signal?.aborted && next < pairs.length) await measurePair(next++)
+  }
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, pairs.length) }, worker))
+  } finally {
+    bar?.finish()
+    options.signal?.removeEventListener('abort', onAbort)
+  }
+  if (signal?.aborted) throw new MeasurementAbortedError(signal.reason)
+
+  const summary = summarise(results, metrics, skipped, Math.round(performance.now() - started))
+  if (options.summary ?? true)
+    (options.stdout ?? process.stdout).write(`${renderEvaluationSummary(summary, results)}\n`)
+  return { results, summary }
+}
+
+/** Metrics never reject by contract; one that does anyway becomes an errored result, not a crashed run. */
+async function measureSafely(
+  metric: EvaluationMetric,
+  testCase: LLMTestCase | ConversationalTestCase,
+  signal: AbortSignal | undefined,
+): Promise<MetricResult> {
+  const started = performance.now()
+  let problem: unknown
+  try {
+    const result = await (metric.measure as (testCase: unknown, options: object) => Promise<MetricResult>)(testCase, {
+      signal,
+    })
+    if (typeof result === 'object' && result !== null && typeof result.success === 'boolean') return result
+    problem = new Error(`measure() resolved to ${String(result)} instead of a MetricResult`)
+  } catch (error) {
+    problem = error
+  }
+  const error =
+    problem instanceof JudgetreeError
+      ? problem
+      : new JudgetreeError(
+          'JUDGE_CALL_FAILED',
+          `The metric "${metric.name}" failed instead of returning a result: ${problem instanceof Error ? problem.message : String(problem)}`,
+          { cause: problem },
+        )
+  const trace = { metric: metric.name, nodes: [], roots: [], notes: [] }
+  return Object.freeze({
+    name: metric.name,
+    score: 0,
+    threshold: metric.threshold,
+    success: false,
+    reason: undefined,
+    strictMode: false,
+    error,
+    trace,
+    verboseLogs: '',
+    usage: NO_USAGE,
+    durationMs: Math.round(performance.now() - started),
+    judgeModel: 'unknown',
+  })
+}
+
+function checkArguments(testCases: unknown, metrics: unknown, options: EvaluateOptions): number {
+  const problems: string[] = []
+  if (!Array.isArray(testCases)) problems.push('testCases must be an array of test cases.')
+  else {
+    for (const [index, testCase] of testCases.entries()) {
+      if (typeof testCase !== 'object' || testCase === null) problems.push(`testCases[${index}] is not an object.`)
+    }
+  }
+  if (!Array.isArray(metrics) || metrics.length === 0) problems.push('metrics must be a non-empty array of metrics.')
+  else {
+    for (const [index, metric] of metrics.entries()) {
+      if (typeof (metric as { measure?: unknown } | null)?.measure !== 'function') {
+        problems.push(`metrics[${index}] is not a metric (an object with a measure() method).`)
+      }
+    }
+  }
+  const concurrency = options.concurrency ?? Math.max(64, 8 * defaultJudgeRuntime().concurrency)
+  if (!(Number.isInteger(concurrency) && concurrency >= 1)) {
+    problems.push(`Expected \`concurrency\` to be a whole number from 1 and up, got \`${String(concurrency)}\`.`)
+  }
+  if (problems.length > 0) throw new ConfigurationError(`Invalid evaluate() arguments:\n  - ${problems.join('\n  - ')}`)
+  return concurrency
+}

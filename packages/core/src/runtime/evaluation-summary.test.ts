@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest'
+import { type EvaluationSummary, formatCost, formatCount, renderEvaluationLine } from './evaluation-summary.js'
+
+const summary: EvaluationSummary = {
+  metrics: 12,
+  passed: 10,
+  failed: 1,
+  errored: 1,
+  skipped: 0,
+  judgeCalls: 37,
+  cachedCalls: 5,
+  promptTokens: 10_000,
+  completionTokens: 2_345,
+  costUsd: 0.0123,
+  durationMs: 1,
+  byMetric: [],
+}
+
+describe('evaluation summary line', () => {
+  it('reads as one line of totals', () => {
+    expect(renderEvaluationLine(summary)).toBe(
+      'judgetree: 12 metrics, 10 passed, 1 failed, 1 errored · 37 judge calls (5 cached) · 12,345 tokens · $0.0123',
+    )
+  })
+
+  it('mentions skipped pairs and an unknown cost', () => {
+    expect(renderEvaluationLine({ ...summary, skipped: 3, costUsd: undefined })).toBe(
+      'judgetree: 12 metrics, 10 passed, 1 failed, 1 errored, 3 skipped · 37 judge calls (5 cached) · 12,345 tokens · cost unknown',
+    )
+  })
+
+  it('formats counts and costs the same on every machine', () => {
+    expect([0, 999, 1_000, 1_234_567].map(formatCount)).toEqual(['0', '999', '1,000', '1,234,567'])
+    expect([0, 0.00054, 0.5, 12.345].map(formatCost)).toEqual(['$0.0000', '$0.0005', '$0.5000', '$12.35'])
+  })
+})

@@ -1,0 +1,193 @@
+import { resolve } from 'node:path'
+import { CacheMissError, ConfigurationError } from '../errors.js'
+import type { JudgeModel, JudgeRequest, JudgeResponse } from '../judge/types.js'
+import { CACHE_MODES, type CacheLookup, type CacheMode, JudgeCacheStore } from './cache.js'
+import { cacheKeyOf } from './cache-key.js'
+import { CallLimiter } from './limiter.js'
+import { envCacheDir, envCacheMode, envConcurrency, envRequestsPerMinute, validateLimits } from './limits.js'
+import { SharedCall, type SharedOutcome } from './shared-call.js'
+
+/** Options of {@link createJudgeRuntime}; each one left out is read from its JUDGETREE_* variable, then defaulted. */
+export interface JudgeRuntimeOptions {
+  /** @default process.env.JUDGETREE_CACHE ?? 'read-write' */
+  cache?: CacheMode | undefined
+  /** Relative paths are resolved against process.cwd(). @default process.env.JUDGETREE_CACHE_DIR ?? '.judgetree/cache' */
+  cacheDir?: string | undefined
+  /** Judge calls in flight at once in this process. @default process.env.JUDGETREE_CONCURRENCY ?? 8 */
+  concurrency?: number | undefined
+  /** Judge calls started per minute in this process, spaced evenly; pass `undefined` for no limit. @default process.env.JUDGETREE_RPM, else unlimited */
+  requestsPerMinute?: number | undefined
+  /** A coordinator (see startCoordinator) whose limit this process shares. @default process.env.JUDGETREE_COORDINATOR_URL at the first call */
+  coordinatorUrl?: string | undefined
+  /** Where warnings go (damaged cache entries, rate limits, an unreachable coordinator). @default console.warn */
+  warn?: ((message: string) => void) | undefined
+}
+
+/** Counters of one runtime since it was created. */
+export interface JudgeRuntimeStats {
+  /** Requests received from metrics. */
+  readonly requests: number
+  /** Requests answered from the cache on disk. */
+  readonly cacheHits: number
+  /** Requests that waited on an identical request already in flight instead of calling again. */
+  readonly sharedCalls: number
+  /** Calls that reached the judge itself. */
+  readonly judgeCalls: number
+  readonly inFlight: number
+  readonly queued: number
+}
+
+/** Caches, limits and shares judge calls for every judge it wraps. */
+export interface JudgeRuntime {
+  readonly cache: CacheMode
+  /** The absolute cache directory. */
+  readonly cacheDir: string
+  readonly concurrency: number
+  readonly requestsPerMinute: number | undefined
+  /** A judge that answers through this runtime; a judge that already does (through any runtime) is returned as is. */
+  wrap(judge: JudgeModel): JudgeModel
+  stats(): JudgeRuntimeStats
+}
+
+const RUNTIME = Symbol.for('judgetree.judgeRuntime')
+
+/**
+ * Builds a judge runtime: a content-addressed cache of judge answers on disk, a limit on judge calls in flight (and
+ * per minute), and one shared call for identical requests in flight. Metrics use the process's default runtime,
+ * configured by JUDGETREE_* variables; pass `model: runtime.wrap(judge)` to use another.
+ *
+ * @example
+ * const runtime = createJudgeRuntime({ cache: 'replay', concurrency: 4 })
+ * const metric = new DAGMetric({ name: 'Format', dag, model: runtime.wrap(new OpenAIJudge()) })
+ */
+export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRuntime {
+  const mode = options.cache ?? envCacheMode()
+  const cacheDir = options.cacheDir ?? envCacheDir()
+  const concurrency = options.concurrency ?? envConcurrency()
+  const requestsPerMinute = 'requestsPerMinute' in options ? options.requestsPerMinute : envRequestsPerMinute()
+  if (!CACHE_MODES.includes(mode)) {
+    throw new ConfigurationError(
+      `Expected \`cache\` to be one of ${CACHE_MODES.map((m) => `'${m}'`).join(', ')}, got \`${String(mode)}\`.`,
+    )
+  }
+  if (typeof cacheDir !== 'string' || cacheDir.trim() === '') {
+    throw new ConfigurationError(`Expected \`cacheDir\` to be a directory path, got \`${String(cacheDir)}\`.`)
+  }
+  validateLimits('createJudgeRuntime', { concurrency, requestsPerMinute })
+  const warn = options.warn ?? ((message: string) => console.warn(message))
+  const store = new JudgeCacheStore(resolve(cacheDir), warn)
+  const limiter = new CallLimiter({
+    concurrency,
+    requestsPerMinute,
+    coordinatorUrl: () => options.coordinatorUrl ?? nonEmpty(process.env.JUDGETREE_COORDINATOR_URL),
+    warn,
+  })
+  const inFlight = new Map<string, SharedCall>()
+  const wrappers = new WeakMap<JudgeModel, JudgeModel>()
+  const counts = { requests: 0, cacheHits: 0, sharedCalls: 0, judgeCalls: 0 }
+
+  const callJudge = <T>(judge: JudgeModel, request: JudgeRequest<T>, signal: AbortSignal | undefined) =>
+    limiter.run(() => {
+      counts.judgeCalls += 1
+      return judge.generate(request.signal === signal ? request : { ...request, signal })
+    }, signal)
+
+  const lookupOrCall = async (judge: JudgeModel, request: JudgeRequest<unknown>, key: string, signal: AbortSignal) => {
+    const found = await store.read(key, request.schema)
+    if (found.status === 'hit') {
+      counts.cacheHits += 1
+      return { response: found.response, fromCache: true } satisfies SharedOutcome
+    }
+    if (mode === 'replay') throw replayMiss(judge, request, key, found, store)
+    const response = await callJudge(judge, request, signal)
+    if (mode === 'read-write') {
+      const summary = { judge: judge.name, promptVersion: request.promptVersion, schemaName: request.schemaName }
+      await store.write(key, summary, response)
+    }
+    return { response, fromCache: false } satisfies SharedOutcome
+  }
+
+  const generate = <T>(judge: JudgeModel, request: JudgeRequest<T>): Promise<JudgeResponse<T>> => {
+    counts.requests += 1
+    if (mode === 'off' || judge.cacheable === false) return callJudge(judge, request, request.signal)
+    const key = cacheKeyOf(judge, request as JudgeRequest<unknown>)
+    let shared = inFlight.get(key)
+    if (shared === undefined) {
+      const call = new SharedCall((signal) => lookupOrCall(judge, request as JudgeRequest<unknown>, key, signal))
+      inFlight.set(key, call)
+      void call.settled.then(() => inFlight.delete(key))
+      shared = call
+    } else {
+      counts.sharedCalls += 1
+    }
+    return shared.join<T>(request.signal)
+  }
+
+  const runtime: JudgeRuntime = {
+    cache: mode,
+    cacheDir: store.dir,
+    concurrency,
+    requestsPerMinute,
+    wrap(judge) {
+      if (isRuntimeJudge(judge)) return judge
+      let wrapped = wrappers.get(judge)
+      if (wrapped === undefined) {
+        wrapped = Object.freeze({
+          name: judge.name,
+          cacheIdentity: judge.cacheIdentity,
+          cacheable: judge.cacheable,
+          [RUNTIME]: runtime,
+          generate: <T>(request: JudgeRequest<T>) => generate(judge, request),
+        })
+        wrappers.set(judge, wrapped)
+      }
+      return wrapped
+    },
+    stats: () => ({ ...counts, inFlight: limiter.inFlight, queued: limiter.queued }),
+  }
+  return runtime
+}
+
+/** True for a judge returned by some runtime's `wrap`. */
+export function isRuntimeJudge(judge: JudgeModel): boolean {
+  return (judge as { [RUNTIME]?: unknown })[RUNTIME] !== undefined
+}
+
+let processRuntime: JudgeRuntime | undefined
+
+/** The runtime every metric uses unless given a wrapped judge; created from JUDGETREE_* variables on first use. */
+export function defaultJudgeRuntime(): JudgeRuntime {
+  processRuntime ??= createJudgeRuntime()
+  return processRuntime
+}
+
+/** The judge as the default runtime serves it, unless a runtime already serves it. */
+export function withDefaultRuntime(judge: JudgeModel): JudgeModel {
+  return isRuntimeJudge(judge) ? judge : defaultJudgeRuntime().wrap(judge)
+}
+
+function replayMiss(
+  judge: JudgeModel,
+  request: JudgeRequest<unknown>,
+  key: string,
+  found: CacheLookup,
+  store: JudgeCacheStore,
+): CacheMissError {
+  const prompt = request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? ''
+  const start = prompt.replace(/\s+/g, ' ').trim()
+  const damaged = found.status === 'damaged' ? ` (${found.problem})` : ''
+  return new CacheMissError(
+    `The judge cache has no answer for this ${request.promptVersion} call (schema ${request.schemaName}, judge ` +
+      `${judge.name}) and is in replay mode, so the judge was not called.\n` +
+      `  prompt begins: ${JSON.stringify(start.length > 160 ? `${start.slice(0, 160)}…` : start)}\n` +
+      `  expected entry: ${store.fileOf(key)}${damaged}\n` +
+      'To record it, run the suite once with JUDGETREE_CACHE=read-write and a real judge (e.g. OPENAI_API_KEY ' +
+      'set), then commit .judgetree/cache. A changed prompt, test case, model or judge option needs a new recording.',
+    key,
+  )
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim()
+  return trimmed === undefined || trimmed === '' ? undefined : trimmed
+}

@@ -1,0 +1,69 @@
+import { ConfigurationError } from '../errors.js'
+import { CACHE_MODES, type CacheMode } from './cache.js'
+
+export const DEFAULT_CONCURRENCY = 8
+export const DEFAULT_CACHE_DIR = '.judgetree/cache'
+
+/** JUDGETREE_CONCURRENCY, else the default; a malformed value is a ConfigurationError that names it. */
+export function envConcurrency(): number {
+  return envNumber('JUDGETREE_CONCURRENCY', 'a whole number from 1 and up', Number.isInteger) ?? DEFAULT_CONCURRENCY
+}
+
+/** JUDGETREE_RPM, else undefined (no rate limit). */
+export function envRequestsPerMinute(): number | undefined {
+  return envNumber('JUDGETREE_RPM', 'a number of requests per minute above 0', () => true)
+}
+
+/** JUDGETREE_CACHE, else 'read-write'. */
+export function envCacheMode(): CacheMode {
+  const raw = env('JUDGETREE_CACHE')
+  if (raw !== undefined && !CACHE_MODES.includes(raw as CacheMode)) {
+    throw new ConfigurationError(
+      `JUDGETREE_CACHE must be one of ${CACHE_MODES.map((mode) => `'${mode}'`).join(', ')}; got '${raw}'.`,
+    )
+  }
+  return (raw as CacheMode | undefined) ?? 'read-write'
+}
+
+/** JUDGETREE_CACHE_DIR, else `.judgetree/cache`. */
+export function envCacheDir(): string {
+  return env('JUDGETREE_CACHE_DIR') ?? DEFAULT_CACHE_DIR
+}
+
+/** Checks limits passed as options, p-queue style: what was expected, and what was given. */
+export function validateLimits(
+  owner: string,
+  limits: { concurrency: unknown; requestsPerMinute?: unknown; leaseTimeoutMs?: unknown },
+): void {
+  const problems: string[] = []
+  const { concurrency, requestsPerMinute, leaseTimeoutMs } = limits
+  if (!(typeof concurrency === 'number' && Number.isInteger(concurrency) && concurrency >= 1)) {
+    problems.push(expected('concurrency', 'a whole number from 1 and up', concurrency))
+  }
+  if (requestsPerMinute !== undefined && !(typeof requestsPerMinute === 'number' && requestsPerMinute > 0)) {
+    problems.push(expected('requestsPerMinute', 'a number above 0', requestsPerMinute))
+  }
+  if (leaseTimeoutMs !== undefined && !(Number.isInteger(leaseTimeoutMs) && (leaseTimeoutMs as number) > 0)) {
+    problems.push(expected('leaseTimeoutMs', 'a whole number of milliseconds from 1 and up', leaseTimeoutMs))
+  }
+  if (problems.length > 0) throw new ConfigurationError(`Invalid options for ${owner}:\n${problems.join('\n')}`)
+}
+
+function expected(name: string, what: string, got: unknown): string {
+  return `  - Expected \`${name}\` to be ${what}, got \`${String(got)}\` (${typeof got}).`
+}
+
+function envNumber(name: string, what: string, ok: (value: number) => boolean): number | undefined {
+  const raw = env(name)
+  if (raw === undefined) return undefined
+  const value = Number(raw)
+  if (!(Number.isFinite(value) && value > 0 && ok(value))) {
+    throw new ConfigurationError(`${name} must be ${what}; got '${raw}'.`)
+  }
+  return value
+}
+
+function env(name: string): string | undefined {
+  const value = process.env[name]?.trim()
+  return value === undefined || value === '' ? undefined : value
+}
