@@ -8,6 +8,22 @@ export const projects: TestProjectInlineConfiguration[] = [
       name: 'core',
       root: './packages/core',
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+      // Tests count requests at a local server, so the default runtime must not answer from a cache; cache tests
+      // build their own runtime with a temporary directory.
+      env: { JUDGETREE_CACHE: 'off' },
+    },
+  },
+  {
+    extends: true,
+    test: {
+      name: 'matchers',
+      root: './packages/matchers',
+      // test/fixtures holds the projects the e2e tests run with real Vitest and Jest; they are not tests here.
+      include: ['src/**/*.test.ts', 'test/*.test.ts', 'test/e2e/*.test.ts'],
+      // The e2e files each start runner processes; one at a time keeps a 2-core machine responsive.
+      fileParallelism: false,
+      testTimeout: 120_000,
+      hookTimeout: 180_000,
     },
   },
 ]

@@ -1,0 +1,15 @@
+// @judgetree/matchers: the data toPassMetric records and the reporters write. The runner integrations live in
+// '@judgetree/matchers/vitest' and '@judgetree/matchers/jest'; the matcher types in '/vitest/types',
+// '/vitest/types-v5' and '/jest/types'.
+export type { ToPassMetricOptions } from './internal/evaluate.js'
+export type {
+  JudgetreeRecord,
+  PlainError,
+  PlainMetricResult,
+  PlainTrace,
+  PlainTraceNode,
+  PlainUsage,
+} from './internal/record.js'
+export { DEFAULT_REPORT_FILE, type JudgetreeReporterOptions } from './internal/reporter-options.js'
+export type { JudgetreeReport, JudgetreeReportTest, JudgetreeRunSummary } from './internal/run-report.js'
+export { META_KEY } from './internal/vitest-task.js'

@@ -1,0 +1,219 @@
+import {
+  ConversationalBinaryJudgementNode,
+  ConversationalDAGMetric,
+  ConversationalVerdictNode,
+  DeepAcyclicGraph,
+  JudgeCallError,
+  type JudgeModel,
+  type Metric,
+  TurnParams,
+} from '@judgetree/core'
+import { scriptedJudge } from '@judgetree/core/testing'
+import { describe, expect, test } from 'vitest'
+import { type EvaluationContext, evaluateToPassMetric } from './evaluate.js'
+
+const conversation = {
+  turns: [
+    { role: 'user' as const, content: 'Hi' },
+    { role: 'assistant' as const, content: 'Hello!' },
+  ],
+}
+
+function friendly(verdict: boolean, model: JudgeModel = answering(verdict)): ConversationalDAGMetric {
+  return new ConversationalDAGMetric({
+    name: 'Friendly',
+    threshold: 0.7,
+    model,
+    dag: new DeepAcyclicGraph({
+      rootNodes: [
+        new ConversationalBinaryJudgementNode({
+          criteria: 'Is the assistant friendly?',
+          evaluationParams: [TurnParams.CONTENT],
+          children: [
+            new ConversationalVerdictNode({ verdict: true, score: 8 }),
+            new ConversationalVerdictNode({ verdict: false, score: 2 }),
+          ],
+        }),
+      ],
+    }),
+  })
+}
+
+function answering(verdict: boolean): JudgeModel {
+  return scriptedJudge({ name: 'judge-x', rules: [{ match: 'friendly', answer: { reason: 'It greets.', verdict } }] })
+}
+
+const plain: EvaluationContext = { isNot: false, utils: undefined }
+const negated: EvaluationContext = { isNot: true, utils: undefined }
+/** Colours that show where they were applied, to check that the first line is never coloured. */
+const marking: EvaluationContext = {
+  isNot: false,
+  utils: { DIM_COLOR: (text) => `<dim>${text}</dim>`, RECEIVED_COLOR: (text) => `<red>${text}</red>` },
+}
+
+describe('evaluateToPassMetric', () => {
+  test('a failing metric: the summary line, the reason, then the tree', async () => {
+    const outcome = await evaluateToPassMetric(conversation, friendly(false), undefined, plain)
+    expect(outcome.pass).toBe(false)
+    expect(outcome.message()).toMatchInlineSnapshot(`
+      "FAIL Friendly: score 0.2 (threshold 0.7) · judge judge-x
+      reason: The walk scored 0.2. “Is the assistant friendly?” → false: It greets.
+      [1] Judgement: Is the assistant friendly? → false · 1 judge call
+      │    reason: It greets.
+      ├─ ○ true → 8
+      └─ ● false → 2  ◀ score 0.2"
+    `)
+    expect(outcome.record).toMatchObject({
+      name: 'Friendly',
+      score: 0.2,
+      threshold: 0.7,
+      metricThreshold: 0.7,
+      success: false,
+      negated: false,
+      assertionPassed: false,
+      error: null,
+      judgeModel: 'judge-x',
+      summary: 'FAIL Friendly: score 0.2 (threshold 0.7) · judge judge-x',
+    })
+  })
+
+  test('.not: a passing metric fails the assertion with its own wording', async () => {
+    const outcome = await evaluateToPassMetric(conversation, friendly(true), undefined, negated)
+    expect(outcome.pass).toBe(true)
+    expect(outcome.message().split('\n')[0]).toBe(
+      'expected Friendly to fail, but it passed with score 0.8 (threshold 0.7) · judge judge-x',
+    )
+    expect(outcome.record).toMatchObject({ success: true, negated: true, assertionPassed: false })
+  })
+
+  test('.not: a failing metric passes the assertion', async () => {
+    const outcome = await evaluateToPassMetric(conversation, friendly(false), undefined, negated)
+    expect(outcome.pass).toBe(false)
+    expect(outcome.record).toMatchObject({ success: false, negated: true, assertionPassed: true })
+  })
+
+  test('{ threshold } decides pass or fail instead of the metric threshold, and the message says so', async () => {
+    const stricter = await evaluateToPassMetric(conversation, friendly(true), { threshold: 0.9 }, plain)
+    expect(stricter.pass).toBe(false)
+    expect(stricter.message().split('\n').slice(0, 2)).toEqual([
+      'FAIL Friendly: score 0.8 (threshold 0.9) · judge judge-x',
+      "threshold 0.9 from toPassMetric(metric, { threshold }); the metric's own is 0.7",
+    ])
+    expect(stricter.record).toMatchObject({ threshold: 0.9, metricThreshold: 0.7, success: false })
+    const laxer = await evaluateToPassMetric(conversation, friendly(false), { threshold: 0.2 }, plain)
+    expect(laxer.pass).toBe(true)
+  })
+
+  test('an error result fails the assertion with and without .not', async () => {
+    const offline: JudgeModel = {
+      name: 'offline',
+      generate: () => Promise.reject(new JudgeCallError('The judge could not be reached.')),
+    }
+    for (const context of [plain, negated]) {
+      const outcome = await evaluateToPassMetric(conversation, friendly(true, offline), undefined, context)
+      // The runner fails the assertion when pass !== isNot.
+      expect(outcome.pass).toBe(context.isNot)
+      expect(outcome.message().split('\n').slice(0, 2)).toEqual([
+        'ERROR Friendly: no score (threshold 0.7) · judge offline',
+        'error: The judge could not be reached.',
+      ])
+      expect(outcome.record).toMatchObject({
+        assertionPassed: false,
+        error: { code: 'JUDGE_CALL_FAILED', name: 'JudgeCallError', message: 'The judge could not be reached.' },
+      })
+    }
+  })
+
+  test('a metric that throws becomes an error result, not a crash', async () => {
+    const throwing: Metric = {
+      name: 'Hand-made',
+      kind: 'conversational',
+      threshold: 0.5,
+      measure: () => Promise.reject(new TypeError('oops')),
+    }
+    const outcome = await evaluateToPassMetric(conversation, throwing, undefined, negated)
+    expect(outcome.pass).toBe(true)
+    expect(outcome.message()).toBe(
+      'ERROR Hand-made: no score (threshold 0.5) · judge unknown\n' +
+        'error: The metric "Hand-made" failed: oops\n' +
+        'A metric that could not be computed fails the test, with or without .not.',
+    )
+  })
+
+  test('colours only through the runner utilities, and never on the first line', async () => {
+    const failing = await evaluateToPassMetric(conversation, friendly(false), { threshold: 0.75 }, marking)
+    const [first, second] = failing.message().split('\n')
+    expect(first).toBe('FAIL Friendly: score 0.2 (threshold 0.75) · judge judge-x')
+    expect(second).toMatch(/^<dim>threshold 0\.75 from .*<\/dim>$/)
+    expect(failing.record?.text).not.toContain('<dim>')
+  })
+
+  test.each([
+    [
+      'a string received',
+      'Hi there',
+      friendly(true),
+      undefined,
+      "expect(testCase).toPassMetric(metric) expects a test case: a conversation { turns: [...] } or a single-turn test case { input, actualOutput }, but received 'Hi there' (string).",
+    ],
+    [
+      'a conversation for a single-turn metric',
+      conversation,
+      { name: 'Exact', kind: 'single-turn', threshold: 0.5, measure: () => Promise.reject(new Error('unreachable')) },
+      undefined,
+      'The metric "Exact" judges single-turn test cases ({ input, actualOutput }), but received a conversation ({ turns: [...] }).',
+    ],
+    [
+      'a single-turn case for a conversational metric',
+      { input: 'Hi', actualOutput: 'Hello' },
+      friendly(true),
+      undefined,
+      'The metric "Friendly" judges conversations ({ turns: [...] }), but received a single-turn test case ({ input, ... }).',
+    ],
+    [
+      'no metric',
+      conversation,
+      undefined,
+      undefined,
+      'toPassMetric(metric) expects a judgetree metric (an object with `name` and `measure(testCase)`, such as new ConversationalDAGMetric({ ... })), but got `undefined` (undefined).',
+    ],
+    [
+      'a threshold above 1',
+      conversation,
+      friendly(true),
+      { threshold: 70 },
+      'toPassMetric(metric, { threshold }) expects `threshold` to be a number from 0 to 1, but got `70` (number).',
+    ],
+    [
+      'a threshold as a string',
+      conversation,
+      friendly(true),
+      { threshold: '0.7' },
+      "toPassMetric(metric, { threshold }) expects `threshold` to be a number from 0 to 1, but got '0.7' (string).",
+    ],
+    [
+      'options that are not an object',
+      conversation,
+      friendly(true),
+      0.7,
+      'toPassMetric(metric, options) expects options to be an object such as { threshold: 0.7 }, but got `0.7` (number).',
+    ],
+  ])('misuse fails at once, with and without .not: %s', async (_, received, metric, options, expected) => {
+    for (const context of [plain, negated]) {
+      const outcome = await evaluateToPassMetric(received, metric, options, context)
+      expect(outcome.pass).toBe(context.isNot)
+      expect(outcome.message()).toBe(expected)
+      expect(outcome.record).toBeUndefined()
+    }
+  })
+
+  test('the record is plain JSON: errors and nested results survive a round trip', async () => {
+    const outcome = await evaluateToPassMetric(conversation, friendly(false), undefined, plain)
+    expect(JSON.parse(JSON.stringify(outcome.record))).toEqual(outcome.record)
+    expect(outcome.record?.trace.nodes.map((node) => [node.role, node.status])).toEqual([
+      ['judgement', 'ran'],
+      ['verdict', 'skipped'],
+      ['verdict', 'ran'],
+    ])
+  })
+})

@@ -1,0 +1,179 @@
+import {
+  formatScore,
+  JudgetreeError,
+  type Metric,
+  type MetricResult,
+  renderResult,
+  renderSummaryLine,
+} from '@judgetree/core'
+import { describeValue } from './describe-value.js'
+import { type JudgetreeRecord, toPlainResult } from './record.js'
+
+/** Options of `toPassMetric(metric, options)`. */
+export interface ToPassMetricOptions {
+  /** The lowest passing score for this assertion, 0..1, instead of the metric's own threshold. @default metric.threshold */
+  threshold?: number | undefined
+}
+
+/** The colour helpers every runner passes to matchers as `this.utils`; colours go through them only. */
+export interface MatcherColours {
+  DIM_COLOR?: ((text: string) => string) | undefined
+  RECEIVED_COLOR?: ((text: string) => string) | undefined
+}
+
+/** What a matcher's `this` tells the shared evaluation. */
+export interface EvaluationContext {
+  readonly isNot: boolean
+  readonly utils: MatcherColours | undefined
+}
+
+/** The matcher's answer to the runner, plus the record reporters receive (none when nothing was measured). */
+export interface MatcherOutcome {
+  readonly pass: boolean
+  readonly message: () => string
+  readonly record: JudgetreeRecord | undefined
+}
+
+const MATCHER = 'toPassMetric'
+
+/**
+ * Measures `received` with `metric` and decides the assertion. Never rejects: a bad argument, a metric that
+ * throws and a result with `error` set all fail the assertion with a message, also under `.not`.
+ */
+export async function evaluateToPassMetric(
+  received: unknown,
+  metric: unknown,
+  options: unknown,
+  context: EvaluationContext,
+): Promise<MatcherOutcome> {
+  const problem = usageProblem(received, metric, options)
+  if (problem !== undefined) return { pass: context.isNot, message: () => problem, record: undefined }
+  const checked = metric as Metric
+  const override = (options as ToPassMetricOptions | undefined)?.threshold
+  const result = await measureSafely(checked, received)
+  const threshold = override ?? result.threshold
+  const success = result.error === undefined && result.score >= threshold
+  const judged: MetricResult = { ...result, threshold, success }
+  const text = renderResult(judged)
+  const record: JudgetreeRecord = {
+    ...toPlainResult(judged),
+    metricThreshold: result.threshold,
+    negated: context.isNot,
+    assertionPassed: result.error === undefined && success !== context.isNot,
+    summary: renderSummaryLine(judged),
+    text,
+  }
+  const dim = context.utils?.DIM_COLOR ?? identity
+  const red = context.utils?.RECEIVED_COLOR ?? identity
+  const [, ...details] = text.split('\n')
+  const lines = details.map((line) => (line.startsWith('error: ') ? red(line) : line))
+  if (override !== undefined && override !== result.threshold) {
+    lines.unshift(
+      dim(
+        `threshold ${formatScore(override)} from ${MATCHER}(metric, { threshold }); the metric's own is ${formatScore(result.threshold)}`,
+      ),
+    )
+  }
+  if (result.error !== undefined) {
+    if (context.isNot) lines.push(dim('A metric that could not be computed fails the test, with or without .not.'))
+    const message = [record.summary, ...lines].join('\n')
+    return { pass: context.isNot, message: () => message, record }
+  }
+  const first = context.isNot
+    ? `expected ${result.name} to fail, but it passed with score ${formatScore(result.score)} (threshold ${formatScore(threshold)}) · judge ${result.judgeModel}`
+    : record.summary
+  const message = [first, ...lines].join('\n')
+  return { pass: success, message: () => message, record }
+}
+
+/** Checks the arguments before any judge call, so misuse fails at once with what was expected. */
+function usageProblem(received: unknown, metric: unknown, options: unknown): string | undefined {
+  if (!isMetric(metric)) {
+    return (
+      `${MATCHER}(metric) expects a judgetree metric (an object with \`name\` and \`measure(testCase)\`, such as ` +
+      `new ConversationalDAGMetric({ ... })), but got ${describeValue(metric)}.`
+    )
+  }
+  if (options !== undefined) {
+    if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+      return `${MATCHER}(metric, options) expects options to be an object such as { threshold: 0.7 }, but got ${describeValue(options)}.`
+    }
+    const { threshold } = options as { threshold?: unknown }
+    if (threshold !== undefined && (typeof threshold !== 'number' || !(threshold >= 0 && threshold <= 1))) {
+      return `${MATCHER}(metric, { threshold }) expects \`threshold\` to be a number from 0 to 1, but got ${describeValue(threshold)}.`
+    }
+  }
+  const shape = testCaseShape(received)
+  if (shape === undefined) {
+    return (
+      `expect(testCase).${MATCHER}(metric) expects a test case: a conversation { turns: [...] } or a single-turn ` +
+      `test case { input, actualOutput }, but received ${describeValue(received)}.`
+    )
+  }
+  if (metric.kind === 'conversational' && shape !== 'conversational') {
+    return `The metric "${metric.name}" judges conversations ({ turns: [...] }), but received a single-turn test case ({ input, ... }).`
+  }
+  if (metric.kind === 'single-turn' && shape !== 'single-turn') {
+    return `The metric "${metric.name}" judges single-turn test cases ({ input, actualOutput }), but received a conversation ({ turns: [...] }).`
+  }
+  return undefined
+}
+
+function isMetric(value: unknown): value is Metric {
+  if (typeof value !== 'object' || value === null) return false
+  const candidate = value as Partial<Record<keyof Metric, unknown>>
+  return typeof candidate.name === 'string' && typeof candidate.measure === 'function'
+}
+
+function testCaseShape(value: unknown): 'conversational' | 'single-turn' | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
+  if (Array.isArray((value as { turns?: unknown }).turns)) return 'conversational'
+  if (typeof (value as { input?: unknown }).input === 'string') return 'single-turn'
+  return undefined
+}
+
+/** Metrics should never reject, but a hand-written one might; that becomes an error result, not a crash. */
+async function measureSafely(metric: Metric, testCase: unknown): Promise<MetricResult> {
+  let problem: unknown
+  try {
+    const result: unknown = await metric.measure(testCase as never)
+    if (isResult(result)) return result
+    problem = new Error(`measure() resolved to ${describeValue(result)} instead of a MetricResult`)
+  } catch (error) {
+    problem = error
+  }
+  const message = problem instanceof Error ? problem.message : String(problem)
+  const error =
+    problem instanceof JudgetreeError
+      ? problem
+      : new JudgetreeError('JUDGE_CALL_FAILED', `The metric "${metric.name}" failed: ${message}`, { cause: problem })
+  return {
+    name: metric.name,
+    score: 0,
+    threshold: typeof metric.threshold === 'number' ? metric.threshold : 0.5,
+    success: false,
+    reason: undefined,
+    strictMode: false,
+    error,
+    trace: { metric: metric.name, nodes: [], roots: [], notes: [] },
+    verboseLogs: '',
+    usage: { judgeCalls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 },
+    durationMs: 0,
+    judgeModel: 'unknown',
+  }
+}
+
+function isResult(value: unknown): value is MetricResult {
+  if (typeof value !== 'object' || value === null) return false
+  const candidate = value as Partial<Record<keyof MetricResult, unknown>>
+  return (
+    typeof candidate.score === 'number' &&
+    typeof candidate.threshold === 'number' &&
+    typeof candidate.usage === 'object' &&
+    Array.isArray((candidate.trace as { nodes?: unknown } | undefined)?.nodes)
+  )
+}
+
+function identity(text: string): string {
+  return text
+}

@@ -1,0 +1,79 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
+import { publishReport } from './publish.js'
+import type { JudgetreeRecord } from './record.js'
+import { buildReport, type JudgetreeReport } from './run-report.js'
+
+const evaluation = {
+  name: 'Playful Chatbot',
+  score: 0.3,
+  threshold: 0.7,
+  success: false,
+  assertionPassed: false,
+  negated: false,
+  error: null,
+  usage: { judgeCalls: 2, cachedCalls: 0, promptTokens: 10, completionTokens: 5, costUsd: 0 },
+  summary: 'FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge scripted',
+  text: 'FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge scripted\n└─ ● false → 3',
+} as JudgetreeRecord
+
+function report(evaluations: JudgetreeRecord[], shard: JudgetreeReport['shard'] = null): JudgetreeReport {
+  return buildReport('vitest', [{ file: 'tests/a.test.ts', name: 'a', state: 'failed', evaluations }], shard)
+}
+
+describe('publishReport', () => {
+  let root: string
+  let printed: string[]
+
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'judgetree-publish-'))
+    printed = []
+    vi.stubEnv('GITHUB_STEP_SUMMARY', '')
+  })
+  afterEach(() => {
+    vi.unstubAllEnvs()
+    rmSync(root, { recursive: true, force: true })
+  })
+
+  const print = (text: string) => printed.push(text)
+
+  test('writes .judgetree/report.json under the root, leaving no temporary file, and prints the output', () => {
+    publishReport(report([evaluation]), { root, options: {}, print })
+    expect(JSON.parse(readFileSync(join(root, '.judgetree', 'report.json'), 'utf8'))).toEqual(report([evaluation]))
+    expect(readdirSync(join(root, '.judgetree'))).toEqual(['report.json'])
+    expect(printed).toHaveLength(1)
+    expect(printed[0]).toContain(
+      'judgetree: JSON report in .judgetree/report.json\njudgetree: 1 metric, 0 passed, 1 failed',
+    )
+  })
+
+  test('a shard writes its own file; outputFile moves or disables the report', () => {
+    publishReport(report([evaluation], { index: 2, count: 3 }), {
+      root,
+      options: { outputFile: 'out/run.json' },
+      print,
+    })
+    expect(existsSync(join(root, 'out', 'run.shard-2-of-3.json'))).toBe(true)
+    publishReport(report([evaluation]), { root, options: { outputFile: false }, print })
+    expect(existsSync(join(root, '.judgetree'))).toBe(false)
+    expect(printed[1]).not.toContain('JSON report')
+  })
+
+  test('a run without evaluations still writes its (empty) report, so none is stale, but prints nothing', () => {
+    publishReport(report([]), { root, options: {}, print })
+    expect(JSON.parse(readFileSync(join(root, '.judgetree', 'report.json'), 'utf8')).summary.metrics).toBe(0)
+    expect(printed).toEqual([])
+  })
+
+  test('appends to $GITHUB_STEP_SUMMARY when it is set, unless githubSummary is false', () => {
+    const summary = join(root, 'summary.md')
+    writeFileSync(summary, '## Earlier step\n')
+    vi.stubEnv('GITHUB_STEP_SUMMARY', summary)
+    publishReport(report([evaluation]), { root, options: { githubSummary: false }, print })
+    expect(readFileSync(summary, 'utf8')).toBe('## Earlier step\n')
+    publishReport(report([evaluation]), { root, options: {}, print })
+    expect(readFileSync(summary, 'utf8')).toMatch(/^## Earlier step\n## judgetree\n/)
+  })
+})

@@ -1,0 +1,97 @@
+import type { MetricResult, MetricTrace, MetricUsage, TraceNode } from '@judgetree/core'
+
+/** An error as plain data: what reports keep of a result's `error`. */
+export interface PlainError {
+  readonly name: string
+  /** A judgetree error code such as `JUDGE_CALL_FAILED`. */
+  readonly code: string
+  readonly message: string
+}
+
+/** {@link MetricUsage} as JSON: an unknown cost is `null`. */
+export interface PlainUsage extends Omit<MetricUsage, 'costUsd'> {
+  readonly costUsd: number | null
+}
+
+/** A trace entry as JSON: a nested metric's result is plain data too. */
+export interface PlainTraceNode extends Omit<TraceNode, 'metric' | 'usage'> {
+  readonly metric?: PlainMetricResult | undefined
+  readonly usage?: PlainUsage | undefined
+}
+
+/** A {@link MetricTrace} as JSON. */
+export interface PlainTrace extends Omit<MetricTrace, 'nodes'> {
+  readonly nodes: readonly PlainTraceNode[]
+}
+
+/**
+ * A {@link MetricResult} as plain JSON data, safe to send between processes, store in test meta and write to
+ * report files: errors become `{ name, code, message }`, unknown values become `null`.
+ */
+export interface PlainMetricResult {
+  readonly name: string
+  readonly score: number
+  readonly threshold: number
+  readonly success: boolean
+  readonly reason: string | null
+  readonly strictMode: boolean
+  readonly error: PlainError | null
+  readonly trace: PlainTrace
+  readonly verboseLogs: string
+  readonly usage: PlainUsage
+  readonly durationMs: number
+  readonly judgeModel: string
+}
+
+/**
+ * One `toPassMetric` evaluation as reporters see it: the metric's result (with the threshold the assertion
+ * compared against) and how the assertion came out. Stored in `task.meta.judgetree` (Vitest) and the Jest
+ * sidecar files, and listed in the JSON report.
+ */
+export interface JudgetreeRecord extends PlainMetricResult {
+  /** The metric's own threshold, which `toPassMetric(metric, { threshold })` may have overridden. */
+  readonly metricThreshold: number
+  /** True for `expect(...).not.toPassMetric(...)`. */
+  readonly negated: boolean
+  /** Whether the assertion held: the metric passed (failed under `.not`) and no error occurred. */
+  readonly assertionPassed: boolean
+  /** The one-line summary: verdict, metric, score, threshold, judge. */
+  readonly summary: string
+  /** Summary, error or reason, and trace tree: the text every report shows. */
+  readonly text: string
+}
+
+/** Converts a result to plain JSON data, recursively through the metrics nested in its trace. */
+export function toPlainResult(result: MetricResult): PlainMetricResult {
+  return {
+    name: result.name,
+    score: result.score,
+    threshold: result.threshold,
+    success: result.success,
+    reason: result.reason ?? null,
+    strictMode: result.strictMode,
+    error: result.error ? { name: result.error.name, code: result.error.code, message: result.error.message } : null,
+    trace: plainTrace(result.trace),
+    verboseLogs: result.verboseLogs,
+    usage: plainUsage(result.usage),
+    durationMs: result.durationMs,
+    judgeModel: result.judgeModel,
+  }
+}
+
+function plainTrace(trace: MetricTrace): PlainTrace {
+  return {
+    metric: trace.metric,
+    roots: [...trace.roots],
+    notes: [...trace.notes],
+    nodes: trace.nodes.map(({ metric, usage, ...node }) => ({
+      ...node,
+      ...(metric ? { metric: toPlainResult(metric) } : {}),
+      ...(usage ? { usage: plainUsage(usage) } : {}),
+    })),
+  }
+}
+
+function plainUsage(usage: MetricUsage): PlainUsage {
+  return { ...usage, costUsd: usage.costUsd ?? null }
+}

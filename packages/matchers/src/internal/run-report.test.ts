@@ -1,0 +1,136 @@
+import { describe, expect, test } from 'vitest'
+import type { JudgetreeRecord } from './record.js'
+import { buildReport, renderMarkdown, renderRunOutput, renderSummaryText, summarize } from './run-report.js'
+
+function record(overrides: Partial<JudgetreeRecord> = {}): JudgetreeRecord {
+  const base = {
+    name: 'Playful Chatbot',
+    score: 0.9,
+    threshold: 0.7,
+    metricThreshold: 0.7,
+    success: true,
+    reason: 'It jokes.',
+    strictMode: false,
+    error: null,
+    trace: { metric: 'Playful Chatbot', nodes: [], roots: [], notes: [] },
+    verboseLogs: '└─ ● true → 9  ◀ score 0.9',
+    usage: { judgeCalls: 2, cachedCalls: 1, promptTokens: 500, completionTokens: 100, costUsd: 0.0018 },
+    durationMs: 12,
+    judgeModel: 'gpt-4.1',
+    negated: false,
+    assertionPassed: true,
+    summary: 'PASS Playful Chatbot: score 0.9 (threshold 0.7) · judge gpt-4.1',
+    text: 'PASS Playful Chatbot: score 0.9 (threshold 0.7) · judge gpt-4.1\nreason: It jokes.\n└─ ● true → 9  ◀ score 0.9',
+  }
+  return { ...base, ...overrides }
+}
+
+const failed = record({
+  score: 0.3,
+  success: false,
+  assertionPassed: false,
+  usage: { judgeCalls: 2, cachedCalls: 0, promptTokens: 400, completionTokens: 234, costUsd: 0.0001 },
+  summary: 'FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge gpt-4.1',
+  text: 'FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge gpt-4.1\nreason: A | B <flat>\n└─ ● false → 3',
+})
+const errored = record({
+  score: 0,
+  success: false,
+  assertionPassed: false,
+  error: { name: 'JudgeCallError', code: 'JUDGE_CALL_FAILED', message: 'down' },
+  usage: { judgeCalls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: null },
+  summary: 'ERROR Playful Chatbot: no score (threshold 0.7) · judge local-model',
+  text: 'ERROR Playful Chatbot: no score (threshold 0.7) · judge local-model\nerror: down',
+})
+
+describe('run summary', () => {
+  test('counts metrics by outcome and sums usage; an unknown cost is reported as unpriced', () => {
+    const summary = summarize([record(), failed, errored])
+    expect(summary.costUsd).toBeCloseTo(0.0019, 12)
+    expect(summary).toEqual({
+      metrics: 3,
+      passed: 1,
+      failed: 1,
+      errored: 1,
+      failedAssertions: 2,
+      judgeCalls: 4,
+      cachedCalls: 1,
+      promptTokens: 900,
+      completionTokens: 334,
+      costUsd: summary.costUsd,
+      unpricedMetrics: 1,
+    })
+  })
+
+  test('the closing line', () => {
+    expect(renderSummaryText(summarize([record(), failed]))).toBe(
+      'judgetree: 2 metrics, 1 passed, 1 failed, 0 errored · 4 judge calls (1 cached) · 1234 tokens · $0.0019',
+    )
+    expect(renderSummaryText(summarize([record(), errored]))).toBe(
+      'judgetree: 2 metrics, 1 passed, 0 failed, 1 errored · 2 judge calls (1 cached) · 600 tokens · $0.0018 (+ 1 metric unpriced)',
+    )
+    expect(renderSummaryText(summarize([errored]))).toBe(
+      'judgetree: 1 metric, 0 passed, 0 failed, 1 errored · 0 judge calls (0 cached) · 0 tokens · cost unknown',
+    )
+  })
+
+  test('the terminal output lists failed evaluations under their tests, then the closing line', () => {
+    const report = buildReport('vitest', [
+      { file: 'tests/chat.test.ts', name: 'chat > jokes', state: 'passed', evaluations: [record()] },
+      { file: 'tests/chat.test.ts', name: 'chat > flat', state: 'failed', evaluations: [failed] },
+      {
+        file: 'tests/chat.test.ts',
+        name: 'chat > not',
+        state: 'failed',
+        evaluations: [record({ negated: true, assertionPassed: false })],
+      },
+      { file: 'tests/chat.test.ts', name: 'chat > none', state: 'passed', evaluations: [] },
+    ])
+    expect(report.tests.map((test) => test.name)).toEqual(['chat > jokes', 'chat > flat', 'chat > not'])
+    expect(renderRunOutput(report, ['judgetree: JSON report in .judgetree/report.json'])).toMatchInlineSnapshot(`
+      "judgetree: 2 failed evaluations
+
+      tests/chat.test.ts > chat > flat
+          FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge gpt-4.1
+          reason: A | B <flat>
+          └─ ● false → 3
+
+      tests/chat.test.ts > chat > not (.not: expected the metric to fail)
+          PASS Playful Chatbot: score 0.9 (threshold 0.7) · judge gpt-4.1
+          reason: It jokes.
+          └─ ● true → 9  ◀ score 0.9
+
+      judgetree: JSON report in .judgetree/report.json
+      judgetree: 3 metrics, 2 passed, 1 failed, 0 errored · 6 judge calls (2 cached) · 1834 tokens · $0.0037"
+    `)
+  })
+
+  test('the GitHub step summary escapes table cells and HTML, and fences each failed trace', () => {
+    const report = buildReport(
+      'jest',
+      [{ file: 'tests/chat.test.ts', name: 'chat <flat>', state: 'failed', evaluations: [failed, record()] }],
+      { index: 1, count: 2 },
+    )
+    expect(renderMarkdown(report)).toMatchInlineSnapshot(`
+      "## judgetree (shard 1/2)
+
+      2 metrics, 1 passed, 1 failed, 0 errored · 4 judge calls (1 cached) · 1234 tokens · $0.0019
+
+      | | metric | score | threshold | test |
+      | --- | --- | --- | --- | --- |
+      | ❌ | Playful Chatbot | 0.3 | 0.7 | tests/chat.test.ts &gt; chat &lt;flat&gt; |
+      | ✅ | Playful Chatbot | 0.9 | 0.7 | tests/chat.test.ts &gt; chat &lt;flat&gt; |
+
+      <details><summary>❌ FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge gpt-4.1 — tests/chat.test.ts &gt; chat &lt;flat&gt;</summary>
+
+      \`\`\`text
+      FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge gpt-4.1
+      reason: A | B <flat>
+      └─ ● false → 3
+      \`\`\`
+
+      </details>
+      "
+    `)
+  })
+})

@@ -1,0 +1,174 @@
+import type { JudgetreeRecord } from './record.js'
+
+/** One test that ran `toPassMetric` at least once. */
+export interface JudgetreeReportTest {
+  /** The test file, relative to the project root, with `/` separators. */
+  readonly file: string
+  /** The test's full name as the runner shows it. */
+  readonly name: string
+  /** The runner's verdict on the whole test, e.g. `passed`, `failed`, `skipped`. */
+  readonly state: string
+  /** Every `toPassMetric` evaluation of the test, in the order they finished. */
+  readonly evaluations: readonly JudgetreeRecord[]
+}
+
+/** Totals over every evaluation of a run. */
+export interface JudgetreeRunSummary {
+  /** Evaluations run (one per `toPassMetric` call that measured something). */
+  readonly metrics: number
+  /** Metrics that scored at or above their threshold. */
+  readonly passed: number
+  /** Metrics that scored below their threshold. */
+  readonly failed: number
+  /** Metrics that could not be computed (judge failure, bad test case, …). */
+  readonly errored: number
+  /** Assertions that did not hold, including `.not` assertions on a passing metric. */
+  readonly failedAssertions: number
+  readonly judgeCalls: number
+  readonly cachedCalls: number
+  readonly promptTokens: number
+  readonly completionTokens: number
+  /** USD over the evaluations whose cost is known; `null` when none is. */
+  readonly costUsd: number | null
+  /** Evaluations whose cost is unknown (a judge model without a price). */
+  readonly unpricedMetrics: number
+}
+
+/** The JSON report file's content. */
+export interface JudgetreeReport {
+  readonly version: 1
+  readonly runner: 'vitest' | 'jest'
+  /** The shard this run covered (`vitest --shard=index/count`), or null for a whole run. */
+  readonly shard: { readonly index: number; readonly count: number } | null
+  readonly summary: JudgetreeRunSummary
+  readonly tests: readonly JudgetreeReportTest[]
+}
+
+/** Builds the report of a run from the tests that evaluated metrics. */
+export function buildReport(
+  runner: JudgetreeReport['runner'],
+  tests: readonly JudgetreeReportTest[],
+  shard: JudgetreeReport['shard'] = null,
+): JudgetreeReport {
+  const withEvaluations = tests.filter((test) => test.evaluations.length > 0)
+  return {
+    version: 1,
+    runner,
+    shard,
+    summary: summarize(withEvaluations.flatMap((test) => test.evaluations)),
+    tests: withEvaluations,
+  }
+}
+
+/** Sums the evaluations of a run. */
+export function summarize(records: readonly JudgetreeRecord[]): JudgetreeRunSummary {
+  const priced = records.filter((record) => record.usage.costUsd !== null)
+  const sum = (pick: (record: JudgetreeRecord) => number): number =>
+    records.reduce((total, record) => total + pick(record), 0)
+  return {
+    metrics: records.length,
+    passed: records.filter((record) => record.error === null && record.success).length,
+    failed: records.filter((record) => record.error === null && !record.success).length,
+    errored: records.filter((record) => record.error !== null).length,
+    failedAssertions: records.filter((record) => !record.assertionPassed).length,
+    judgeCalls: sum((record) => record.usage.judgeCalls),
+    cachedCalls: sum((record) => record.usage.cachedCalls),
+    promptTokens: sum((record) => record.usage.promptTokens),
+    completionTokens: sum((record) => record.usage.completionTokens),
+    costUsd: priced.length === 0 && records.length > 0 ? null : priced.reduce((t, r) => t + (r.usage.costUsd ?? 0), 0),
+    unpricedMetrics: records.length - priced.length,
+  }
+}
+
+/** The closing line of a run, e.g. `judgetree: 3 metrics, 2 passed, 1 failed, 0 errored · 7 judge calls (0 cached) · 1234 tokens · $0.0012`. */
+export function renderSummaryText(summary: JudgetreeRunSummary): string {
+  const metrics = plural(summary.metrics, 'metric')
+  const calls = plural(summary.judgeCalls, 'judge call')
+  const tokens = plural(summary.promptTokens + summary.completionTokens, 'token')
+  return (
+    `judgetree: ${metrics}, ${summary.passed} passed, ${summary.failed} failed, ${summary.errored} errored` +
+    ` · ${calls} (${summary.cachedCalls} cached) · ${tokens} · ${renderCost(summary)}`
+  )
+}
+
+/** What the reporter prints after a run: each failed evaluation's full text under its test, notes, then the summary line. */
+export function renderRunOutput(report: JudgetreeReport, notes: readonly string[] = []): string {
+  const failed = failedEvaluations(report)
+  const lines: string[] = []
+  if (failed.length > 0) {
+    lines.push(`judgetree: ${plural(failed.length, 'failed evaluation')}`, '')
+    for (const { test, record } of failed) {
+      lines.push(`${test.file} > ${test.name}${negation(record)}`, ...indent(record.text, '    '), '')
+    }
+  }
+  lines.push(...notes, renderSummaryText(report.summary))
+  return lines.join('\n')
+}
+
+/** The Markdown appended to `$GITHUB_STEP_SUMMARY`: totals, a table of evaluations, the failed ones' trees. */
+export function renderMarkdown(report: JudgetreeReport, maxRows = 100): string {
+  const lines = [`## judgetree${report.shard ? ` (shard ${report.shard.index}/${report.shard.count})` : ''}`, '']
+  lines.push(escapeHtml(renderSummaryText(report.summary).replace(/^judgetree: /, '')), '')
+  const all = report.tests.flatMap((test) => test.evaluations.map((record) => ({ test, record })))
+  if (all.length > 0) {
+    lines.push('| | metric | score | threshold | test |', '| --- | --- | --- | --- | --- |')
+    for (const { test, record } of all.slice(0, maxRows)) {
+      const cells = [
+        record.assertionPassed ? '✅' : '❌',
+        record.name,
+        record.error ? 'error' : String(record.score),
+        String(record.threshold),
+        `${test.file} > ${test.name}`,
+      ]
+      lines.push(`| ${cells.map(tableCell).join(' | ')} |`)
+    }
+    if (all.length > maxRows) lines.push('', `…and ${all.length - maxRows} more in the JSON report.`)
+    lines.push('')
+  }
+  for (const { test, record } of failedEvaluations(report)) {
+    lines.push(
+      `<details><summary>❌ ${escapeHtml(`${record.summary} — ${test.file} > ${test.name}${negation(record)}`)}</summary>`,
+      '',
+      '```text',
+      record.text.replaceAll('```', "'''"),
+      '```',
+      '',
+      '</details>',
+      '',
+    )
+  }
+  return lines.join('\n')
+}
+
+function failedEvaluations(report: JudgetreeReport) {
+  return report.tests.flatMap((test) =>
+    test.evaluations.filter((record) => !record.assertionPassed).map((record) => ({ test, record })),
+  )
+}
+
+/** A `.not` assertion fails when the metric passes: the header says so, since the text then reads PASS. */
+function negation(record: JudgetreeRecord): string {
+  return record.negated ? ' (.not: expected the metric to fail)' : ''
+}
+
+function renderCost(summary: JudgetreeRunSummary): string {
+  if (summary.costUsd === null) return 'cost unknown'
+  const cost = `$${summary.costUsd.toFixed(4)}`
+  return summary.unpricedMetrics > 0 ? `${cost} (+ ${plural(summary.unpricedMetrics, 'metric')} unpriced)` : cost
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`
+}
+
+function indent(text: string, prefix: string): string[] {
+  return text.split('\n').map((line) => (line.length > 0 ? prefix + line : line))
+}
+
+function tableCell(text: string): string {
+  return escapeHtml(text).replaceAll('|', '\\|').replace(/\s+/g, ' ')
+}
+
+function escapeHtml(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
+}

@@ -1,0 +1,76 @@
+import { existsSync } from 'node:fs'
+import { ConfigurationError } from '@judgetree/core'
+import { describe, expect, test } from 'vitest'
+import { withJudgetree } from './index.js'
+
+// The built dist is what Jest loads; its paths must point at files that exist.
+const built = (await import('@judgetree/matchers/jest')) as typeof import('./index.js')
+
+describe('withJudgetree', () => {
+  test('adds the setup file, a 60 s timeout and the reporter after the default one', () => {
+    const config = built.withJudgetree({ testEnvironment: 'node' } as { testEnvironment: string })
+    const [setup] = config.setupFilesAfterEnv as string[]
+    const reporters = config.reporters as [string, unknown][]
+    expect(config.testEnvironment).toBe('node')
+    expect(config.testTimeout).toBe(60_000)
+    expect(setup).toMatch(/[\\/]dist[\\/]jest[\\/]setup\.cjs$/)
+    expect(existsSync(setup as string)).toBe(true)
+    expect(reporters[0]).toBe('default')
+    expect(reporters[1]?.[0]).toMatch(/[\\/]dist[\\/]jest[\\/]reporter\.cjs$/)
+    expect(existsSync(reporters[1]?.[0] as string)).toBe(true)
+  })
+
+  test('keeps what the config set, and adds each file only once', () => {
+    const once = withJudgetree({
+      setupFilesAfterEnv: ['./mine.ts'],
+      testTimeout: 1_000,
+      reporters: ['summary', ['jest-junit', { outputDirectory: 'out' }]],
+    })
+    const twice = withJudgetree(once, { reporter: { outputFile: 'ignored.json' } })
+    expect(twice.testTimeout).toBe(1_000)
+    expect(twice.setupFilesAfterEnv).toHaveLength(2)
+    expect(twice.setupFilesAfterEnv?.[0]).toBe('./mine.ts')
+    expect(twice.reporters?.map((entry) => (typeof entry === 'string' ? entry : entry[0]))).toEqual([
+      'summary',
+      'jest-junit',
+      expect.stringMatching(/reporter\.cjs$/),
+    ])
+  })
+
+  test('options: timeout, reporter options, no reporter', () => {
+    const config = withJudgetree({}, { timeout: 120_000, reporter: { outputFile: 'out/judgetree.json' } })
+    expect(config.testTimeout).toBe(120_000)
+    expect(config.reporters?.[1]).toEqual([
+      expect.stringMatching(/reporter\.cjs$/),
+      { outputFile: 'out/judgetree.json' },
+    ])
+    expect(withJudgetree({}, { reporter: false }).reporters).toBeUndefined()
+  })
+
+  test('adds the setup file to every inline project, and accepts an async config function', async () => {
+    const config = withJudgetree({ projects: ['packages/a', { displayName: 'b', setupFilesAfterEnv: ['./b.ts'] }] })
+    expect(config.projects?.[0]).toBe('packages/a')
+    expect(config.projects?.[1]).toEqual({
+      displayName: 'b',
+      setupFilesAfterEnv: ['./b.ts', expect.stringMatching(/setup\.cjs$/)],
+    })
+    const resolved = await withJudgetree(async () => ({ testTimeout: 7 }))()
+    expect(resolved.testTimeout).toBe(7)
+    expect(resolved.setupFilesAfterEnv).toHaveLength(1)
+  })
+
+  test('bad options fail at once, listing every problem', () => {
+    expect(() => withJudgetree({}, { timeout: 0, reporter: 'yes' } as never)).toThrow(ConfigurationError)
+    expect(() => withJudgetree({}, { timeout: 0, reporter: 'yes' } as never)).toThrow(
+      'withJudgetree(config, options):\n' +
+        '  - Expected `timeout` to be a number of milliseconds above 0, got `0` (number).\n' +
+        "  - Expected `reporter` to be true, false or reporter options, got 'yes' (string).",
+    )
+    expect(() => withJudgetree({}, { reporter: { outputFile: 3 } } as never)).toThrow(
+      'withJudgetree(config, options) reporter:\n  - Expected `outputFile` to be a path or false, got `3` (number).',
+    )
+    expect(() => withJudgetree(null as never)).toThrow(
+      'withJudgetree(config): expected a Jest config object, got `null` (null).',
+    )
+  })
+})

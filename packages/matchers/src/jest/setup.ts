@@ -1,0 +1,50 @@
+// @judgetree/matchers/jest/setup: registers toPassMetric and the forgotten-await check. withJudgetree() adds it
+// to `setupFilesAfterEnv`; without it, add '@judgetree/matchers/jest/setup' there yourself.
+import { afterEach, expect } from '@jest/globals'
+import { evaluateToPassMetric, type MatcherColours } from '../internal/evaluate.js'
+import { appendSidecarLine } from '../internal/jest-sidecar.js'
+import { callSiteOf, PendingAssertions } from '../internal/pending.js'
+
+/** What Jest's matcher `this` offers that the matcher uses; the test name getters depend on the Jest version. */
+interface MatcherThis {
+  readonly isNot?: boolean | undefined
+  readonly utils: MatcherColours
+  readonly testPath?: string | undefined
+  readonly currentTestName?: string | undefined
+  /** Jest 29.3+: follows the async context; in Jest 29 it is set only inside concurrent tests. */
+  readonly currentConcurrentTestName?: (() => string | undefined) | undefined
+  /** Jest 30: the running test itself. */
+  readonly currentTestIdentity?: (() => { readonly concurrent?: boolean } | undefined) | undefined
+}
+
+// A setup file runs once per test file, so this holds the assertions of the one test running now.
+const pending = new PendingAssertions()
+
+async function toPassMetric(this: MatcherThis, received: unknown, metric: unknown, options?: unknown) {
+  // Read before the first await: under test.concurrent, `currentTestName` soon names another test;
+  // `currentConcurrentTestName` follows the async context.
+  const concurrentName = this.currentConcurrentTestName?.()
+  const testName = concurrentName ?? this.currentTestName ?? ''
+  const testPath = this.testPath ?? ''
+  const identity = this.currentTestIdentity?.()
+  const concurrent = identity === undefined ? concurrentName !== undefined : identity.concurrent === true
+  // Concurrent tests share this file's afterEach timing, so one test's assertion would be blamed on another.
+  const settle = concurrent ? undefined : pending.start(callSiteOf(toPassMetric))
+  try {
+    const outcome = await evaluateToPassMetric(received, metric, options, {
+      isNot: this.isNot === true,
+      utils: this.utils,
+    })
+    if (outcome.record !== undefined) appendSidecarLine({ testPath, testName, record: outcome.record })
+    return { pass: outcome.pass, message: outcome.message }
+  } finally {
+    settle?.()
+  }
+}
+
+expect.extend({ toPassMetric })
+
+afterEach(async () => {
+  const unawaited = await pending.settleUnawaited()
+  if (unawaited) throw unawaited
+})

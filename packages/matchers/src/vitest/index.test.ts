@@ -1,0 +1,96 @@
+import { existsSync } from 'node:fs'
+import { describe, expect, test } from 'vitest'
+import { judgetree } from './index.js'
+
+// The built plugin is what vitest.config.ts loads; its paths must point at files that exist.
+const built = (await import('@judgetree/matchers/vitest')) as typeof import('./index.js')
+
+interface FakeProject {
+  config: { setupFiles: string[]; testTimeout: number }
+  provided: Record<string, unknown>
+  provide(key: string, value: unknown): void
+}
+
+function fakeProject(testTimeout = 5_000): FakeProject {
+  return {
+    config: { setupFiles: ['/user/setup.ts'], testTimeout },
+    provided: {},
+    provide(key, value) {
+      this.provided[key] = value
+    },
+  }
+}
+
+/** Calls the plugin's hooks the way Vitest does: config() with the user config, then configureVitest per project. */
+function install(
+  plugin: ReturnType<typeof judgetree>,
+  userConfig: object,
+  projects: FakeProject[],
+  reporters: unknown[] = [],
+) {
+  const vitest = { config: { reporters } }
+  ;(plugin.config as (config: object) => void)(userConfig)
+  for (const project of projects) {
+    ;(plugin.configureVitest as (context: object) => void)({ vitest, project })
+  }
+  return vitest
+}
+
+describe('judgetree() plugin', () => {
+  test('adds the setup file and reporter once, raises the default timeout, in every project', () => {
+    const projects = [fakeProject(), fakeProject()]
+    const vitest = install(built.judgetree(), {}, projects, ['default'])
+    for (const project of projects) {
+      expect(project.config.setupFiles).toEqual([
+        '/user/setup.ts',
+        expect.stringMatching(/[\\/]dist[\\/]vitest[\\/]setup\.js$/),
+      ])
+      expect(existsSync(project.config.setupFiles[1] as string)).toBe(true)
+      expect(project.config.testTimeout).toBe(60_000)
+      expect(project.provided).toEqual({ judgetree: { annotatePassing: false } })
+    }
+    expect(vitest.config.reporters).toEqual([
+      'default',
+      [expect.stringMatching(/[\\/]dist[\\/]vitest[\\/]reporter\.js$/), {}],
+    ])
+    expect(existsSync((vitest.config.reporters[1] as [string])[0])).toBe(true)
+  })
+
+  test('keeps a timeout the user set, even one equal to Vitest’s default', () => {
+    const custom = fakeProject(20_000)
+    install(judgetree(), { test: { testTimeout: 20_000 } }, [custom])
+    expect(custom.config.testTimeout).toBe(20_000)
+    const explicitDefault = fakeProject(5_000)
+    install(judgetree(), { test: { testTimeout: 5_000 } }, [explicitDefault])
+    expect(explicitDefault.config.testTimeout).toBe(5_000)
+  })
+
+  test('options: timeout, reporter options or none, annotatePassing', () => {
+    const project = fakeProject()
+    const vitest = install(
+      judgetree({ timeout: 90_000, reporter: { outputFile: 'out.json' }, annotatePassing: true }),
+      {},
+      [project],
+    )
+    expect(project.config.testTimeout).toBe(90_000)
+    expect(project.provided).toEqual({ judgetree: { annotatePassing: true } })
+    expect(vitest.config.reporters).toEqual([[expect.stringMatching(/reporter\.js$/), { outputFile: 'out.json' }]])
+    expect(install(judgetree({ reporter: false }), {}, [fakeProject()]).config.reporters).toEqual([])
+  })
+
+  test('does not add the reporter when the config already lists it', () => {
+    const listed = ['@judgetree/matchers/vitest/reporter']
+    expect(install(judgetree(), {}, [fakeProject()], listed).config.reporters).toEqual(listed)
+  })
+
+  test('bad options fail at once, listing every problem', () => {
+    expect(() => judgetree({ timeout: -1, annotatePassing: 'yes' } as never)).toThrow(
+      'judgetree(options):\n' +
+        '  - Expected `timeout` to be a number of milliseconds above 0, got `-1` (number).\n' +
+        "  - Expected `annotatePassing` to be true or false, got 'yes' (string).",
+    )
+    expect(() => judgetree({ reporter: { githubSummary: 'no' } } as never)).toThrow(
+      "judgetree(options) reporter:\n  - Expected `githubSummary` to be true or false, got 'no' (string).",
+    )
+  })
+})

@@ -1,0 +1,71 @@
+// @judgetree/matchers/vitest: the Vite plugin that installs judgetree in a Vitest config.
+import { fileURLToPath } from 'node:url'
+import type { Plugin } from 'vitest/config'
+import { checkInstallOptions } from '../internal/install-options.js'
+import type { JudgetreeReporterOptions } from '../internal/reporter-options.js'
+import { PROVIDED_OPTIONS_KEY, type ProvidedOptions } from '../internal/vitest-options.js'
+
+export type { JudgetreeReporterOptions } from '../internal/reporter-options.js'
+
+/** Options of the {@link judgetree} plugin. */
+export interface JudgetreePluginOptions {
+  /** Test timeout in milliseconds for projects that set none: Vitest's 5 s is too short for judge calls. @default 60_000 */
+  timeout?: number | undefined
+  /** Add the judgetree reporter (with these options), or `false` to leave the reporters alone. @default true */
+  reporter?: boolean | JudgetreeReporterOptions | undefined
+  /**
+   * Annotate passing evaluations too (as `notice`), not only failed ones (as `error`). Off by default because
+   * GitHub Actions shows at most 10 notices per step, and they would crowd out the failures. @default false
+   */
+  annotatePassing?: boolean | undefined
+}
+
+const VITEST_DEFAULT_TIMEOUT = 5_000
+const SETUP_FILE = fileURLToPath(new URL('./setup.js', import.meta.url))
+const REPORTER_FILE = fileURLToPath(new URL('./reporter.js', import.meta.url))
+const REPORTER_SPECIFIER = '@judgetree/matchers/vitest/reporter'
+
+/**
+ * Installs judgetree in Vitest: registers `toPassMetric` (and the forgotten-`await` check) in every project,
+ * raises the test timeout to 60 s where none was set, and adds the judgetree reporter, which prints failed
+ * evaluations' traces and a summary, writes `.judgetree/report.json` and the GitHub step summary.
+ *
+ * @example
+ * // vitest.config.ts
+ * import { defineConfig } from 'vitest/config'
+ * import { judgetree } from '@judgetree/matchers/vitest'
+ * export default defineConfig({ plugins: [judgetree()] })
+ */
+export function judgetree(options: JudgetreePluginOptions = {}): Plugin {
+  const { timeout, reporterOptions } = checkInstallOptions(options, 'judgetree(options)', ['annotatePassing'])
+  const annotatePassing = options.annotatePassing ?? false
+  let explicitDefaultTimeout = false
+  return {
+    name: 'judgetree',
+    config(config) {
+      // A timeout the user wrote down is kept, even when it equals Vitest's default.
+      if ((config as { test?: { testTimeout?: unknown } }).test?.testTimeout === VITEST_DEFAULT_TIMEOUT) {
+        explicitDefaultTimeout = true
+      }
+    },
+    // Runs once per project, also for inline `test.projects` that share one Vite server (Vitest 5), where
+    // `config()` hooks never reach the projects; and after the CLI's `--reporter` flags have been applied.
+    configureVitest({ vitest, project }) {
+      const config = project.config
+      if (!config.setupFiles.includes(SETUP_FILE)) config.setupFiles.push(SETUP_FILE)
+      if (config.testTimeout === VITEST_DEFAULT_TIMEOUT && !explicitDefaultTimeout) config.testTimeout = timeout
+      const provided: ProvidedOptions = { annotatePassing }
+      ;(project.provide as (key: string, value: unknown) => void)(PROVIDED_OPTIONS_KEY, provided)
+      if (reporterOptions !== undefined && !hasJudgetreeReporter(vitest.config.reporters)) {
+        vitest.config.reporters.push([REPORTER_FILE, { ...reporterOptions }])
+      }
+    },
+  }
+}
+
+function hasJudgetreeReporter(reporters: readonly unknown[]): boolean {
+  return reporters.some((entry) => {
+    const name = Array.isArray(entry) ? entry[0] : entry
+    return name === REPORTER_FILE || name === REPORTER_SPECIFIER
+  })
+}

@@ -1,0 +1,66 @@
+// @judgetree/matchers/vitest/reporter: prints failed evaluations' traces and the run summary, writes the JSON
+// report and the GitHub step summary. The plugin adds it; it also works from `--merge-reports`.
+import { relative, sep } from 'node:path'
+import type { Reporter, TestModule, Vitest } from 'vitest/node'
+import { publishReport } from '../internal/publish.js'
+import type { JudgetreeRecord } from '../internal/record.js'
+import { checkReporterOptions, type JudgetreeReporterOptions } from '../internal/reporter-options.js'
+import { buildReport, type JudgetreeReportTest } from '../internal/run-report.js'
+import { META_KEY } from '../internal/vitest-task.js'
+
+export type { JudgetreeReporterOptions } from '../internal/reporter-options.js'
+
+/**
+ * The judgetree reporter for Vitest; reads the records `toPassMetric` stored in each test's meta, so it sees
+ * the same data in a live run and when merging shards' blob reports.
+ *
+ * @example
+ * // vitest.config.ts, without the plugin
+ * export default defineConfig({ test: { reporters: ['default', ['@judgetree/matchers/vitest/reporter', {}]] } })
+ */
+export default class JudgetreeReporter implements Reporter {
+  readonly #options: JudgetreeReporterOptions
+  #vitest: Vitest | undefined
+  #publish: (() => void) | undefined
+
+  constructor(options?: JudgetreeReporterOptions) {
+    this.#options = checkReporterOptions(options, 'The judgetree reporter')
+  }
+
+  onInit(vitest: Vitest): void {
+    this.#vitest = vitest
+  }
+
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    const vitest = this.#vitest
+    if (vitest === undefined) return
+    const root = vitest.config.root
+    const tests: JudgetreeReportTest[] = []
+    for (const testModule of testModules) {
+      const file = relative(root, testModule.moduleId).split(sep).join('/')
+      for (const testCase of testModule.children.allTests()) {
+        const records = (testCase.meta() as Record<string, unknown>)[META_KEY]
+        if (!Array.isArray(records) || records.length === 0) continue
+        const evaluations = records as JudgetreeRecord[]
+        tests.push({ file, name: testCase.fullName, state: testCase.result().state, evaluations })
+      }
+    }
+    const shard = vitest.config.shard ? { index: vitest.config.shard.index, count: vitest.config.shard.count } : null
+    const report = buildReport('vitest', tests, shard)
+    this.#publish = () =>
+      publishReport(report, { root, options: this.#options, print: (text) => vitest.logger.log(text) })
+    // Vitest 3 prints its own summary in onFinished, which comes later (and is gone in Vitest 4): print after it.
+    if (Number(vitest.version.split('.')[0]) >= 4) this.#flush()
+  }
+
+  /** Vitest 3 only. */
+  onFinished(): void {
+    this.#flush()
+  }
+
+  #flush(): void {
+    const publish = this.#publish
+    this.#publish = undefined
+    publish?.()
+  }
+}

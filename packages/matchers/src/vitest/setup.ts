@@ -1,0 +1,78 @@
+// @judgetree/matchers/vitest/setup: registers toPassMetric and the forgotten-await check. The plugin adds it to
+// `setupFiles`; without the plugin, add '@judgetree/matchers/vitest/setup' there yourself.
+import * as vitest from 'vitest'
+import { afterEach, expect, inject } from 'vitest'
+import { evaluateToPassMetric, type MatcherColours } from '../internal/evaluate.js'
+import { callSiteOf, PendingAssertions } from '../internal/pending.js'
+import { PROVIDED_OPTIONS_KEY, type ProvidedOptions } from '../internal/vitest-options.js'
+import { attachRecord, type TestTask } from '../internal/vitest-task.js'
+
+/** What Vitest's matcher `this` offers that the matcher uses; `task` exists since Vitest 4.1. */
+interface MatcherThis {
+  readonly isNot?: boolean | undefined
+  readonly utils: MatcherColours
+  readonly task?: unknown
+}
+
+const currentTest = await currentTestLookup()
+const pendingByTest = new WeakMap<TestTask, PendingAssertions>()
+const options = providedOptions()
+
+// Stays an `async function`: Vitest places the annotation at the `expect` line from its async stack.
+async function toPassMetric(this: MatcherThis, received: unknown, metric: unknown, matcherOptions?: unknown) {
+  const test = testOf(this)
+  // Under `test.concurrent` a global `expect` can be bound to a sibling test, which would then be blamed.
+  const settle = test === undefined || test.concurrent ? undefined : pendingOf(test).start(callSiteOf(toPassMetric))
+  try {
+    const outcome = await evaluateToPassMetric(received, metric, matcherOptions, {
+      isNot: this.isNot === true,
+      utils: this.utils,
+    })
+    if (test !== undefined && outcome.record !== undefined) await attachRecord(test, outcome.record, options)
+    return { pass: outcome.pass, message: outcome.message }
+  } finally {
+    settle?.()
+  }
+}
+
+expect.extend({ toPassMetric })
+
+afterEach(async ({ task }) => {
+  const unawaited = await pendingByTest.get(task as unknown as TestTask)?.settleUnawaited()
+  if (unawaited) throw unawaited
+})
+
+/**
+ * The test this assertion belongs to. `this.task` (Vitest 4.1+) is bound to the test whose `expect` ran; the
+ * global current test is only right when tests do not run concurrently, so it is not used for concurrent ones.
+ */
+function testOf(matcher: MatcherThis): TestTask | undefined {
+  if (matcher.task !== undefined) return matcher.task as TestTask
+  const current = currentTest()
+  return current?.concurrent ? undefined : current
+}
+
+function pendingOf(test: TestTask): PendingAssertions {
+  let pending = pendingByTest.get(test)
+  if (pending === undefined) {
+    pending = new PendingAssertions()
+    pendingByTest.set(test, pending)
+  }
+  return pending
+}
+
+/** `TestRunner.getCurrentTest` (Vitest 4.1+); `vitest/suite` before that (deprecated in 4.1, gone in 5). */
+async function currentTestLookup(): Promise<() => TestTask | undefined> {
+  const runner = (vitest as { TestRunner?: { getCurrentTest?: () => unknown } }).TestRunner
+  if (typeof runner?.getCurrentTest === 'function') return () => runner.getCurrentTest?.() as TestTask | undefined
+  const suite = (await import('vitest/suite')) as { getCurrentTest: () => unknown }
+  return () => suite.getCurrentTest() as TestTask | undefined
+}
+
+function providedOptions(): ProvidedOptions {
+  try {
+    return (inject as (key: string) => ProvidedOptions | undefined)(PROVIDED_OPTIONS_KEY) ?? { annotatePassing: false }
+  } catch {
+    return { annotatePassing: false }
+  }
+}

@@ -1,0 +1,168 @@
+// Runs the real Jest CLI on the fixture project and checks what a user sees: the terminal, Jest's JSON results
+// and the judgetree JSON report. scripts/compat.mjs runs this file again against Jest 29 (JUDGETREE_E2E_HOME).
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { evaluationsOf, readReport } from './support/reports.js'
+import { fixture, type RunResult, runJest, runTsc, scratchDir } from './support/runner.js'
+
+interface JestResults {
+  testResults: { assertionResults: { fullName: string; status: string; failureMessages: string[] }[] }[]
+}
+
+/** The block Jest prints for one failed test: from its `● name` header to the next header. */
+function failureBlock(output: string, fullName: string): string {
+  const start = output.indexOf(`● ${fullName}\n`)
+  if (start === -1) throw new Error(`No "● ${fullName}" in the output:\n${output}`)
+  const next = output.indexOf('\n  ● ', start + 1)
+  return output.slice(start, next === -1 ? undefined : next)
+}
+
+describe('a full run: jest --ci --json with withJudgetree(config)', () => {
+  const scratch = scratchDir()
+  const reportFile = join(fixture('jest-basic'), '.judgetree', 'report.json')
+  const sidecars = join(fixture('jest-basic'), '.judgetree', 'jest')
+  const stepSummary = join(scratch, 'step-summary.md')
+  let run: RunResult
+  let results: Map<string, { status: string; failureMessages: string[] }>
+
+  beforeAll(async () => {
+    rmSync(reportFile, { force: true })
+    run = await runJest('jest-basic', ['--json', `--outputFile=${join(scratch, 'jest.json')}`], {
+      GITHUB_STEP_SUMMARY: stepSummary,
+    })
+    const json = JSON.parse(readFileSync(join(scratch, 'jest.json'), 'utf8')) as JestResults
+    results = new Map(
+      json.testResults.flatMap((file) => file.assertionResults.map((result) => [result.fullName, result])),
+    )
+  }, 120_000)
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+
+  function status(fullName: string): string | undefined {
+    return results.get(fullName)?.status
+  }
+
+  function message(fullName: string): string {
+    return results.get(fullName)?.failureMessages.join('\n') ?? ''
+  }
+
+  test('fails the run without colour codes, and without a crash after the summary', () => {
+    // Every test file must have run; a module Jest cannot load shows here, with its reason.
+    expect(run.stderr.match(/Test suite failed to run[\s\S]{0,600}/)?.[0]).toBeUndefined()
+    expect(run.code).toBe(1)
+    expect(run.output).not.toContain('\u001b[')
+    expect(run.output).not.toMatch(/Node\.js v\d+/)
+    expect(results.size).toBe(15)
+  })
+
+  test('a failing metric: first line is the summary, then the reason, then the trace tree', () => {
+    expect(status('playful chatbot passes a playful conversation')).toBe('passed')
+    expect(status('playful chatbot fails a flat conversation')).toBe('failed')
+    const block = failureBlock(run.stderr, 'playful chatbot › fails a flat conversation')
+    const lines = block.split('\n').map((line) => line.trim())
+    const summary = lines.indexOf('FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge scripted-judge')
+    expect(summary).toBe(2)
+    expect(lines[summary + 1]).toMatch(/^reason: The walk scored 0\.3\./)
+    expect(lines[summary + 2]).toBe(
+      '[1] Task "Describe tone": Describe the assistant\'s tone in one sentence. · 1 judge call',
+    )
+    expect(block).toContain('└─ ● false → 3  ◀ score 0.3')
+    expect(block).toContain('> 12 |     await expect(flatConversation).toPassMetric(metric)')
+  })
+
+  test('.not passes when the metric fails, and fails with its own wording when the metric passes', () => {
+    expect(status('playful chatbot not: passes a flat conversation')).toBe('passed')
+    expect(message('playful chatbot not: fails a playful conversation')).toContain(
+      'expected Playful Chatbot to fail, but it passed with score 0.9 (threshold 0.7) · judge scripted-judge\nreason:',
+    )
+  })
+
+  test('{ threshold } overrides the metric threshold', () => {
+    expect(message('playful chatbot threshold option fails a playful conversation')).toContain(
+      "FAIL Playful Chatbot: score 0.9 (threshold 0.95) · judge scripted-judge\nthreshold 0.95 from toPassMetric(metric, { threshold }); the metric's own is 0.7",
+    )
+  })
+
+  test('single-turn test cases, with the global expect of @types/jest users', () => {
+    expect(status('single-turn: correct answer passes')).toBe('passed')
+    expect(message('single-turn: wrong answer fails')).toContain(
+      'FAIL Answer Correctness: score 0.1 (threshold 0.5) · judge scripted-judge',
+    )
+  })
+
+  test('a judge failure fails the test under .not; a non-test case fails with what was expected', () => {
+    expect(message('errors: a judge failure fails the test under not')).toContain(
+      'ERROR Playful Chatbot: no score (threshold 0.7) · judge offline-judge\nerror: The judge model "offline-judge" could not be reached',
+    )
+    expect(message('errors: a string is not a test case')).toContain(
+      "expect(testCase).toPassMetric(metric) expects a test case: a conversation { turns: [...] } or a single-turn test case { input, actualOutput }, but received 'Will it rain tomorrow?' (string).",
+    )
+  })
+
+  test('a forgotten await fails the test, pointing at the expect line', () => {
+    expect(message('forgets to await a passing metric')).toContain(
+      '1 toPassMetric() assertion was not awaited, so the test ended before the judge answered and the result was never checked. Write: await expect(testCase).toPassMetric(metric)',
+    )
+    expect(failureBlock(run.stderr, 'forgets to await a passing metric')).toContain(
+      '>  8 |   expect(playfulConversation).toPassMetric(slow)',
+    )
+  })
+
+  test('test.concurrent: each record is filed under its own test, though the other finished first', () => {
+    expect(status('concurrent A slow, failing')).toBe('failed')
+    expect(status('concurrent B fast, passing')).toBe('passed')
+    const report = readReport(reportFile)
+    expect(evaluationsOf(report, 'concurrent A slow, failing').map((record) => record.score)).toEqual([0.3])
+    expect(evaluationsOf(report, 'concurrent B fast, passing').map((record) => record.score)).toEqual([0.9])
+  })
+
+  test('withJudgetree raises the default 5 s timeout: a 5.4 s evaluation passes', () => {
+    expect(status('a judge slower than 5 s passes')).toBe('passed')
+    expect(evaluationsOf(readReport(reportFile), 'a judge slower than 5 s passes')[0]?.durationMs).toBeGreaterThan(
+      5_000,
+    )
+  })
+
+  test('passing tests’ records reach the reporter through the per-worker sidecar files', () => {
+    const report = readReport(reportFile)
+    expect(report.runner).toBe('jest')
+    expect(evaluationsOf(report, 'playful chatbot passes a playful conversation')).toMatchObject([
+      { name: 'Playful Chatbot', score: 0.9, success: true, assertionPassed: true, negated: false },
+    ])
+    expect(evaluationsOf(report, 'playful chatbot not: passes a flat conversation')).toMatchObject([
+      { score: 0.3, success: false, assertionPassed: true, negated: true },
+    ])
+    expect(report.tests.find((test) => test.name === 'playful chatbot fails a flat conversation')).toMatchObject({
+      file: 'tests/conversation.test.ts',
+      state: 'failed',
+    })
+    expect(existsSync(sidecars) && readdirSync(sidecars).every((file) => /^worker-\d+-\d+\.jsonl$/.test(file))).toBe(
+      true,
+    )
+  })
+
+  test('the reporter prints failed evaluations after Jest’s summary and ends with the summary line', () => {
+    const lines = run.stderr.split('\n')
+    const start = lines.indexOf('judgetree: 6 failed evaluations')
+    expect(start).toBeGreaterThan(-1)
+    const header = lines.indexOf(
+      'tests/conversation.test.ts > playful chatbot not: fails a playful conversation (.not: expected the metric to fail)',
+    )
+    expect(header).toBeGreaterThan(start)
+    expect(lines[header + 1]).toBe('    PASS Playful Chatbot: score 0.9 (threshold 0.7) · judge scripted-judge')
+    // 12 evaluations: 5 conversation, 2 single-turn, 1 judge error, 1 un-awaited, 2 concurrent, 1 slow; the
+    // offline judge makes no call, each single-turn one makes 1, each conversational one 2.
+    expect(lines.findLast((line) => line.startsWith('judgetree: '))).toBe(
+      'judgetree: 12 metrics, 6 passed, 5 failed, 1 errored · 20 judge calls (0 cached) · 0 tokens · $0.0000',
+    )
+    expect(readFileSync(stepSummary, 'utf8')).toContain(
+      '| ❌ | Playful Chatbot | 0.3 | 0.7 | tests/conversation.test.ts &gt; playful chatbot fails a flat conversation |',
+    )
+  })
+})
+
+test('types: the fixture type-checks with @jest/globals and with the global expect of @types/jest', async () => {
+  const result = await runTsc('tsconfig.jest.json')
+  expect(result.output.trim()).toBe('')
+  expect(result.code).toBe(0)
+}, 60_000)

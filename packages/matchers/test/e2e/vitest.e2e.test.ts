@@ -1,0 +1,424 @@
+// Runs the real Vitest CLI on fixture projects and checks what a user sees: the terminal, JUnit XML, Vitest's
+// JSON report (test meta), the judgetree JSON report and GitHub step summary. scripts/compat.mjs runs this
+// file again against Vitest 3.2 and 5 (JUDGETREE_E2E_HOME).
+import { readdirSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { costOf } from '@judgetree/core'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import {
+  jsonReply,
+  lastUserMessage,
+  type OpenAIServer,
+  startOpenAIServer,
+} from '../../../core/test/support/openai-server.js'
+import { evaluationsOf, type JUnitCase, junitCase, readJUnit, readReport } from './support/reports.js'
+import { fixture, majorVersion, type RunResult, runTsc, runVitest, scratchDir } from './support/runner.js'
+
+const VERSION = majorVersion('vitest')
+/** `this.task` (4.1+) is what keeps concurrent tests' records; Vitest 3.2 only has the global current test. */
+const BINDS_CONCURRENT_TESTS = VERSION >= 4
+const API_KEY = 'sk-test-e2e-0123456789abcdef'
+const PROMPT_TOKENS = 600
+const COMPLETION_TOKENS = 100
+
+/** The part of the terminal output about one failed test, from its FAIL header to the next separator. */
+function failureSection(output: string, title: string): string {
+  const start = output.indexOf(` FAIL  ${title}`)
+  if (start === -1) throw new Error(`No " FAIL  ${title}" in the output:\n${output}`)
+  const end = output.indexOf('⎯⎯⎯', start)
+  return output.slice(start, end === -1 ? undefined : end)
+}
+
+function firstLine(text: string | undefined): string {
+  return (text ?? '').split('\n')[0] ?? ''
+}
+
+describe('a full run: vitest run --reporter=default --reporter=junit --reporter=json --reporter=github-actions', () => {
+  const scratch = scratchDir()
+  const reportFile = join(fixture('vitest-basic'), '.judgetree', 'report.json')
+  const stepSummary = join(scratch, 'step-summary.md')
+  let server: OpenAIServer
+  let run: RunResult
+  let junit: JUnitCase[]
+  let vitestJson: { testResults: { assertionResults: { fullName: string; meta: Record<string, unknown> }[] }[] }
+
+  beforeAll(async () => {
+    server = await startOpenAIServer((request) =>
+      lastUserMessage(request).includes("Describe the assistant's tone")
+        ? jsonReply(
+            { output: 'The assistant answers flatly.' },
+            { usage: { promptTokens: PROMPT_TOKENS, completionTokens: COMPLETION_TOKENS } },
+          )
+        : jsonReply(
+            { reason: 'A bare number is not playful.', verdict: false },
+            { usage: { promptTokens: PROMPT_TOKENS, completionTokens: COMPLETION_TOKENS } },
+          ),
+    )
+    rmSync(reportFile, { force: true })
+    run = await runVitest(
+      'vitest-basic',
+      [
+        'run',
+        '--reporter=default',
+        '--reporter=junit',
+        '--reporter=json',
+        '--reporter=github-actions',
+        `--outputFile.junit=${join(scratch, 'junit.xml')}`,
+        `--outputFile.json=${join(scratch, 'vitest.json')}`,
+      ],
+      { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: API_KEY, GITHUB_STEP_SUMMARY: stepSummary },
+    )
+    junit = readJUnit(join(scratch, 'junit.xml'))
+    vitestJson = JSON.parse(readFileSync(join(scratch, 'vitest.json'), 'utf8'))
+  }, 120_000)
+
+  afterAll(async () => {
+    await server?.close()
+    rmSync(scratch, { recursive: true, force: true })
+  })
+
+  test('fails the run, and prints no colour codes under NO_COLOR', () => {
+    expect(run.code).toBe(1)
+    expect(run.output).not.toContain('\u001b[')
+  })
+
+  test('a failing metric: first line is the summary, then the reason, then the trace tree', () => {
+    const section = failureSection(
+      run.output,
+      'tests/conversation.test.ts > playful chatbot > fails a flat conversation',
+    )
+    const summary = section.indexOf('FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge scripted-judge')
+    const reason = section.indexOf('reason: The walk scored 0.3. “Playful?” → false')
+    const tree = section.indexOf('└─ ● false → 3  ◀ score 0.3')
+    expect(summary).toBeGreaterThan(-1)
+    expect(reason).toBeGreaterThan(summary)
+    expect(tree).toBeGreaterThan(reason)
+    expect(section).toContain('tests/conversation.test.ts:12:')
+
+    const failed = junitCase(junit, 'playful chatbot > fails a flat conversation')
+    expect(firstLine(failed.failureMessage)).toBe(
+      'FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge scripted-judge',
+    )
+    expect(failed.failure).toContain('[1] Task "Describe tone": Describe the assistant\'s tone in one sentence.')
+    expect(failed.failure).toContain('└─ ● false → 3  ◀ score 0.3')
+  })
+
+  test('a failing metric is annotated on its test, which JUnit keeps as a property', () => {
+    const failed = junitCase(junit, 'playful chatbot > fails a flat conversation')
+    const annotation = failed.properties.find((property) => property.name === 'error')
+    expect(annotation?.value).toContain('FAIL Playful Chatbot: score 0.3 (threshold 0.7)')
+    expect(annotation?.value).toContain('└─ ● false → 3  ◀ score 0.3')
+    const passed = junitCase(junit, 'playful chatbot > passes a playful conversation')
+    expect(passed.failure).toBeUndefined()
+    expect(passed.properties).toEqual([])
+  })
+
+  test('GitHub Actions gets an error annotation at the expect line (the matcher file on Vitest 3.2)', () => {
+    // Test errors carry a title=; annotations do not.
+    const annotations = run.stdout.split('\n').filter((line) => line.startsWith('::error ') && !line.includes('title='))
+    const annotation =
+      VERSION >= 4
+        ? annotations.find((line) => /file=[^,]*tests\/conversation\.test\.ts,line=12,/.test(line))
+        : annotations.find((line) => line.includes('::FAIL Playful Chatbot: score 0.3 (threshold 0.7)'))
+    expect(annotation).toContain('::FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge scripted-judge%0Areason:')
+    expect(annotation).toContain('└─ ● false → 3  ◀ score 0.3')
+  })
+
+  test('every evaluation, passing ones too, is in the test meta: records for reporters, text for the HTML report', () => {
+    const results = vitestJson.testResults.flatMap((file) => file.assertionResults)
+    const passing = results.find((result) => result.fullName.endsWith('passes a playful conversation'))
+    const records = passing?.meta.judgetree as { name: string; score: number; success: boolean }[] | undefined
+    expect(records?.map(({ name, score, success }) => ({ name, score, success }))).toEqual([
+      { name: 'Playful Chatbot', score: 0.9, success: true },
+    ])
+    const text = passing?.meta['judgetree: Playful Chatbot']
+    expect(typeof text).toBe('string')
+    expect((text as string).split('\n')[0]).toBe(
+      'PASS Playful Chatbot: score 0.9 (threshold 0.7) · judge scripted-judge',
+    )
+    expect(text).toContain('├─ ● true → 9  ◀ score 0.9')
+  })
+
+  test('.not passes when the metric fails, and fails with its own wording when the metric passes', () => {
+    expect(junitCase(junit, 'playful chatbot > not: passes a flat conversation').failure).toBeUndefined()
+    const failed = junitCase(junit, 'playful chatbot > not: fails a playful conversation')
+    expect(firstLine(failed.failureMessage)).toBe(
+      'expected Playful Chatbot to fail, but it passed with score 0.9 (threshold 0.7) · judge scripted-judge',
+    )
+    expect(failed.failure).toContain('├─ ● true → 9  ◀ score 0.9')
+  })
+
+  test('{ threshold } overrides the metric threshold and says so', () => {
+    const failed = junitCase(junit, 'playful chatbot > threshold option fails a playful conversation')
+    expect(firstLine(failed.failureMessage)).toBe(
+      'FAIL Playful Chatbot: score 0.9 (threshold 0.95) · judge scripted-judge',
+    )
+    expect(failed.failure).toContain("threshold 0.95 from toPassMetric(metric, { threshold }); the metric's own is 0.7")
+  })
+
+  test('single-turn test cases pass and fail like conversations', () => {
+    expect(junitCase(junit, 'single-turn: correct answer passes').failure).toBeUndefined()
+    const failed = junitCase(junit, 'single-turn: wrong answer fails')
+    expect(firstLine(failed.failureMessage)).toBe(
+      'FAIL Answer Correctness: score 0.1 (threshold 0.5) · judge scripted-judge',
+    )
+    expect(failed.failure).toContain('reason: The walk scored 0.1.')
+  })
+
+  test('a judge failure fails the test with the error, also under .not', () => {
+    for (const name of ['errors: a judge failure fails the test', 'errors: a judge failure fails the test under not']) {
+      const failed = junitCase(junit, name)
+      expect(firstLine(failed.failureMessage)).toBe(
+        'ERROR Playful Chatbot: no score (threshold 0.7) · judge offline-judge',
+      )
+      expect(failed.failure).toContain('error: The judge model "offline-judge" could not be reached')
+    }
+    expect(junitCase(junit, 'errors: a judge failure fails the test under not').failure).toContain(
+      'A metric that could not be computed fails the test, with or without .not.',
+    )
+  })
+
+  test('misuse fails with what was expected', () => {
+    expect(junitCase(junit, 'errors: a string is not a test case').failureMessage).toBe(
+      "expect(testCase).toPassMetric(metric) expects a test case: a conversation { turns: [...] } or a single-turn test case { input, actualOutput }, but received 'Will it rain tomorrow?' (string).",
+    )
+    expect(junitCase(junit, 'errors: a threshold above 1').failureMessage).toBe(
+      'toPassMetric(metric, { threshold }) expects `threshold` to be a number from 0 to 1, but got `70` (number).',
+    )
+    expect(junitCase(junit, 'errors: not a metric').failureMessage).toContain(
+      'toPassMetric(metric) expects a judgetree metric (an object with `name` and `measure(testCase)`',
+    )
+  })
+
+  test('a forgotten await fails the test, pointing at the expect line', () => {
+    const failed = junitCase(junit, 'forgets to await a passing metric')
+    expect(failed.failureMessage).toBe(
+      '1 toPassMetric() assertion was not awaited, so the test ended before the judge answered and the result was never checked. Write: await expect(testCase).toPassMetric(metric)',
+    )
+    expect(failureSection(run.output, 'tests/unawaited.test.ts > forgets to await a passing metric')).toContain(
+      'tests/unawaited.test.ts:8:',
+    )
+  })
+
+  test('concurrent tests: each failure, annotation and record lands on its own test', () => {
+    const slow = junitCase(junit, 'concurrent > A slow, failing')
+    const fast = junitCase(junit, 'concurrent > B fast, passing')
+    expect(firstLine(slow.failureMessage)).toBe(
+      'FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge scripted-judge',
+    )
+    expect(fast.failure).toBeUndefined()
+    expect(fast.properties).toEqual([])
+    expect(run.output).not.toContain('Cannot annotate')
+    const report = readReport(reportFile)
+    if (BINDS_CONCURRENT_TESTS) {
+      expect(slow.properties.map((property) => property.name)).toEqual(['error'])
+      expect(evaluationsOf(report, 'A slow, failing').map((record) => record.score)).toEqual([0.3])
+      expect(evaluationsOf(report, 'B fast, passing').map((record) => record.score)).toEqual([0.9])
+    } else {
+      // Vitest 3.2 cannot tell which concurrent test is running, so nothing is attached to a wrong one.
+      expect(evaluationsOf(report, 'A slow, failing')).toEqual([])
+      expect(evaluationsOf(report, 'B fast, passing')).toEqual([])
+    }
+  })
+
+  test('the plugin raises the default 5 s timeout: a 5.4 s evaluation passes', () => {
+    expect(junitCase(junit, 'a judge slower than 5 s passes').failure).toBeUndefined()
+    expect(evaluationsOf(readReport(reportFile), 'a judge slower than 5 s passes')[0]?.durationMs).toBeGreaterThan(
+      5_000,
+    )
+  })
+
+  test('the OpenAI judge over HTTP: tokens and cost reach the record, the API key reaches nothing', () => {
+    expect(server.requests).toHaveLength(2)
+    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${API_KEY}`)
+    const [record] = evaluationsOf(readReport(reportFile), 'http: the OpenAI judge fails a flat conversation')
+    expect(record).toMatchObject({
+      judgeModel: 'gpt-4.1',
+      score: 0.3,
+      usage: {
+        judgeCalls: 2,
+        promptTokens: 2 * PROMPT_TOKENS,
+        completionTokens: 2 * COMPLETION_TOKENS,
+        costUsd: costOf('gpt-4.1', 2 * PROMPT_TOKENS, 2 * COMPLETION_TOKENS),
+      },
+    })
+    expect(readFileSync(reportFile, 'utf8')).not.toContain(API_KEY)
+    expect(run.output).not.toContain(API_KEY)
+  })
+
+  test('the reporter prints failed evaluations after the run and ends with the summary line', () => {
+    // Counted from the fixture: concurrent.test.ts adds 2 metrics (1 passed, 1 failed, 4 judge calls) when
+    // the runner binds concurrent tests; the offline judge's errors make no judge call.
+    const concurrent = BINDS_CONCURRENT_TESTS ? 1 : 0
+    const [metrics, passed, failed] = [12 + 2 * concurrent, 5 + concurrent, 5 + concurrent]
+    const calls = 18 + 4 * concurrent
+    const failures = 7 + concurrent
+    const tokens = 2 * (PROMPT_TOKENS + COMPLETION_TOKENS)
+    const cost = costOf('gpt-4.1', 2 * PROMPT_TOKENS, 2 * COMPLETION_TOKENS)?.toFixed(4)
+    const lines = run.stdout.trimEnd().split('\n')
+    const start = lines.indexOf(`judgetree: ${failures} failed evaluations`)
+    expect(start).toBeGreaterThan(lines.findIndex((line) => line.includes('Test Files')))
+    const header = lines.indexOf('tests/conversation.test.ts > playful chatbot > fails a flat conversation', start)
+    expect(header).toBeGreaterThan(start)
+    expect(lines[header + 1]).toBe('    FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge scripted-judge')
+    expect(lines[header + 2]).toMatch(/^ {4}reason: The walk scored 0\.3\./)
+    expect(lines).toContain('judgetree: JSON report in .judgetree/report.json')
+    expect(lines.filter((line) => line.startsWith('judgetree: ') && line.includes(' metrics, ')).at(-1)).toBe(
+      `judgetree: ${metrics} metrics, ${passed} passed, ${failed} failed, 2 errored · ${calls} judge calls (0 cached) · ${tokens} tokens · $${cost}`,
+    )
+  })
+
+  test('the JSON report lists every evaluation by file and test, with the run totals', () => {
+    const report = readReport(reportFile)
+    expect(report).toMatchObject({ version: 1, runner: 'vitest', shard: null })
+    expect(report.summary).toMatchObject({ errored: 2, promptTokens: 2 * PROMPT_TOKENS, cachedCalls: 0 })
+    const test = report.tests.find((entry) => entry.name === 'playful chatbot > fails a flat conversation')
+    expect(test).toMatchObject({ file: 'tests/conversation.test.ts', state: 'failed' })
+    expect(test?.evaluations[0]).toMatchObject({
+      name: 'Playful Chatbot',
+      score: 0.3,
+      threshold: 0.7,
+      success: false,
+      negated: false,
+      assertionPassed: false,
+      error: null,
+      summary: 'FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge scripted-judge',
+    })
+    expect(test?.evaluations[0]?.trace.nodes.map((node) => node.status)).toEqual(['ran', 'ran', 'skipped', 'ran'])
+    const errored = evaluationsOf(report, 'errors: a judge failure fails the test')[0]
+    expect(errored?.error).toMatchObject({ code: 'JUDGE_CALL_FAILED', name: 'JudgeCallError' })
+  })
+
+  test('$GITHUB_STEP_SUMMARY gets the totals, a table of evaluations and the failed ones’ traces', () => {
+    const markdown = readFileSync(stepSummary, 'utf8')
+    expect(markdown).toMatch(/(^|\n)## judgetree\n/)
+    expect(markdown).toContain(
+      '| ❌ | Playful Chatbot | 0.3 | 0.7 | tests/conversation.test.ts &gt; playful chatbot &gt; fails a flat conversation |',
+    )
+    expect(markdown).toContain(
+      '| ✅ | Answer Correctness | 1 | 0.5 | tests/single-turn.test.ts &gt; single-turn: correct answer passes |',
+    )
+    expect(markdown).toContain('<details><summary>❌ FAIL Playful Chatbot: score 0.3 (threshold 0.7)')
+    expect(markdown).toContain('└─ ● false → 3  ◀ score 0.3')
+  })
+})
+
+describe('inline test.projects with the plugin at the root, run with --reporter=dot --reporter=junit', () => {
+  const scratch = scratchDir()
+  const reportFile = join(scratch, 'report.json')
+  let run: RunResult
+
+  beforeAll(async () => {
+    run = await runVitest(
+      'vitest-projects',
+      ['run', '--reporter=dot', '--reporter=junit', `--outputFile.junit=${join(scratch, 'junit.xml')}`],
+      { FIXTURE_REPORT_FILE: reportFile },
+    )
+  }, 60_000)
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+
+  test('registers the matcher in every project and keeps a timeout the project set', () => {
+    expect(run.output).toContain('Test timed out in 1000ms')
+    expect(run.output).not.toContain('toPassMetric is not a function')
+    expect(run.output).not.toContain('Invalid Chai property')
+    const report = readReport(reportFile)
+    expect(report.tests.map((test) => [test.name, test.state])).toEqual([
+      ['the plugin raised the timeout to 60 s', 'passed'],
+      ['a user-set timeout is kept', 'failed'],
+    ])
+  })
+
+  test('annotatePassing: true annotates passing evaluations as notices', () => {
+    const passed = junitCase(readJUnit(join(scratch, 'junit.xml')), 'the plugin raised the timeout to 60 s')
+    expect(passed.failure).toBeUndefined()
+    expect(passed.properties.map((property) => property.name)).toEqual(['notice'])
+    expect(passed.properties[0]?.value).toMatch(/^PASS Playful Chatbot: score 0\.9 \(threshold 0\.7\)/)
+  })
+
+  test('the judgetree reporter survives --reporter on the command line', () => {
+    expect(run.stdout.split('\n').findLast((line) => line.startsWith('judgetree: '))).toMatch(
+      /^judgetree: 2 metrics, 2 passed, 0 failed, 0 errored · /,
+    )
+  })
+})
+
+describe('vitest --shard=i/2 --reporter=blob, then --merge-reports', () => {
+  const scratch = scratchDir()
+  const blobs = join(scratch, 'blobs')
+  const reportFile = join(scratch, 'report.json')
+  const env = { FIXTURE_REPORT_FILE: reportFile }
+  const files = ['tests/conversation.test.ts', 'tests/single-turn.test.ts', 'tests/errors.test.ts']
+  let shards: RunResult[]
+  let merged: RunResult
+
+  beforeAll(async () => {
+    shards = []
+    for (const index of [1, 2]) {
+      const blob = `--outputFile.blob=${join(blobs, `blob-${index}-2.json`)}`
+      shards.push(
+        await runVitest('vitest-basic', ['run', `--shard=${index}/2`, '--reporter=blob', blob, ...files], env),
+      )
+    }
+    merged = await runVitest(
+      'vitest-basic',
+      [
+        'run',
+        `--merge-reports=${blobs}`,
+        '--reporter=default',
+        '--reporter=junit',
+        `--outputFile.junit=${join(scratch, 'merged.xml')}`,
+      ],
+      env,
+    )
+  }, 120_000)
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+
+  test('each shard writes its own report file', () => {
+    expect(readdirSync(blobs)).toHaveLength(2)
+    const shardReports = [1, 2].map((index) => readReport(join(scratch, `report.shard-${index}-of-2.json`)))
+    expect(shardReports.map((report) => report.shard)).toEqual([
+      { index: 1, count: 2 },
+      { index: 2, count: 2 },
+    ])
+    expect(shardReports.reduce((total, report) => total + report.summary.metrics, 0)).toBe(9)
+    expect(shards.map((shard) => shard.code)).toEqual([1, 1])
+  })
+
+  test('the merged run prints every shard’s failed traces and the summary of the whole run', () => {
+    expect(merged.code).toBe(1)
+    const section = failureSection(
+      merged.output,
+      'tests/conversation.test.ts > playful chatbot > fails a flat conversation',
+    )
+    expect(section).toContain('└─ ● false → 3  ◀ score 0.3')
+    expect(merged.stdout).toContain(
+      'tests/single-turn.test.ts > single-turn: wrong answer fails\n    FAIL Answer Correctness',
+    )
+    expect(merged.stdout.split('\n').findLast((line) => line.startsWith('judgetree: '))).toMatch(
+      /^judgetree: 9 metrics, 3 passed, 4 failed, 2 errored · \d+ judge calls \(0 cached\) · 0 tokens · \$0\.0000$/,
+    )
+  })
+
+  test('the merged JSON report and JUnit XML still carry the traces', () => {
+    const report = readReport(reportFile)
+    expect(report.shard).toBeNull()
+    expect(report.summary.metrics).toBe(9)
+    expect(evaluationsOf(report, 'single-turn: wrong answer fails')[0]?.verboseLogs).toContain(
+      '● false → 1  ◀ score 0.1',
+    )
+    const junit = readJUnit(join(scratch, 'merged.xml'))
+    const failed = junitCase(junit, 'playful chatbot > fails a flat conversation')
+    expect(failed.properties.find((property) => property.name === 'error')?.value).toContain(
+      '└─ ● false → 3  ◀ score 0.3',
+    )
+  })
+})
+
+test('types: tsc on the fixtures with the judgetree types for this Vitest version (skipLibCheck: false)', async () => {
+  // Vitest 5 changed the Matchers interface, hence a second type entry point. The fixtures use toPassMetric
+  // with and without options, on .not, on the test context's expect, read task.meta.judgetree, and hold
+  // probes marked ts-expect-error that fail the check if the matcher accepted anything.
+  const result = await runTsc(VERSION >= 5 ? 'tsconfig.vitest-v5.json' : 'tsconfig.vitest.json')
+  expect(result.output.trim()).toBe('')
+  expect(result.code).toBe(0)
+}, 60_000)

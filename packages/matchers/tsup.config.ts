@@ -1,0 +1,35 @@
+import { defineConfig, type Options } from 'tsup'
+
+const shared: Options = {
+  target: 'node20',
+  sourcemap: true,
+  treeshake: true,
+  // `build` empties dist first; configs build in parallel, so none of them may clean.
+  clean: false,
+  external: ['@judgetree/core', 'vitest', '@jest/globals'],
+}
+
+export default defineConfig([
+  {
+    // Imported from config files, which may be ESM or CommonJS.
+    ...shared,
+    entry: { index: 'src/index.ts', 'vitest/index': 'src/vitest/index.ts', 'jest/index': 'src/jest/index.ts' },
+    format: ['esm', 'cjs'],
+    dts: true,
+    // The plugin and withJudgetree find their setup and reporter files next to themselves, in both formats.
+    shims: true,
+  },
+  {
+    // Loaded by Vitest, which imports ESM.
+    ...shared,
+    entry: { 'vitest/setup': 'src/vitest/setup.ts', 'vitest/reporter': 'src/vitest/reporter.ts' },
+    format: ['esm'],
+    dts: true,
+  },
+  {
+    // Loaded by Jest, which requires CommonJS for setup files and reporters (no transform is applied to them).
+    ...shared,
+    entry: { 'jest/setup': 'src/jest/setup.ts', 'jest/reporter': 'src/jest/reporter.ts' },
+    format: ['cjs'],
+  },
+])

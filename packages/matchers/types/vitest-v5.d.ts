@@ -1,0 +1,24 @@
+// Types of toPassMetric for Vitest 5, whose Matchers interface takes the assertion's return type first.
+// Load them once, from any .d.ts file of your project: import type {} from '@judgetree/matchers/vitest/types-v5'
+import type { Metric } from '@judgetree/core'
+import type { JudgetreeRecord, ToPassMetricOptions } from '@judgetree/matchers'
+// Without an import of 'vitest' itself, TypeScript does not merge TaskMeta, which Vitest re-exports.
+import type {} from 'vitest'
+
+declare module 'vitest' {
+  interface Matchers<R extends void | Promise<void> = void | Promise<void>, T = unknown> {
+    /**
+     * Measures the test case (a conversation or a single-turn case) with the metric; passes when the score
+     * reaches the threshold. Always `await` it.
+     *
+     * @example
+     * await expect(conversation).toPassMetric(playfulChatbot, { threshold: 0.7 })
+     */
+    toPassMetric(metric: Metric, options?: ToPassMetricOptions): Promise<void>
+  }
+
+  interface TaskMeta {
+    /** The evaluations toPassMetric recorded on this test, for reporters (`testCase.meta().judgetree`). */
+    judgetree?: JudgetreeRecord[]
+  }
+}
