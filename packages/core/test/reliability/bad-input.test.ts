@@ -1,0 +1,322 @@
+import { expect, test } from 'vitest'
+import {
+  BinaryJudgementNode,
+  ConversationalBinaryJudgementNode,
+  ConversationalDAGMetric,
+  ConversationalTaskNode,
+  ConversationalVerdictNode,
+  ConversationRelevancyMetric,
+  DAGMetric,
+  DeepAcyclicGraph,
+  GEval,
+  type Metric,
+  NonBinaryJudgementNode,
+  OpenAIJudge,
+  TaskNode,
+  VerdictNode,
+} from '../../src/index.js'
+import { scriptedJudge } from '../../src/testing.js'
+
+// A JavaScript user's view: no type checker stops these, so every one must fail with a message that says what was
+// wrong and how to fix it. One table, so the whole catalogue is reviewed (and pinned) in one place.
+const bad = <T = never>(value: unknown) => value as T
+const judge = scriptedJudge({ rules: [] })
+const params = ['actualOutput'] as const
+const yes = () => new VerdictNode({ verdict: true, score: 10 })
+const no = () => new VerdictNode({ verdict: false, score: 0 })
+const okBinary = (criteria = 'Ok?') =>
+  new BinaryJudgementNode({ criteria, evaluationParams: params, children: [no(), yes()] })
+const okDag = () => new DeepAcyclicGraph({ rootNodes: [okBinary()] })
+const conversationalVerdicts = () => [
+  new ConversationalVerdictNode({ verdict: true, score: 10 }),
+  new ConversationalVerdictNode({ verdict: false, score: 0 }),
+]
+const conversationalDag = (turnWindow?: [number, number], evaluationParams: string[] = ['role', 'content']) =>
+  new DeepAcyclicGraph({
+    rootNodes: [
+      new ConversationalBinaryJudgementNode({
+        criteria: 'Polite?',
+        evaluationParams: bad(evaluationParams),
+        turnWindow,
+        children: conversationalVerdicts(),
+      }),
+    ],
+  })
+const conversationalMetric: Metric<never> = bad({
+  name: 'Relevancy',
+  kind: 'conversational',
+  threshold: 0.5,
+  measure: async () => ({}),
+})
+
+const catalogue: Record<string, () => unknown> = {
+  'node without options': () => new TaskNode(bad(undefined)),
+  'TaskNode with blank instructions': () => new TaskNode(bad({ instructions: '  ', outputLabel: 'Out', children: [] })),
+  'TaskNode without outputLabel': () => new TaskNode(bad({ instructions: 'Extract', children: [] })),
+  'children that is not an array': () =>
+    new TaskNode(bad({ instructions: 'Extract', outputLabel: 'Out', children: okBinary() })),
+  'judgement without criteria': () => new BinaryJudgementNode(bad({ children: [] })),
+  'evaluationParams from the other enum': () =>
+    new BinaryJudgementNode(bad({ criteria: 'Ok?', children: [], evaluationParams: ['content'] })),
+  'evaluationParams with a typo': () =>
+    new BinaryJudgementNode(bad({ criteria: 'Ok?', children: [], evaluationParams: ['actual_output'] })),
+  'turnWindow reversed': () => conversationalDag([4, 2]),
+  'turnWindow negative': () => conversationalDag([-1, 2]),
+  'turnWindow without turn-level params': () => conversationalDag([0, 1], ['scenario']),
+  'verdict with neither score nor child': () => new VerdictNode(bad({ verdict: true })),
+  'verdict with both score and child': () => new VerdictNode(bad({ verdict: true, score: 1, child: okBinary() })),
+  'verdict score above 10': () => new VerdictNode({ verdict: 'High', score: 11 }),
+  'verdict score not an integer': () => new VerdictNode({ verdict: 'High', score: 2.5 }),
+  'verdict that is a number': () => new VerdictNode(bad({ verdict: 1, score: 1 })),
+  'verdict child that is neither node nor metric': () => new VerdictNode(bad({ verdict: true, child: 'next' })),
+  'conversational metric under a single-turn verdict': () =>
+    new VerdictNode({ verdict: true, child: conversationalMetric }),
+  'empty rootNodes': () => new DeepAcyclicGraph({ rootNodes: [] }),
+  'binary judgement with three verdicts': () =>
+    new DeepAcyclicGraph({
+      rootNodes: [
+        new BinaryJudgementNode({ criteria: 'Ok?', evaluationParams: params, children: [yes(), no(), yes()] }),
+      ],
+    }),
+  'non-binary judgement with duplicate verdicts': () =>
+    new DeepAcyclicGraph({
+      rootNodes: [
+        new NonBinaryJudgementNode({
+          criteria: 'Tone?',
+          evaluationParams: params,
+          children: [new VerdictNode({ verdict: 'Warm', score: 9 }), new VerdictNode({ verdict: 'Warm', score: 3 })],
+        }),
+      ],
+    }),
+  'non-binary judgement with one verdict': () =>
+    new DeepAcyclicGraph({
+      rootNodes: [
+        new NonBinaryJudgementNode({
+          criteria: 'Tone?',
+          evaluationParams: params,
+          children: [new VerdictNode({ verdict: 'Warm', score: 9 })],
+        }),
+      ],
+    }),
+  'TaskNode without children': () =>
+    new DeepAcyclicGraph({
+      rootNodes: [
+        new TaskNode({ instructions: 'Extract', outputLabel: 'Out', evaluationParams: params, children: [] }),
+      ],
+    }),
+  'TaskNode with a verdict child': () =>
+    new DeepAcyclicGraph({
+      rootNodes: [
+        new TaskNode({ instructions: 'Extract', outputLabel: 'Out', evaluationParams: params, children: [bad(yes())] }),
+      ],
+    }),
+  'verdict as a root': () => new DeepAcyclicGraph({ rootNodes: [bad(yes())] }),
+  'mixed single-turn and conversational nodes': () =>
+    new DeepAcyclicGraph({
+      rootNodes: [
+        new TaskNode({
+          instructions: 'Extract',
+          outputLabel: 'Out',
+          evaluationParams: params,
+          children: [
+            bad(new ConversationalBinaryJudgementNode({ criteria: 'Polite?', children: conversationalVerdicts() })),
+          ],
+        }),
+      ],
+    }),
+  'one verdict under two judgements': () => {
+    const shared = yes()
+    return new DeepAcyclicGraph({
+      rootNodes: [
+        new BinaryJudgementNode({ criteria: 'A?', evaluationParams: params, children: [no(), shared] }),
+        new BinaryJudgementNode({ criteria: 'B?', evaluationParams: params, children: [no(), shared] }),
+      ],
+    })
+  },
+  'judgement that is shown nothing': () =>
+    new DeepAcyclicGraph({ rootNodes: [new BinaryJudgementNode({ criteria: 'Polite?', children: [no(), yes()] })] }),
+  'root that is also a child': () => {
+    const child = okBinary('Child?')
+    const task = new TaskNode({
+      instructions: 'Extract',
+      outputLabel: 'Out',
+      evaluationParams: params,
+      children: [child],
+    })
+    return new DeepAcyclicGraph({ rootNodes: [task, child] })
+  },
+  'DAG JSON with an unknown node type': () =>
+    DeepAcyclicGraph.fromJSON({
+      format: 'judgetree-dag',
+      version: 1,
+      roots: ['a'],
+      nodes: { a: { type: 'Judge', criteria: 'x' } },
+    }),
+  'DAG JSON that is not JSON': () => DeepAcyclicGraph.fromJSON('{"roots": ['),
+  'DAGMetric options all wrong': () =>
+    new DAGMetric(bad({ name: '', dag: {}, threshold: 2, strictMode: 'yes', model: judge })),
+  'DAGMetric with a conversational DAG': () =>
+    new DAGMetric(bad({ name: 'X', dag: conversationalDag(), model: judge })),
+  'model that is not a name or a judge': () => new DAGMetric(bad({ name: 'X', dag: okDag(), model: 42 })),
+  'GEval with criteria and steps': () =>
+    new GEval(
+      bad({ name: 'G', criteria: 'Correct?', evaluationSteps: ['Check'], evaluationParams: params, model: judge }),
+    ),
+  'GEval with overlapping rubric ranges': () =>
+    new GEval({
+      name: 'G',
+      criteria: 'Correct?',
+      evaluationParams: params,
+      model: judge,
+      rubric: [
+        { scoreRange: [0, 5], expectedOutcome: 'Wrong' },
+        { scoreRange: [5, 10], expectedOutcome: 'Right' },
+      ],
+    }),
+  'relevancy windowSize of 0': () => new ConversationRelevancyMetric({ windowSize: 0, model: judge }),
+  'OpenAIJudge timeout of 0': () => new OpenAIJudge({ timeoutMs: 0 }),
+  'a conversation given to DAGMetric': () =>
+    new DAGMetric({ name: 'Format', dag: okDag(), model: judge }).measure(
+      bad({ turns: [{ role: 'user', content: 'hi' }] }),
+    ),
+  'a single-turn case given to ConversationalDAGMetric': () =>
+    new ConversationalDAGMetric({ name: 'Polite', dag: conversationalDag(), model: judge }).measure(
+      bad({ input: 'hi' }),
+    ),
+  'a conversation without turns': () =>
+    new ConversationalDAGMetric({ name: 'Polite', dag: conversationalDag(), model: judge }).measure({ turns: [] }),
+  'a turn with an unknown role': () =>
+    new ConversationalDAGMetric({ name: 'Polite', dag: conversationalDag(), model: judge }).measure(
+      bad({ turns: [{ role: 'system', content: 'You are a bot' }] }),
+    ),
+  'a test case without the parameter a node reads': () =>
+    new DAGMetric({ name: 'Format', dag: okDag(), model: judge }).measure({ input: 'Summarise this' }),
+  'a turn window past the conversation': () =>
+    new ConversationalDAGMetric({ name: 'Polite', dag: conversationalDag([0, 5]), model: judge }).measure({
+      turns: [{ role: 'user', content: 'hi' }],
+    }),
+  'a conversation without the scenario a node reads': () =>
+    new ConversationalDAGMetric({
+      name: 'Scenario',
+      dag: new DeepAcyclicGraph({
+        rootNodes: [
+          new ConversationalTaskNode({
+            instructions: 'Restate the scenario',
+            outputLabel: 'Scenario',
+            evaluationParams: ['scenario'],
+            children: [
+              new ConversationalBinaryJudgementNode({ criteria: 'Plausible?', children: conversationalVerdicts() }),
+            ],
+          }),
+        ],
+      }),
+      model: judge,
+    }).measure({ turns: [{ role: 'user', content: 'hi' }] }),
+}
+
+async function messageOf(build: () => unknown): Promise<string> {
+  try {
+    const value = await build()
+    const error = (value as { error?: Error } | undefined)?.error
+    if (error) return `result error ${(error as { code?: string }).code}: ${error.message}`
+  } catch (error) {
+    return `${(error as Error).name}: ${(error as Error).message}`
+  }
+  return 'NO ERROR'
+}
+
+test('every bad input fails with a message that names what is wrong and how to fix it', async () => {
+  const messages: Record<string, string> = {}
+  for (const [name, build] of Object.entries(catalogue)) messages[name] = await messageOf(build)
+  expect(Object.keys(messages).length).toBeGreaterThanOrEqual(30)
+  expect(Object.values(messages).filter((message) => message === 'NO ERROR')).toEqual([])
+  expect(messages).toMatchInlineSnapshot(`
+    {
+      "DAG JSON that is not JSON": "DagValidationError: Invalid DAG (1 problem):
+      1. [json-syntax] JSON: is not valid JSON: Unexpected end of JSON input",
+      "DAG JSON with an unknown node type": "DagValidationError: Invalid DAG (1 problem):
+      1. [json-unknown-type] node "a": has type "Judge", which is not a node kind; use one of TaskNode, BinaryJudgementNode, NonBinaryJudgementNode, VerdictNode, ConversationalTaskNode, ConversationalBinaryJudgementNode, ConversationalNonBinaryJudgementNode, ConversationalVerdictNode.",
+      "DAGMetric options all wrong": "ConfigurationError: Invalid options for DAGMetric "":
+      - name must be a non-empty string that identifies the metric in reports; got "".
+      - threshold must be a number from 0 to 1 (a score of 0.7 passes a threshold of 0.7); got 2.
+      - strictMode must be true or false; got "yes".
+      - dag must be a graph built with \`new DeepAcyclicGraph({ rootNodes: [...] })\`.",
+      "DAGMetric with a conversational DAG": "ConfigurationError: Invalid options for DAGMetric "X":
+      - dag is built from Conversational* nodes; use ConversationalDAGMetric for conversations, or TaskNode/BinaryJudgementNode/… here.",
+      "GEval with criteria and steps": "ConfigurationError: Invalid options for GEval "G":
+      - give either criteria or evaluationSteps, not both: keep evaluationSteps to fix the steps yourself, or criteria to have them generated.",
+      "GEval with overlapping rubric ranges": "ConfigurationError: Invalid options for GEval "G":
+      - rubric ranges [0, 5] and [5, 10] overlap at 5; make each range end before the next one starts, e.g. [0, 3] and [4, 10].",
+      "OpenAIJudge timeout of 0": "ConfigurationError: Expected OpenAIJudge's \`timeoutMs\` to be a whole number of milliseconds from 1 and up, got \`0\` (number).",
+      "TaskNode with a verdict child": "DagValidationError: Invalid DAG (1 problem):
+      1. [task-verdict-child] TaskNode (instructions: "Extract"): a TaskNode cannot have a VerdictNode child: its output is data, not a decision. Put a BinaryJudgementNode or NonBinaryJudgementNode between them.",
+      "TaskNode with blank instructions": "DagValidationError: Invalid DAG (1 problem):
+      1. [instructions] TaskNode (instructions: ""): instructions must be a non-empty string (what the judge should do with the data); got "  ".",
+      "TaskNode without children": "DagValidationError: Invalid DAG (1 problem):
+      1. [task-children] TaskNode (instructions: "Extract"): a TaskNode needs at least one child that reads its output (a judgement or another TaskNode).",
+      "TaskNode without outputLabel": "DagValidationError: Invalid DAG (1 problem):
+      1. [outputLabel] TaskNode (instructions: "Extract"): outputLabel must be a non-empty string (the name children see the output under); got undefined.",
+      "a conversation given to DAGMetric": "result error TEST_CASE_INVALID: The metric "Format" is a DAGMetric, which judges single-turn test cases ({ input, actualOutput }), but it was given a conversation ({ turns }). Use ConversationalDAGMetric with Conversational* nodes for conversations.",
+      "a conversation without the scenario a node reads": "result error TEST_CASE_PARAM_MISSING: The test case has no 'scenario' but the metric "Scenario" needs it (needed by ConversationalTaskNode (instructions: "Restate the scenario")). Add 'scenario' to the test case, or remove it from the metric's evaluationParams.",
+      "a conversation without turns": "result error TEST_CASE_INVALID: The metric "Polite" needs a conversational test case ({ turns: [...] }), but the test case is invalid:
+      - turns: a conversation needs at least one turn",
+      "a single-turn case given to ConversationalDAGMetric": "result error TEST_CASE_INVALID: The metric "Polite" is a ConversationalDAGMetric, which judges conversations ({ turns: [...] }), but it was given a single-turn test case ({ input, ... }). Use DAGMetric with single-turn nodes for those.",
+      "a test case without the parameter a node reads": "result error TEST_CASE_PARAM_MISSING: The test case has no 'actualOutput' but the metric "Format" needs it (needed by BinaryJudgementNode (criteria: "Ok?")). Add 'actualOutput' to the test case, or remove it from the metric's evaluationParams.",
+      "a turn window past the conversation": "result error TURN_WINDOW_OUT_OF_RANGE: ConversationalBinaryJudgementNode (criteria: "Polite?") cannot run on this conversation: its turnWindow [0, 5] ends past the conversation, which has 1 turn (indices 0 to 0). Use a window inside [0, 0] or drop turnWindow to read every turn.",
+      "a turn with an unknown role": "result error TEST_CASE_INVALID: The metric "Polite" needs a conversational test case ({ turns: [...] }), but the test case is invalid:
+      - turns.0.role: Invalid option: expected one of "user"|"assistant"",
+      "binary judgement with three verdicts": "DagValidationError: Invalid DAG (1 problem):
+      1. [binary-verdicts] BinaryJudgementNode (criteria: "Ok?"): a binary judgement needs exactly two VerdictNode children, one with verdict true and one with verdict false; got true, false, true. Use a NonBinaryJudgementNode for string verdicts.",
+      "children that is not an array": "DagValidationError: Invalid DAG (1 problem):
+      1. [children] TaskNode (instructions: "Extract"): children must be an array of nodes; got a single BinaryJudgementNode (criteria: "Ok?") (wrap it in an array).",
+      "conversational metric under a single-turn verdict": "DagValidationError: Invalid DAG (1 problem):
+      1. [verdict-metric-kind] VerdictNode (verdict: true): child metric "Relevancy" judges conversational test cases, but this VerdictNode belongs to a single-turn DAG. Use a single-turn metric here.",
+      "empty rootNodes": "DagValidationError: Invalid DAG (1 problem):
+      1. [root-nodes] DeepAcyclicGraph: rootNodes must be a non-empty array of nodes; got [].",
+      "evaluationParams from the other enum": "DagValidationError: Invalid DAG (1 problem):
+      1. [evaluation-params] BinaryJudgementNode (criteria: "Ok?"): evaluationParams contains "content", which is one of TurnParams; this node needs LLMTestCaseParams.",
+      "evaluationParams with a typo": "DagValidationError: Invalid DAG (1 problem):
+      1. [evaluation-params] BinaryJudgementNode (criteria: "Ok?"): evaluationParams contains "actual_output", which is not one of LLMTestCaseParams. Did you mean "actualOutput"?",
+      "judgement that is shown nothing": "DagValidationError: Invalid DAG (1 problem):
+      1. [node-without-input] BinaryJudgementNode (criteria: "Polite?"): would be shown nothing: it names no evaluationParams and has no TaskNode parent. Add evaluationParams (e.g. [LLMTestCaseParams.ACTUAL_OUTPUT]) or list it among a TaskNode's children so it reads that task's output.",
+      "judgement without criteria": "DagValidationError: Invalid DAG (1 problem):
+      1. [criteria] BinaryJudgementNode: criteria must be a non-empty string (the question the judge answers); got undefined.",
+      "mixed single-turn and conversational nodes": "DagValidationError: Invalid DAG (1 problem):
+      1. [mixed-modes] ConversationalBinaryJudgementNode (criteria: "Polite?"): is a conversational node but the DAG's first root is single-turn; use only single-turn nodes (TaskNode, …) in one DAG.",
+      "model that is not a name or a judge": "ConfigurationError: Invalid options for DAGMetric "X":
+      - Expected \`model\` to be a model name such as 'gpt-4.1', an object implementing JudgeModel ({ name: string, generate(request) }), or undefined for the default judge; got \`42\` (number).",
+      "node without options": "DagValidationError: Invalid DAG (1 problem):
+      1. [options] TaskNode: new TaskNode(options) needs an options object; got undefined.",
+      "non-binary judgement with duplicate verdicts": "DagValidationError: Invalid DAG (1 problem):
+      1. [non-binary-duplicate-verdicts] NonBinaryJudgementNode (criteria: "Tone?"): each verdict of a non-binary judgement must be distinct; "Warm" appears more than once.",
+      "non-binary judgement with one verdict": "DagValidationError: Invalid DAG (1 problem):
+      1. [non-binary-verdicts] NonBinaryJudgementNode (criteria: "Tone?"): a non-binary judgement needs at least two VerdictNode children (the options to choose from); got 1.",
+      "one verdict under two judgements": "DagValidationError: Invalid DAG (1 problem):
+      1. [verdict-shared] BinaryJudgementNode (criteria: "A?") → VerdictNode (verdict: true): belongs to 2 parents (BinaryJudgementNode (criteria: "A?"); BinaryJudgementNode (criteria: "B?")); a verdict belongs to exactly one judgement. Create a separate VerdictNode for each judgement.",
+      "relevancy windowSize of 0": "ConfigurationError: Invalid options for ConversationRelevancyMetric "Conversation Relevancy":
+      - windowSize must be a whole number from 1 and up (how many exchanges each judgement reads); got 0.",
+      "root that is also a child": "DagValidationError: Invalid DAG (1 problem):
+      1. [root-has-parent] BinaryJudgementNode (criteria: "Child?"): is listed in rootNodes but is also a child of TaskNode (instructions: "Extract"). Remove it from rootNodes: it runs when its parents let it.",
+      "turnWindow negative": "DagValidationError: Invalid DAG (1 problem):
+      1. [turn-window] ConversationalBinaryJudgementNode (criteria: "Polite?"): turnWindow must be [start, end]: two integers with 0 <= start <= end (inclusive, 0-based turn indices); got [-1,2]. For a single turn write [i, i].",
+      "turnWindow reversed": "DagValidationError: Invalid DAG (1 problem):
+      1. [turn-window] ConversationalBinaryJudgementNode (criteria: "Polite?"): turnWindow must be [start, end]: two integers with 0 <= start <= end (inclusive, 0-based turn indices); got [4,2]. For a single turn write [i, i].",
+      "turnWindow without turn-level params": "DagValidationError: Invalid DAG (1 problem):
+      1. [turn-window-without-turns] ConversationalBinaryJudgementNode (criteria: "Polite?"): turnWindow is set but evaluationParams names no turn-level parameter, so no turn would be shown. Add TurnParams.ROLE and TurnParams.CONTENT (or another turn-level parameter) to evaluationParams.",
+      "verdict as a root": "DagValidationError: Invalid DAG (1 problem):
+      1. [verdict-root] VerdictNode (verdict: true): a VerdictNode cannot be a root: put it under a judgement node.",
+      "verdict child that is neither node nor metric": "DagValidationError: Invalid DAG (1 problem):
+      1. [verdict-child] VerdictNode (verdict: true): child must be a DAG node or a metric; got "next".",
+      "verdict score above 10": "DagValidationError: Invalid DAG (1 problem):
+      1. [verdict-score] VerdictNode (verdict: "High"): score must be an integer from 0 to 10; got 11. A score of 7 gives the metric 0.7.",
+      "verdict score not an integer": "DagValidationError: Invalid DAG (1 problem):
+      1. [verdict-score] VerdictNode (verdict: "High"): score must be an integer from 0 to 10; got 2.5. A score of 7 gives the metric 0.7.",
+      "verdict that is a number": "DagValidationError: Invalid DAG (1 problem):
+      1. [verdict] VerdictNode (verdict: 1): verdict must be a boolean (under a binary judgement) or a non-empty string; got 1.",
+      "verdict with both score and child": "DagValidationError: Invalid DAG (1 problem):
+      1. [verdict-score-or-child] VerdictNode (verdict: true): a VerdictNode takes either score or child, not both: remove one.",
+      "verdict with neither score nor child": "DagValidationError: Invalid DAG (1 problem):
+      1. [verdict-score-or-child] VerdictNode (verdict: true): a VerdictNode needs a score (an integer 0..10 that ends the walk) or a child (a node or metric to continue with).",
+    }
+  `)
+})
