@@ -1,6 +1,7 @@
 import { type JudgetreeError, MissingTestCaseParamError, TestCaseError } from '../errors.js'
 import {
   type CommonMetricOptions,
+  checkKnownOptions,
   OptionProblems,
   type ResolvedMetricOptions,
   resolveCommonOptions,
@@ -42,6 +43,18 @@ export interface ConversationalDAGMetricOptions extends DagOptions {
   dag: DeepAcyclicGraph<ConversationalNode>
 }
 
+const DAG_OPTION_KEYS = [
+  'name',
+  'dag',
+  'threshold',
+  'model',
+  'includeReason',
+  'strictMode',
+  'asyncMode',
+  'verboseMode',
+  'summarizeReason',
+] as const
+
 abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCase> implements Metric<TestCase> {
   readonly name: string
   readonly threshold: number
@@ -61,6 +74,7 @@ abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCa
       problems.add(`new ${type}(options) needs an options object with at least { name, dag }.`)
       problems.throwIfAny()
     }
+    checkKnownOptions(options, DAG_OPTION_KEYS, problems)
     this.options = resolveCommonOptions(options, problems)
     if (options.summarizeReason !== undefined && typeof options.summarizeReason !== 'boolean') {
       problems.add(`summarizeReason must be true or false; got ${JSON.stringify(options.summarizeReason)}.`)

@@ -33,12 +33,6 @@ export interface OpenAIJudgeOptions {
   client?: OpenAI | undefined
 }
 
-/** A response of {@link OpenAIJudge}: a JudgeResponse that also says why logprobs are missing when they were dropped. */
-export interface OpenAIJudgeResponse<T> extends JudgeResponse<T> {
-  /** Set when logprobs were requested but the model rejects them, so the request went without. */
-  readonly logprobsUnavailable?: string | undefined
-}
-
 interface Connection {
   readonly client: OpenAI
   readonly host: string
@@ -88,7 +82,7 @@ export class OpenAIJudge implements JudgeModel {
     })
   }
 
-  async generate<T>(request: JudgeRequest<T>): Promise<OpenAIJudgeResponse<T>> {
+  async generate<T>(request: JudgeRequest<T>): Promise<JudgeResponse<T>> {
     if (request.signal?.aborted) throw new MeasurementAbortedError(request.signal.reason)
     const connection = this.#connect()
     const first = await this.#complete(connection, request, [])

@@ -47,6 +47,8 @@ export interface JudgeResponse<T> {
   readonly cached: boolean
   /** The raw text the model answered with (after any re-ask). */
   readonly rawText?: string | undefined
+  /** Why logprobs are missing although they were requested, e.g. the model rejects them; shown in traces. */
+  readonly logprobsUnavailable?: string | undefined
 }
 
 /** Anything that can judge: the built-in OpenAI judge, the scripted judge, or your own. */

@@ -91,3 +91,17 @@ export function resolveCommonOptions(
     verboseMode: options.verboseMode ?? false,
   }
 }
+
+/** Reports option keys the metric does not know, suggesting the camelCase name for snake_case habits. */
+export function checkKnownOptions(options: object, known: readonly string[], problems: OptionProblems): void {
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue
+    const camel = key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())
+    const match = known.find((name) => name.toLowerCase() === camel.toLowerCase())
+    problems.add(
+      match
+        ? `unknown option \`${key}\`; did you mean \`${match}\`?`
+        : `unknown option \`${key}\`; the options are ${known.map((name) => `\`${name}\``).join(', ')}.`,
+    )
+  }
+}

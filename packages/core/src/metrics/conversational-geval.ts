@@ -1,13 +1,18 @@
 import { checkConversationalOptions, conversationalView } from '../dag/inputs.js'
 import { MissingTestCaseParamError } from '../errors.js'
-import { OptionProblems, type ResolvedMetricOptions, resolveCommonOptions } from '../metric/options.js'
+import {
+  checkKnownOptions,
+  OptionProblems,
+  type ResolvedMetricOptions,
+  resolveCommonOptions,
+} from '../metric/options.js'
 import { errorResult } from '../metric/result.js'
 import type { MeasureOptions, Metric, MetricResult } from '../metric/types.js'
 import { PARAM_LABELS, TURN_LEVEL_PARAMS, type TurnParam, TurnParams } from '../test-case/params.js'
 import type { ConversationalTestCase } from '../test-case/schemas.js'
 import { checkGEvalOptions, GEVAL_OPTION_KEYS, type GEvalBaseOptions, type Rubric } from './geval-rubric.js'
 import { GEvalScorer } from './geval-scorer.js'
-import { checkKnownOptions, finish, parseConversation } from './support.js'
+import { finish, parseConversation } from './support.js'
 
 /** Options for {@link ConversationalGEval}. */
 export interface ConversationalGEvalOptions extends GEvalBaseOptions {

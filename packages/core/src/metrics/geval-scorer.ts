@@ -173,8 +173,8 @@ export class GEvalScorer {
 
 function weigh(raw: number, call: JudgeCall<unknown>, range: readonly [number, number]): ScoreWeighting {
   // A judge that had to drop the logprobs request says why (OpenAIJudge does, for models that reject it).
-  const unavailable = (call.response as { logprobsUnavailable?: unknown }).logprobsUnavailable
-  if (typeof unavailable === 'string' && call.response.logprobs === undefined) {
+  const unavailable = call.response.logprobsUnavailable
+  if (unavailable !== undefined && call.response.logprobs === undefined) {
     return { mode: 'raw', score: raw, note: `raw score: ${unavailable}` }
   }
   return weightScore(raw, call.response.logprobs, range)

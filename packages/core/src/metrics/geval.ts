@@ -1,13 +1,18 @@
 import { checkSingleTurnParams, singleTurnView } from '../dag/inputs.js'
 import { MissingTestCaseParamError } from '../errors.js'
-import { OptionProblems, type ResolvedMetricOptions, resolveCommonOptions } from '../metric/options.js'
+import {
+  checkKnownOptions,
+  OptionProblems,
+  type ResolvedMetricOptions,
+  resolveCommonOptions,
+} from '../metric/options.js'
 import { errorResult } from '../metric/result.js'
 import type { MeasureOptions, Metric, MetricResult } from '../metric/types.js'
 import { type LLMTestCaseParam, PARAM_LABELS } from '../test-case/params.js'
 import type { LLMTestCase } from '../test-case/schemas.js'
 import { checkGEvalOptions, GEVAL_OPTION_KEYS, type GEvalBaseOptions, type Rubric } from './geval-rubric.js'
 import { GEvalScorer } from './geval-scorer.js'
-import { checkKnownOptions, finish, parseSingleTurn } from './support.js'
+import { finish, parseSingleTurn } from './support.js'
 
 /** Options for {@link GEval}. */
 export interface GEvalOptions extends GEvalBaseOptions {

@@ -3,6 +3,7 @@ import { MeasurementAbortedError, TestCaseError } from '../errors.js'
 import type { JudgeModel, JudgeRequest, JudgeResponse } from '../judge/types.js'
 import {
   type CommonMetricOptions,
+  checkKnownOptions,
   OptionProblems,
   type ResolvedMetricOptions,
   resolveCommonOptions,
@@ -116,20 +117,6 @@ export function parseConversation(testCase: unknown, metric: string, type: strin
     )
   }
   return parseConversationalTestCase(testCase, metric)
-}
-
-/** Reports option keys the metric does not know, suggesting the camelCase name for snake_case habits. */
-export function checkKnownOptions(options: object, known: readonly string[], problems: OptionProblems): void {
-  for (const key of Object.keys(options)) {
-    if (known.includes(key)) continue
-    const camel = key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())
-    const match = known.find((name) => name.toLowerCase() === camel.toLowerCase())
-    problems.add(
-      match
-        ? `unknown option \`${key}\`; did you mean \`${match}\`?`
-        : `unknown option \`${key}\`; the options are ${known.map((name) => `\`${name}\``).join(', ')}.`,
-    )
-  }
 }
 
 /** Checks an optional whole-number option, returning the default when it is absent or invalid. */

@@ -157,6 +157,8 @@ const catalogue: Record<string, () => unknown> = {
     new DAGMetric(bad({ name: '', dag: {}, threshold: 2, strictMode: 'yes', model: judge })),
   'DAGMetric with a conversational DAG': () =>
     new DAGMetric(bad({ name: 'X', dag: conversationalDag(), model: judge })),
+  'DAGMetric with a snake_case option': () =>
+    new DAGMetric(bad({ name: 'X', dag: okDag(), model: judge, include_reason: false })),
   'model that is not a name or a judge': () => new DAGMetric(bad({ name: 'X', dag: okDag(), model: 42 })),
   'GEval with criteria and steps': () =>
     new GEval(
@@ -243,6 +245,8 @@ test('every bad input fails with a message that names what is wrong and how to f
       - dag must be a graph built with \`new DeepAcyclicGraph({ rootNodes: [...] })\`.",
       "DAGMetric with a conversational DAG": "ConfigurationError: Invalid options for DAGMetric "X":
       - dag is built from Conversational* nodes; use ConversationalDAGMetric for conversations, or TaskNode/BinaryJudgementNode/… here.",
+      "DAGMetric with a snake_case option": "ConfigurationError: Invalid options for DAGMetric "X":
+      - unknown option \`include_reason\`; did you mean \`includeReason\`?",
       "GEval with criteria and steps": "ConfigurationError: Invalid options for GEval "G":
       - give either criteria or evaluationSteps, not both: keep evaluationSteps to fix the steps yourself, or criteria to have them generated.",
       "GEval with overlapping rubric ranges": "ConfigurationError: Invalid options for GEval "G":

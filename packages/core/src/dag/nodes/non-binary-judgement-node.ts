@@ -25,8 +25,8 @@ export interface ConversationalNonBinaryJudgementNodeOptions
 }
 
 abstract class NonBinaryJudgementBase extends JudgementNodeBase {
-  // One schema object per set of options: judges and the cache memoise their JSON schema by object identity.
-  #schema: { readonly key: string; readonly schema: ReturnType<typeof nonBinaryVerdictSchema> } | undefined
+  // One schema object per node (its verdicts never change): judges and the cache memoise JSON schemas by identity.
+  #schema: ReturnType<typeof nonBinaryVerdictSchema> | undefined
 
   /** The verdict options in declaration order, as the judge is shown them. */
   get options(): string[] {
@@ -64,12 +64,10 @@ abstract class NonBinaryJudgementBase extends JudgementNodeBase {
 
   protected async judge(context: NodeRunContext) {
     const options = this.options
-    const key = JSON.stringify(options)
-    if (this.#schema?.key !== key)
-      this.#schema = { key, schema: nonBinaryVerdictSchema(options as [string, ...string[]]) }
+    this.#schema ??= nonBinaryVerdictSchema(options as [string, ...string[]])
     return context.judge({
       messages: nonBinaryJudgementPrompt(this.criteria, options, this.view.data(context.testCase, context.inputs)),
-      schema: this.#schema.schema,
+      schema: this.#schema,
       schemaName: 'non_binary_verdict',
       promptVersion: NON_BINARY_JUDGEMENT_PROMPT,
     })
