@@ -245,7 +245,8 @@ export class OpenAIJudge implements JudgeModel {
     }
     const tokens = choice.logprobs?.content
     return {
-      content,
+      // Parsed values reach traces and reports, so the answer is scrubbed before it is parsed, not only when shown.
+      content: raw,
       promptTokens: completion.usage?.prompt_tokens ?? 0,
       completionTokens: completion.usage?.completion_tokens ?? 0,
       servedModel: completion.model ?? this.name,
