@@ -22,14 +22,24 @@ export default defineConfig([
   {
     // Loaded by Vitest, which imports ESM.
     ...shared,
-    entry: { 'vitest/setup': 'src/vitest/setup.ts', 'vitest/reporter': 'src/vitest/reporter.ts' },
+    entry: {
+      'vitest/setup': 'src/vitest/setup.ts',
+      'vitest/global-setup': 'src/vitest/global-setup.ts',
+      'vitest/reporter': 'src/vitest/reporter.ts',
+    },
     format: ['esm'],
     dts: true,
   },
   {
-    // Loaded by Jest, which requires CommonJS for setup files and reporters (no transform is applied to them).
+    // Loaded by Jest, which requires CommonJS for setup files, global hooks and reporters (no transform is
+    // applied to them).
     ...shared,
-    entry: { 'jest/setup': 'src/jest/setup.ts', 'jest/reporter': 'src/jest/reporter.ts' },
+    entry: {
+      'jest/setup': 'src/jest/setup.ts',
+      'jest/global-setup': 'src/jest/global-setup.ts',
+      'jest/global-teardown': 'src/jest/global-teardown.ts',
+      'jest/reporter': 'src/jest/reporter.ts',
+    },
     format: ['cjs'],
   },
 ])

@@ -1,11 +1,14 @@
 import { usingRealJudge } from './judge.js'
 
-/** Vitest global setup: says once per run which judge the examples use and how to switch. */
+/** Vitest global setup: says once per run which judge the examples use, how to switch, and how to see a failure. */
 export default function banner(): void {
-  console.info(
-    usingRealJudge
-      ? `\njudgetree examples: judging with ${process.env.JUDGETREE_MODEL ?? 'gpt-4.1'} via ${process.env.OPENAI_BASE_URL ?? 'the OpenAI API'}.\n`
-      : '\njudgetree examples: no OPENAI_API_KEY (or OPENAI_BASE_URL) is set, so the judge is SCRIPTED: its answers are\n' +
-          'written in each example file. Set OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server) to judge with a real model.\n',
-  )
+  const judge = usingRealJudge
+    ? `judging with ${process.env.JUDGETREE_MODEL ?? 'gpt-4.1'} via ${process.env.OPENAI_BASE_URL ?? 'the OpenAI API'}.`
+    : 'no OPENAI_API_KEY (or OPENAI_BASE_URL) is set, so the judge is SCRIPTED: its answers are written in each\n' +
+      'example file. Set OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server) to judge with a real model.'
+  const failure =
+    process.env.JUDGETREE_SHOW_FAILURE === '1'
+      ? 'JUDGETREE_SHOW_FAILURE=1: tests/show-failure.test.ts fails on purpose, to show a failure report.'
+      : 'To see a failure report with its trace tree: JUDGETREE_SHOW_FAILURE=1 pnpm run examples'
+  console.info(`\njudgetree examples: ${judge}\n${failure}\n`)
 }

@@ -5,7 +5,6 @@ import {
   type LLMTestCase,
   LLMTestCaseParams,
   NonBinaryJudgementNode,
-  renderResult,
   TaskNode,
   VerdictNode,
 } from '@judgetree/core'
@@ -62,6 +61,5 @@ The team aligned on next steps: engineering finalizing fixes, marketing preparin
 }
 
 test('the meeting summary has intro, body and conclusion in order', async () => {
-  const result = await formatCorrectness.measure(meeting)
-  expect(result.success, renderResult(result)).toBe(true)
+  await expect(meeting).toPassMetric(formatCorrectness)
 })

@@ -6,7 +6,6 @@ import {
   type ConversationalTestCase,
   ConversationalVerdictNode,
   DeepAcyclicGraph,
-  renderResult,
   TurnParams,
 } from '@judgetree/core'
 import { expect, test } from 'vitest'
@@ -64,6 +63,5 @@ const conversation: ConversationalTestCase = {
 }
 
 test('the weather assistant stays playful while answering', async () => {
-  const result = await playfulChatbot.measure(conversation)
-  expect(result.success, renderResult(result)).toBe(true)
+  await expect(conversation).toPassMetric(playfulChatbot)
 })

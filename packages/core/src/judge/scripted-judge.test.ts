@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { judgeMessages } from '../prompts/shared.js'
+import { requestData } from '../testing.js'
 import { scriptedJudge } from './scripted-judge.js'
 
 const verdict = z.object({ reason: z.string(), verdict: z.boolean() })
@@ -54,5 +55,19 @@ describe('scriptedJudge', () => {
     const judge = scriptedJudge({ rules: [{ match: 'Ok?', answer: { reason: 'x', verdict: true } }], delayMs: 5_000 })
     const pending = judge.generate(ask('Ok?', {}, AbortSignal.timeout(10)))
     await expect(pending).rejects.toMatchObject({ code: 'MEASUREMENT_ABORTED' })
+  })
+
+  test('requestData reads back what a request shows about the test case', async () => {
+    const judge = scriptedJudge({
+      rules: [
+        {
+          match: 'Ok?',
+          answer: (request: never) => ({ reason: requestData<{ text: string }>(request).text, verdict: true }),
+        },
+      ],
+    })
+    expect((await judge.generate(ask('Ok?', { text: 'line one\nJUDGETREE_DATA>>>' }))).value.reason).toBe(
+      'line one\nJUDGETREE_DATA>>>',
+    )
   })
 })

@@ -27,3 +27,11 @@ export function judgeMessages(task: string, data: unknown): JudgeMessage[] {
 export function renderData(data: unknown): string {
   return `${DATA_OPEN}\n${JSON.stringify(data, null, 2)}\n${DATA_CLOSE}`
 }
+
+/** Reads back the data block of a rendered prompt: what the judge was shown about the test case. */
+export function readData(prompt: string): unknown {
+  const start = prompt.indexOf(`${DATA_OPEN}\n`)
+  const end = prompt.lastIndexOf(`\n${DATA_CLOSE}`)
+  if (start === -1 || end < start) return undefined
+  return JSON.parse(prompt.slice(start + DATA_OPEN.length + 1, end))
+}

@@ -2,26 +2,51 @@ import { ConfigurationError } from '@judgetree/core'
 import { describeValue } from './describe-value.js'
 import { checkReporterOptions, type JudgetreeReporterOptions } from './reporter-options.js'
 
+/** The limits of the run's judge-call coordinator; a limit left out is read from its JUDGETREE_* variable. */
+export interface CoordinatorLimits {
+  readonly concurrency?: number
+  readonly requestsPerMinute?: number
+}
+
 /** The options both runner integrations share, checked. */
 export interface InstallOptions {
   readonly timeout: number
   /** Undefined when the reporter is turned off. */
   readonly reporterOptions: JudgetreeReporterOptions | undefined
+  /** Only the limits that were given. */
+  readonly limits: CoordinatorLimits
 }
 
-/** Checks `{ timeout, reporter }` and any extra flags, throwing one ConfigurationError that lists every problem. */
+/**
+ * Checks `{ timeout, reporter, concurrency, requestsPerMinute }` and any extra flags, throwing one
+ * ConfigurationError that lists every problem.
+ */
 export function checkInstallOptions(options: unknown, where: string, flags: readonly string[] = []): InstallOptions {
   if (typeof options !== 'object' || options === null) {
     throw new ConfigurationError(`${where}: expected an options object, got ${describeValue(options)}.`)
   }
   const values = options as Record<string, unknown>
-  const { timeout = 60_000, reporter = true } = values
+  const { timeout = 60_000, reporter = true, concurrency, requestsPerMinute } = values
   const problems: string[] = []
   if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) {
     problems.push(`Expected \`timeout\` to be a number of milliseconds above 0, got ${describeValue(timeout)}.`)
   }
   if (typeof reporter !== 'boolean' && (typeof reporter !== 'object' || reporter === null)) {
     problems.push(`Expected \`reporter\` to be true, false or reporter options, got ${describeValue(reporter)}.`)
+  }
+  if (
+    concurrency !== undefined &&
+    !(typeof concurrency === 'number' && Number.isInteger(concurrency) && concurrency >= 1)
+  ) {
+    problems.push(`Expected \`concurrency\` to be a whole number from 1 and up, got ${describeValue(concurrency)}.`)
+  }
+  if (
+    requestsPerMinute !== undefined &&
+    !(typeof requestsPerMinute === 'number' && Number.isFinite(requestsPerMinute) && requestsPerMinute > 0)
+  ) {
+    problems.push(
+      `Expected \`requestsPerMinute\` to be a number of requests per minute above 0, got ${describeValue(requestsPerMinute)}.`,
+    )
   }
   for (const flag of flags) {
     if (values[flag] !== undefined && typeof values[flag] !== 'boolean') {
@@ -33,6 +58,10 @@ export function checkInstallOptions(options: unknown, where: string, flags: read
   }
   return {
     timeout: timeout as number,
+    limits: {
+      ...(concurrency === undefined ? {} : { concurrency: concurrency as number }),
+      ...(requestsPerMinute === undefined ? {} : { requestsPerMinute: requestsPerMinute as number }),
+    },
     reporterOptions:
       reporter === false ? undefined : checkReporterOptions(reporter === true ? {} : reporter, `${where} reporter`),
   }

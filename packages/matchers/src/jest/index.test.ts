@@ -20,6 +20,63 @@ describe('withJudgetree', () => {
     expect(existsSync(reporters[1]?.[0] as string)).toBe(true)
   })
 
+  test('adds the global setup and teardown, passing on the limits and the config’s own hooks in `globals`', () => {
+    const plain = built.withJudgetree({})
+    expect(plain.globalSetup).toMatch(/[\\/]dist[\\/]jest[\\/]global-setup\.cjs$/)
+    expect(plain.globalTeardown).toMatch(/[\\/]dist[\\/]jest[\\/]global-teardown\.cjs$/)
+    expect(existsSync(plain.globalSetup)).toBe(true)
+    expect(existsSync(plain.globalTeardown)).toBe(true)
+    expect('globals' in plain).toBe(false)
+
+    const config = withJudgetree(
+      { globalSetup: './setup.ts', globalTeardown: '<rootDir>/teardown.js', globals: { answer: 42 } },
+      { concurrency: 2, requestsPerMinute: 60 },
+    )
+    expect(config.globalSetup).toMatch(/global-setup\.cjs$/)
+    expect(config.globalTeardown).toMatch(/global-teardown\.cjs$/)
+    expect(config.globals).toEqual({
+      answer: 42,
+      '@judgetree/matchers': {
+        concurrency: 2,
+        requestsPerMinute: 60,
+        globalSetup: './setup.ts',
+        globalTeardown: '<rootDir>/teardown.js',
+      },
+    })
+    // Wrapped again: the config's own hooks are still the ones to call, not judgetree's.
+    expect(withJudgetree(config, { concurrency: 3 }).globals).toEqual({
+      answer: 42,
+      '@judgetree/matchers': {
+        concurrency: 3,
+        requestsPerMinute: 60,
+        globalSetup: './setup.ts',
+        globalTeardown: '<rootDir>/teardown.js',
+      },
+    })
+  })
+
+  test('with inline projects: the root’s hooks and limits go to every inline project; theirs stay theirs', () => {
+    const config = withJudgetree(
+      {
+        globalSetup: './root-setup.js',
+        projects: ['packages/a', { displayName: 'b', globalSetup: './b-setup.js', globals: { x: 1 } }],
+      },
+      { concurrency: 2 },
+    )
+    expect(config.globalSetup).toMatch(/global-setup\.cjs$/)
+    expect(config.projects?.[0]).toBe('packages/a')
+    expect(config.projects?.[1]).toEqual({
+      displayName: 'b',
+      globalSetup: './b-setup.js',
+      globals: { x: 1, '@judgetree/matchers': { concurrency: 2, globalSetup: './root-setup.js' } },
+      setupFilesAfterEnv: [expect.stringMatching(/setup\.cjs$/)],
+    })
+    expect(() => withJudgetree({ projects: ['packages/a'] }, { concurrency: 2 })).toThrow(
+      'withJudgetree(config, options): with `projects` that are all paths',
+    )
+    expect(withJudgetree({ projects: ['packages/a'] }).globalSetup).toMatch(/global-setup\.cjs$/)
+  })
+
   test('keeps what the config set, and adds each file only once', () => {
     const once = withJudgetree({
       setupFilesAfterEnv: ['./mine.ts'],
@@ -65,6 +122,11 @@ describe('withJudgetree', () => {
       'withJudgetree(config, options):\n' +
         '  - Expected `timeout` to be a number of milliseconds above 0, got `0` (number).\n' +
         "  - Expected `reporter` to be true, false or reporter options, got 'yes' (string).",
+    )
+    expect(() => withJudgetree({}, { concurrency: 0, requestsPerMinute: '60' } as never)).toThrow(
+      'withJudgetree(config, options):\n' +
+        '  - Expected `concurrency` to be a whole number from 1 and up, got `0` (number).\n' +
+        "  - Expected `requestsPerMinute` to be a number of requests per minute above 0, got '60' (string).",
     )
     expect(() => withJudgetree({}, { reporter: { outputFile: 3 } } as never)).toThrow(
       'withJudgetree(config, options) reporter:\n  - Expected `outputFile` to be a path or false, got `3` (number).',

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { ConfigurationError } from '@judgetree/core'
 import { describeValue } from '../internal/describe-value.js'
 import { checkInstallOptions, type InstallOptions } from '../internal/install-options.js'
+import { JEST_GLOBALS_KEY, type JestHookOptions } from '../internal/jest-globals.js'
 import type { JudgetreeReporterOptions } from '../internal/reporter-options.js'
 
 export type { JudgetreeReporterOptions } from '../internal/reporter-options.js'
@@ -13,12 +14,27 @@ export interface WithJudgetreeOptions {
   timeout?: number | undefined
   /** Add the judgetree reporter (with these options), or `false` to leave `reporters` alone. @default true */
   reporter?: boolean | JudgetreeReporterOptions | undefined
+  /**
+   * Judge calls in flight at once across the whole run: every worker shares this limit through one coordinator
+   * on 127.0.0.1 that the global setup starts. Ignored when `JUDGETREE_COORDINATOR_URL` is already set (the
+   * run then uses that coordinator). @default process.env.JUDGETREE_CONCURRENCY ?? 8
+   */
+  concurrency?: number | undefined
+  /**
+   * Judge calls started per minute across the whole run, spaced evenly (shared like `concurrency`).
+   * @default process.env.JUDGETREE_RPM, else unlimited
+   */
+  requestsPerMinute?: number | undefined
 }
 
 /** What withJudgetree adds to a Jest config. */
 export interface JudgetreeJestConfig {
   setupFilesAfterEnv: string[]
   testTimeout: number
+  /** judgetree's global setup, which calls the config's own first. */
+  globalSetup: string
+  /** judgetree's global teardown, which calls the config's own after it. */
+  globalTeardown: string
   /** Absent when `reporter: false` and the config has none. */
   reporters?: Array<string | [string, unknown]>
 }
@@ -26,6 +42,9 @@ export interface JudgetreeJestConfig {
 /** The parts of a Jest config withJudgetree reads and writes. */
 interface JestConfigLike {
   setupFilesAfterEnv?: readonly string[] | undefined
+  globalSetup?: string | null | undefined
+  globalTeardown?: string | null | undefined
+  globals?: Record<string, unknown> | undefined
   testTimeout?: number | undefined
   reporters?: ReadonlyArray<string | readonly [string, unknown]> | undefined
   projects?: ReadonlyArray<string | object> | undefined
@@ -33,16 +52,21 @@ interface JestConfigLike {
 
 const SETUP_FILE = fileURLToPath(new URL('./setup.cjs', import.meta.url))
 const REPORTER_FILE = fileURLToPath(new URL('./reporter.cjs', import.meta.url))
+const GLOBAL_SETUP_FILE = fileURLToPath(new URL('./global-setup.cjs', import.meta.url))
+const GLOBAL_TEARDOWN_FILE = fileURLToPath(new URL('./global-teardown.cjs', import.meta.url))
 
 /**
  * Adds judgetree to a Jest config: the setup file that registers `toPassMetric` (in every inline project too),
- * a 60 s `testTimeout` when none is set, and the judgetree reporter after the existing reporters. Accepts a
+ * a 60 s `testTimeout` when none is set, a `globalSetup`/`globalTeardown` pair that starts one judge-call
+ * coordinator for the run (so all workers share `concurrency` and `requestsPerMinute`), and the judgetree
+ * reporter after the existing reporters. A `globalSetup`/`globalTeardown` the config already has is kept:
+ * judgetree's calls it (its setup before starting the coordinator, its teardown after closing it). Accepts a
  * config object or a (possibly async) function returning one, as Jest does.
  *
  * @example
  * // jest.config.cjs
  * const { withJudgetree } = require('@judgetree/matchers/jest')
- * module.exports = withJudgetree({ transform: { '^.+\\.ts$': '@swc/jest' } })
+ * module.exports = withJudgetree({ transform: { '^.+\\.ts$': '@swc/jest' } }, { concurrency: 4 })
  */
 export function withJudgetree<Config extends object>(
   config: () => Config | Promise<Config>,
@@ -63,23 +87,42 @@ export function withJudgetree<Config extends object>(
 
 function addJudgetree<Config extends object>(
   input: Config,
-  { timeout, reporterOptions }: InstallOptions,
+  { timeout, reporterOptions, limits }: InstallOptions,
 ): Config & JudgetreeJestConfig {
   if (typeof input !== 'object' || input === null) {
     throw new ConfigurationError(`withJudgetree(config): expected a Jest config object, got ${describeValue(input)}.`)
   }
   const config = input as JestConfigLike
+  const hookOptions = withHookOptions(config, limits)
   const result: JestConfigLike = {
     ...config,
     setupFilesAfterEnv: withSetup(config.setupFilesAfterEnv),
     testTimeout: config.testTimeout ?? timeout,
+    globalSetup: GLOBAL_SETUP_FILE,
+    globalTeardown: GLOBAL_TEARDOWN_FILE,
   }
-  if (config.projects !== undefined) {
-    result.projects = config.projects.map((project) =>
-      typeof project === 'object' && project !== null
-        ? { ...project, setupFilesAfterEnv: withSetup((project as JestConfigLike).setupFilesAfterEnv) }
-        : project,
-    )
+  if (config.projects === undefined) {
+    if (hookOptions !== undefined) result.globals = withHookGlobals(config.globals, hookOptions)
+  } else {
+    // Jest runs the root's global hooks with some project's config, and the root's `globals` reach no project,
+    // so what the hooks need goes to every inline project; each project's own hooks are left to Jest.
+    const inline = config.projects.filter((project) => typeof project === 'object' && project !== null)
+    if (hookOptions !== undefined && inline.length === 0) {
+      throw new ConfigurationError(
+        "withJudgetree(config, options): with `projects` that are all paths, judgetree's global setup cannot " +
+          "see `concurrency`, `requestsPerMinute` or the config's own globalSetup/globalTeardown. Use " +
+          "withJudgetree in the projects' configs, or JUDGETREE_CONCURRENCY and JUDGETREE_RPM.",
+      )
+    }
+    result.projects = config.projects.map((project) => {
+      if (typeof project !== 'object' || project === null) return project
+      const inlineProject = project as JestConfigLike
+      return {
+        ...inlineProject,
+        setupFilesAfterEnv: withSetup(inlineProject.setupFilesAfterEnv),
+        ...(hookOptions === undefined ? {} : { globals: withHookGlobals(inlineProject.globals, hookOptions) }),
+      }
+    })
   }
   if (reporterOptions !== undefined) {
     const reporters = config.reporters ?? ['default']
@@ -87,6 +130,30 @@ function addJudgetree<Config extends object>(
     result.reporters = present ? reporters : [...reporters, [REPORTER_FILE, reporterOptions]]
   }
   return result as Config & JudgetreeJestConfig
+}
+
+/**
+ * What judgetree's global hooks need from the config: the limits, and the config's own hooks, which judgetree's
+ * replace and call. Undefined when there is nothing to pass on. A config wrapped before keeps what it had.
+ */
+function withHookOptions(config: JestConfigLike, limits: InstallOptions['limits']): JestHookOptions | undefined {
+  const previous = [config, ...(config.projects ?? [])]
+    .map((entry) => (entry as JestConfigLike | null)?.globals?.[JEST_GLOBALS_KEY] as JestHookOptions | undefined)
+    .find((found) => typeof found === 'object' && found !== null)
+  const own = (hook: string | null | undefined, ours: string) => (hook === ours || !hook ? undefined : hook)
+  const globalSetup = own(config.globalSetup, GLOBAL_SETUP_FILE) ?? previous?.globalSetup
+  const globalTeardown = own(config.globalTeardown, GLOBAL_TEARDOWN_FILE) ?? previous?.globalTeardown
+  const options: JestHookOptions = {
+    ...previous,
+    ...limits,
+    ...(globalSetup === undefined ? {} : { globalSetup }),
+    ...(globalTeardown === undefined ? {} : { globalTeardown }),
+  }
+  return Object.keys(options).length === 0 ? undefined : options
+}
+
+function withHookGlobals(globals: Record<string, unknown> | undefined, options: JestHookOptions) {
+  return { ...globals, [JEST_GLOBALS_KEY]: options }
 }
 
 function withSetup(files: readonly string[] | undefined): string[] {

@@ -6,14 +6,14 @@ import { judgetree } from './index.js'
 const built = (await import('@judgetree/matchers/vitest')) as typeof import('./index.js')
 
 interface FakeProject {
-  config: { setupFiles: string[]; testTimeout: number }
+  config: { setupFiles: string[]; globalSetup: string[]; testTimeout: number }
   provided: Record<string, unknown>
   provide(key: string, value: unknown): void
 }
 
 function fakeProject(testTimeout = 5_000): FakeProject {
   return {
-    config: { setupFiles: ['/user/setup.ts'], testTimeout },
+    config: { setupFiles: ['/user/setup.ts'], globalSetup: ['/user/global-setup.ts'], testTimeout },
     provided: {},
     provide(key, value) {
       this.provided[key] = value
@@ -37,15 +37,22 @@ function install(
 }
 
 describe('judgetree() plugin', () => {
-  test('adds the setup file and reporter once, raises the default timeout, in every project', () => {
+  test('adds the setup file, global setup and reporter once, raises the default timeout, in every project', () => {
     const projects = [fakeProject(), fakeProject()]
-    const vitest = install(built.judgetree(), {}, projects, ['default'])
+    const plugin = built.judgetree()
+    const vitest = install(plugin, {}, projects, ['default'])
+    install(plugin, {}, projects, vitest.config.reporters)
     for (const project of projects) {
       expect(project.config.setupFiles).toEqual([
         '/user/setup.ts',
         expect.stringMatching(/[\\/]dist[\\/]vitest[\\/]setup\.js$/),
       ])
       expect(existsSync(project.config.setupFiles[1] as string)).toBe(true)
+      expect(project.config.globalSetup).toEqual([
+        '/user/global-setup.ts',
+        expect.stringMatching(/[\\/]dist[\\/]vitest[\\/]global-setup\.js$/),
+      ])
+      expect(existsSync(project.config.globalSetup[1] as string)).toBe(true)
       expect(project.config.testTimeout).toBe(60_000)
       expect(project.provided).toEqual({ judgetree: { annotatePassing: false } })
     }
@@ -65,15 +72,21 @@ describe('judgetree() plugin', () => {
     expect(explicitDefault.config.testTimeout).toBe(5_000)
   })
 
-  test('options: timeout, reporter options or none, annotatePassing', () => {
+  test('options: timeout, reporter options or none, annotatePassing, the run’s limits', () => {
     const project = fakeProject()
     const vitest = install(
-      judgetree({ timeout: 90_000, reporter: { outputFile: 'out.json' }, annotatePassing: true }),
+      judgetree({
+        timeout: 90_000,
+        reporter: { outputFile: 'out.json' },
+        annotatePassing: true,
+        concurrency: 4,
+        requestsPerMinute: 90,
+      }),
       {},
       [project],
     )
     expect(project.config.testTimeout).toBe(90_000)
-    expect(project.provided).toEqual({ judgetree: { annotatePassing: true } })
+    expect(project.provided).toEqual({ judgetree: { annotatePassing: true, concurrency: 4, requestsPerMinute: 90 } })
     expect(vitest.config.reporters).toEqual([[expect.stringMatching(/reporter\.js$/), { outputFile: 'out.json' }]])
     expect(install(judgetree({ reporter: false }), {}, [fakeProject()]).config.reporters).toEqual([])
   })
@@ -88,6 +101,16 @@ describe('judgetree() plugin', () => {
       'judgetree(options):\n' +
         '  - Expected `timeout` to be a number of milliseconds above 0, got `-1` (number).\n' +
         "  - Expected `annotatePassing` to be true or false, got 'yes' (string).",
+    )
+    expect(() => judgetree({ concurrency: 2.5, requestsPerMinute: 0 })).toThrow(
+      'judgetree(options):\n' +
+        '  - Expected `concurrency` to be a whole number from 1 and up, got `2.5` (number).\n' +
+        '  - Expected `requestsPerMinute` to be a number of requests per minute above 0, got `0` (number).',
+    )
+    expect(() => judgetree({ concurrency: '4', requestsPerMinute: Number.POSITIVE_INFINITY } as never)).toThrow(
+      'judgetree(options):\n' +
+        "  - Expected `concurrency` to be a whole number from 1 and up, got '4' (string).\n" +
+        '  - Expected `requestsPerMinute` to be a number of requests per minute above 0, got `Infinity` (number).',
     )
     expect(() => judgetree({ reporter: { githubSummary: 'no' } } as never)).toThrow(
       "judgetree(options) reporter:\n  - Expected `githubSummary` to be true or false, got 'no' (string).",

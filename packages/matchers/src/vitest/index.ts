@@ -18,26 +18,45 @@ export interface JudgetreePluginOptions {
    * GitHub Actions shows at most 10 notices per step, and they would crowd out the failures. @default false
    */
   annotatePassing?: boolean | undefined
+  /**
+   * Judge calls in flight at once across the whole run: every worker process of every project shares this
+   * limit through one coordinator on 127.0.0.1 that the plugin's global setup starts. Ignored when
+   * `JUDGETREE_COORDINATOR_URL` is already set (the run then uses that coordinator).
+   * @default process.env.JUDGETREE_CONCURRENCY ?? 8
+   */
+  concurrency?: number | undefined
+  /**
+   * Judge calls started per minute across the whole run, spaced evenly (shared like `concurrency`).
+   * @default process.env.JUDGETREE_RPM, else unlimited
+   */
+  requestsPerMinute?: number | undefined
 }
 
 const VITEST_DEFAULT_TIMEOUT = 5_000
 const SETUP_FILE = fileURLToPath(new URL('./setup.js', import.meta.url))
+const GLOBAL_SETUP_FILE = fileURLToPath(new URL('./global-setup.js', import.meta.url))
 const REPORTER_FILE = fileURLToPath(new URL('./reporter.js', import.meta.url))
 const REPORTER_SPECIFIER = '@judgetree/matchers/vitest/reporter'
 
 /**
  * Installs judgetree in Vitest: registers `toPassMetric` (and the forgotten-`await` check) in every project,
- * raises the test timeout to 60 s where none was set, and adds the judgetree reporter, which prints failed
- * evaluations' traces and a summary, writes `.judgetree/report.json` and the GitHub step summary.
+ * raises the test timeout to 60 s where none was set, adds a global setup that starts one judge-call
+ * coordinator for the run (so all workers share `concurrency` and `requestsPerMinute`), and adds the judgetree
+ * reporter, which prints failed evaluations' traces and a summary, writes `.judgetree/report.json` and the
+ * GitHub step summary.
  *
  * @example
  * // vitest.config.ts
  * import { defineConfig } from 'vitest/config'
  * import { judgetree } from '@judgetree/matchers/vitest'
  * export default defineConfig({ plugins: [judgetree()] })
+ *
+ * @example
+ * // at most 4 judge calls at once in the whole run, and 500 per minute
+ * export default defineConfig({ plugins: [judgetree({ concurrency: 4, requestsPerMinute: 500 })] })
  */
 export function judgetree(options: JudgetreePluginOptions = {}): Plugin {
-  const { timeout, reporterOptions } = checkInstallOptions(options, 'judgetree(options)', ['annotatePassing'])
+  const { timeout, reporterOptions, limits } = checkInstallOptions(options, 'judgetree(options)', ['annotatePassing'])
   const annotatePassing = options.annotatePassing ?? false
   let explicitDefaultTimeout = false
   return {
@@ -53,8 +72,12 @@ export function judgetree(options: JudgetreePluginOptions = {}): Plugin {
     configureVitest({ vitest, project }) {
       const config = project.config
       if (!config.setupFiles.includes(SETUP_FILE)) config.setupFiles.push(SETUP_FILE)
+      // An array once resolved; typed as the user config's `string | string[]`.
+      const globalSetup = [config.globalSetup ?? []].flat()
+      if (!globalSetup.includes(GLOBAL_SETUP_FILE)) config.globalSetup = [...globalSetup, GLOBAL_SETUP_FILE]
       if (config.testTimeout === VITEST_DEFAULT_TIMEOUT && !explicitDefaultTimeout) config.testTimeout = timeout
-      const provided: ProvidedOptions = { annotatePassing }
+      // The global setup reads the limits from here (`project.getProvidedContext()`).
+      const provided: ProvidedOptions = { annotatePassing, ...limits }
       ;(project.provide as (key: string, value: unknown) => void)(PROVIDED_OPTIONS_KEY, provided)
       if (reporterOptions !== undefined && !hasJudgetreeReporter(vitest.config.reporters)) {
         vitest.config.reporters.push([REPORTER_FILE, { ...reporterOptions }])

@@ -4,7 +4,8 @@ import * as vitest from 'vitest'
 import { afterEach, expect, inject } from 'vitest'
 import { evaluateToPassMetric, type MatcherColours } from '../internal/evaluate.js'
 import { callSiteOf, PendingAssertions } from '../internal/pending.js'
-import { PROVIDED_OPTIONS_KEY, type ProvidedOptions } from '../internal/vitest-options.js'
+import { COORDINATOR_URL_ENV, coordinatorUrlFromEnv } from '../internal/run-coordinator.js'
+import { COORDINATOR_URL_KEY, PROVIDED_OPTIONS_KEY, type ProvidedOptions } from '../internal/vitest-options.js'
 import { attachRecord, type TestTask } from '../internal/vitest-task.js'
 
 /** What Vitest's matcher `this` offers that the matcher uses; `task` exists since Vitest 4.1. */
@@ -17,6 +18,7 @@ interface MatcherThis {
 const currentTest = await currentTestLookup()
 const pendingByTest = new WeakMap<TestTask, PendingAssertions>()
 const options = providedOptions()
+useRunCoordinator()
 
 // Stays an `async function`: Vitest places the annotation at the `expect` line from its async stack.
 async function toPassMetric(this: MatcherThis, received: unknown, metric: unknown, matcherOptions?: unknown) {
@@ -69,10 +71,24 @@ async function currentTestLookup(): Promise<() => TestTask | undefined> {
   return () => suite.getCurrentTest() as TestTask | undefined
 }
 
-function providedOptions(): ProvidedOptions {
+/**
+ * Joins the run's coordinator, which the plugin's global setup started: core's default runtime reads
+ * JUDGETREE_COORDINATOR_URL at its first judge call. A URL the worker already has (set by the user) wins.
+ */
+function useRunCoordinator(): void {
+  if (coordinatorUrlFromEnv() !== undefined) return
+  const url = provided<unknown>(COORDINATOR_URL_KEY)
+  if (typeof url === 'string' && url !== '') process.env[COORDINATOR_URL_ENV] = url
+}
+
+function provided<T>(key: string): T | undefined {
   try {
-    return (inject as (key: string) => ProvidedOptions | undefined)(PROVIDED_OPTIONS_KEY) ?? { annotatePassing: false }
+    return (inject as (key: string) => T | undefined)(key)
   } catch {
-    return { annotatePassing: false }
+    return undefined
   }
+}
+
+function providedOptions(): ProvidedOptions {
+  return provided<ProvidedOptions>(PROVIDED_OPTIONS_KEY) ?? { annotatePassing: false }
 }

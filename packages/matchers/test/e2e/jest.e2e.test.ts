@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { type LatencyServer, startLatencyServer } from './support/limit-server.js'
 import { evaluationsOf, readReport } from './support/reports.js'
 import { fixture, type RunResult, runJest, runTsc, scratchDir } from './support/runner.js'
 
@@ -158,6 +159,48 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
     expect(readFileSync(stepSummary, 'utf8')).toContain(
       '| ❌ | Playful Chatbot | 0.3 | 0.7 | tests/conversation.test.ts &gt; playful chatbot fails a flat conversation |',
     )
+  })
+})
+
+describe('one judge-call limit for the whole run: withJudgetree(config, { concurrency: 2 }), 2 workers', () => {
+  const scratch = scratchDir()
+  const pidsFile = join(scratch, 'pids.txt')
+  const hooksFile = join(scratch, 'hooks.txt')
+  let latency: LatencyServer
+  let run: RunResult
+
+  beforeAll(async () => {
+    latency = await startLatencyServer(150)
+    // A fresh cache directory: with timings of earlier runs, Jest would run two fast files in band.
+    run = await runJest('jest-limit', ['--maxWorkers=2', `--cacheDirectory=${join(scratch, 'cache')}`], {
+      OPENAI_BASE_URL: latency.server.baseURL,
+      OPENAI_API_KEY: 'sk-test-e2e-0123456789abcdef',
+      FIXTURE_PIDS_FILE: pidsFile,
+      FIXTURE_HOOKS_FILE: hooksFile,
+    })
+  }, 60_000)
+
+  afterAll(async () => {
+    await latency?.server.close()
+    rmSync(scratch, { recursive: true, force: true })
+  })
+
+  test('every evaluation passes, and the two files ran in two worker processes', () => {
+    expect(run.code, run.output).toBe(0)
+    expect(run.stderr).toMatch(/Tests: +6 passed, 6 total/)
+    expect(new Set(readFileSync(pidsFile, 'utf8').trim().split('\n')).size).toBe(2)
+  })
+
+  test('the workers shared the limit: 2 judge calls in flight at most, and at times 2', () => {
+    expect(latency.server.requests).toHaveLength(12)
+    expect(latency.maxInFlight()).toBe(2)
+  })
+
+  test("the config's own globalSetup and globalTeardown (TypeScript) ran, before the coordinator and after it", () => {
+    expect(readFileSync(hooksFile, 'utf8').trim().split('\n')).toEqual([
+      'globalSetup configs=true coordinator=none',
+      'globalTeardown configs=true coordinator=none',
+    ])
   })
 })
 

@@ -11,6 +11,7 @@ import {
   type OpenAIServer,
   startOpenAIServer,
 } from '../../../core/test/support/openai-server.js'
+import { type LatencyServer, startLatencyServer } from './support/limit-server.js'
 import { evaluationsOf, type JUnitCase, junitCase, readJUnit, readReport } from './support/reports.js'
 import { fixture, majorVersion, type RunResult, runTsc, runVitest, scratchDir } from './support/runner.js'
 
@@ -411,6 +412,38 @@ describe('vitest --shard=i/2 --reporter=blob, then --merge-reports', () => {
     expect(failed.properties.find((property) => property.name === 'error')?.value).toContain(
       '└─ ● false → 3  ◀ score 0.3',
     )
+  })
+})
+
+describe('one judge-call limit for the whole run: judgetree({ concurrency: 2 }), 2 files × 3 concurrent tests', () => {
+  const scratch = scratchDir()
+  const pidsFile = join(scratch, 'pids.txt')
+  let latency: LatencyServer
+  let run: RunResult
+
+  beforeAll(async () => {
+    latency = await startLatencyServer(150)
+    run = await runVitest('vitest-limit', ['run'], {
+      OPENAI_BASE_URL: latency.server.baseURL,
+      OPENAI_API_KEY: API_KEY,
+      FIXTURE_PIDS_FILE: pidsFile,
+    })
+  }, 60_000)
+
+  afterAll(async () => {
+    await latency?.server.close()
+    rmSync(scratch, { recursive: true, force: true })
+  })
+
+  test('every evaluation passes, and the two files ran in two worker processes', () => {
+    expect(run.code, run.output).toBe(0)
+    expect(run.output).toMatch(/Tests +6 passed \(6\)/)
+    expect(new Set(readFileSync(pidsFile, 'utf8').trim().split('\n')).size).toBe(2)
+  })
+
+  test('the workers shared the limit: 2 judge calls in flight at most, and at times 2', () => {
+    expect(latency.server.requests).toHaveLength(12)
+    expect(latency.maxInFlight()).toBe(2)
   })
 })
 

@@ -1,0 +1,17 @@
+import type { CoordinatorLimits } from './install-options.js'
+
+/**
+ * Where withJudgetree leaves what its global setup and teardown need: the coordinator's limits and the
+ * config's own globalSetup/globalTeardown, which they call. `globals` is the one project option Jest passes
+ * through untouched (ts-jest kept its options there too); Jest runs a global hook in the main process with
+ * `(globalConfig, projectConfig)`, so the hooks read it from `projectConfig.globals`.
+ */
+export const JEST_GLOBALS_KEY = '@judgetree/matchers'
+
+/** What withJudgetree stores under `globals['@judgetree/matchers']`. */
+export interface JestHookOptions extends CoordinatorLimits {
+  /** The config's own globalSetup, as written (resolved against `rootDir` like Jest does). */
+  readonly globalSetup?: string
+  /** The config's own globalTeardown, as written. */
+  readonly globalTeardown?: string
+}

@@ -1,0 +1,46 @@
+import { startCoordinator } from '@judgetree/core'
+import type { CoordinatorLimits } from './install-options.js'
+
+/** The variable through which every process of a run finds its coordinator; core's default runtime reads it. */
+export const COORDINATOR_URL_ENV = 'JUDGETREE_COORDINATOR_URL'
+
+/** The coordinator a runner's global setup uses: one it started, or one that was already set. */
+export interface RunCoordinator {
+  readonly url: string
+  /** True when this call started it (and set JUDGETREE_COORDINATOR_URL). */
+  readonly started: boolean
+  /** Closes the coordinator and unsets JUDGETREE_COORDINATOR_URL if this call started it; otherwise does nothing. */
+  close(): Promise<void>
+}
+
+/** JUDGETREE_COORDINATOR_URL, unless unset or blank (as core's runtime reads it). */
+export function coordinatorUrlFromEnv(): string | undefined {
+  const url = process.env[COORDINATOR_URL_ENV]?.trim()
+  return url === undefined || url === '' ? undefined : url
+}
+
+/**
+ * The run's coordinator: the one JUDGETREE_COORDINATOR_URL already names (another project of this run, or the
+ * user's own), else a new one with these limits, whose URL is then set in JUDGETREE_COORDINATOR_URL.
+ */
+export async function useRunCoordinator(limits: CoordinatorLimits = {}): Promise<RunCoordinator> {
+  const existing = coordinatorUrlFromEnv()
+  if (existing !== undefined) return { url: existing, started: false, close: async () => {} }
+  // Only the limits that were given: a missing one is read from JUDGETREE_CONCURRENCY / JUDGETREE_RPM.
+  const coordinator = await startCoordinator({
+    ...(limits.concurrency === undefined ? {} : { concurrency: limits.concurrency }),
+    ...(limits.requestsPerMinute === undefined ? {} : { requestsPerMinute: limits.requestsPerMinute }),
+  })
+  process.env[COORDINATOR_URL_ENV] = coordinator.url
+  let closed: Promise<void> | undefined
+  return {
+    url: coordinator.url,
+    started: true,
+    close() {
+      // Unset, so a watch-mode rerun (or the next run in this process) starts a fresh one.
+      if (process.env[COORDINATOR_URL_ENV] === coordinator.url) delete process.env[COORDINATOR_URL_ENV]
+      closed ??= coordinator.close()
+      return closed
+    },
+  }
+}
