@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bundleScript, runScript } from '../../test/support/fork-script.js'
 
 const WORKERS = 4
-const PER_WORKER = 220
+// Each process writes 2 × PER_WORKER distinct entries (shared keys and its own): 500, as the reliability issue asks.
+const PER_WORKER = 250
 
 let dir: string
 let script: string
