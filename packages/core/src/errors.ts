@@ -112,7 +112,9 @@ export class JudgeCallError extends JudgetreeError {
 /** The measurement was cancelled through its AbortSignal. */
 export class MeasurementAbortedError extends JudgetreeError {
   constructor(reason?: unknown) {
-    const detail = reason instanceof Error ? `: ${reason.message}` : typeof reason === 'string' ? `: ${reason}` : ''
+    // Duck-typed: a reason from another realm (Jest's sandbox, a worker) is not `instanceof Error` here.
+    const message = typeof reason === 'object' && reason !== null ? (reason as { message?: unknown }).message : reason
+    const detail = typeof message === 'string' && message.length > 0 ? `: ${message}` : ''
     super('MEASUREMENT_ABORTED', `The measurement was aborted${detail}.`, { cause: reason })
     this.name = 'MeasurementAbortedError'
   }

@@ -57,6 +57,14 @@ describe('scriptedJudge', () => {
     await expect(pending).rejects.toMatchObject({ code: 'MEASUREMENT_ABORTED' })
   })
 
+  test("an abort reason from another realm still shows in the message (Jest's sandbox has its own Error)", async () => {
+    const judge = scriptedJudge({ rules: [{ match: 'Ok?', answer: { reason: 'x', verdict: true } }], delayMs: 5_000 })
+    const controller = new AbortController()
+    const pending = judge.generate(ask('Ok?', {}, controller.signal))
+    controller.abort({ name: 'TimeoutError', message: 'The test timed out' })
+    await expect(pending).rejects.toThrowError('The measurement was aborted: The test timed out.')
+  })
+
   test('requestData reads back what a request shows about the test case', async () => {
     const judge = scriptedJudge({
       rules: [

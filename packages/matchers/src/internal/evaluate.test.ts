@@ -140,6 +140,61 @@ describe('evaluateToPassMetric', () => {
     )
   })
 
+  test("an aborted signal of the user fails the assertion with the metric's MEASUREMENT_ABORTED error, also under .not", async () => {
+    for (const context of [plain, negated]) {
+      const signal = AbortSignal.abort(new Error('stopped by the test'))
+      const outcome = await evaluateToPassMetric(conversation, friendly(true), { signal }, context)
+      expect(outcome.pass).toBe(context.isNot)
+      expect(outcome.record?.error).toMatchObject({ code: 'MEASUREMENT_ABORTED' })
+      expect(outcome.message().split('\n').slice(0, 2)).toEqual([
+        'ERROR Friendly: no score (threshold 0.7) · judge judge-x',
+        'error: The measurement was aborted: stopped by the test.',
+      ])
+    }
+  })
+
+  test("the runner's signal and the user's are combined: either cancels a judge call in flight", async () => {
+    const slow = scriptedJudge({
+      name: 'judge-x',
+      delayMs: 5_000,
+      rules: [{ match: 'friendly', answer: { reason: 'It greets.', verdict: true } }],
+    })
+    for (const which of ['runner', 'user'] as const) {
+      const runner = new AbortController()
+      const user = new AbortController()
+      const started = Date.now()
+      const pending = evaluateToPassMetric(
+        conversation,
+        friendly(true, slow),
+        { signal: user.signal },
+        { ...plain, signal: runner.signal },
+      )
+      setTimeout(() => (which === 'runner' ? runner : user).abort(), 20)
+      const outcome = await pending
+      expect(Date.now() - started).toBeLessThan(2_000)
+      expect(outcome.record?.error?.code).toBe('MEASUREMENT_ABORTED')
+    }
+  })
+
+  test('measure() gets no options when there is no signal, and the signal when there is one', async () => {
+    const calls: unknown[][] = []
+    const metric: Metric = {
+      ...friendly(true),
+      name: 'Spy',
+      kind: 'conversational',
+      threshold: 0.5,
+      measure: (...args: unknown[]) => {
+        calls.push(args)
+        return friendly(true).measure(conversation)
+      },
+    }
+    const signal = new AbortController().signal
+    await evaluateToPassMetric(conversation, metric, undefined, plain)
+    await evaluateToPassMetric(conversation, metric, undefined, { ...plain, signal })
+    expect(calls.map((args) => args.length)).toEqual([1, 2])
+    expect((calls[1]?.[1] as { signal?: AbortSignal } | undefined)?.signal?.aborted).toBe(false)
+  })
+
   test('colours only through the runner utilities, and never on the first line', async () => {
     const failing = await evaluateToPassMetric(conversation, friendly(false), { threshold: 0.75 }, marking)
     const [first, second] = failing.message().split('\n')
@@ -190,6 +245,13 @@ describe('evaluateToPassMetric', () => {
       friendly(true),
       { threshold: '0.7' },
       "toPassMetric(metric, { threshold }) expects `threshold` to be a number from 0 to 1, but got '0.7' (string).",
+    ],
+    [
+      'a signal that is not an AbortSignal',
+      conversation,
+      friendly(true),
+      { signal: 'stop' },
+      "toPassMetric(metric, { signal }) expects `signal` to be an AbortSignal (such as controller.signal or AbortSignal.timeout(30_000)), but got 'stop' (string).",
     ],
     [
       'options that are not an object',

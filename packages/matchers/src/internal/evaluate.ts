@@ -7,12 +7,19 @@ import {
   renderSummaryLine,
 } from '@judgetree/core'
 import { describeValue } from './describe-value.js'
+import { anySignal } from './pending.js'
 import { type JudgetreeRecord, toPlainResult } from './record.js'
 
 /** Options of `toPassMetric(metric, options)`. */
 export interface ToPassMetricOptions {
   /** The lowest passing score for this assertion, 0..1, instead of the metric's own threshold. @default metric.threshold */
   threshold?: number | undefined
+  /**
+   * Cancels the evaluation's judge calls when it aborts; the assertion then fails with the metric's
+   * `MEASUREMENT_ABORTED` error. Combined with the runner's own signal (Vitest's test signal, which aborts on a
+   * timeout, `--bail` or Ctrl+C) and with the forgotten-`await` check, which cancels what a test left running.
+   */
+  signal?: AbortSignal | undefined
 }
 
 /** The colour helpers every runner passes to matchers as `this.utils`; colours go through them only. */
@@ -25,6 +32,8 @@ export interface MatcherColours {
 export interface EvaluationContext {
   readonly isNot: boolean
   readonly utils: MatcherColours | undefined
+  /** The runner's signal for this assertion; combined with the user's `signal` option. */
+  readonly signal?: AbortSignal | undefined
 }
 
 /** The matcher's answer to the runner, plus the record reporters receive (none when nothing was measured). */
@@ -50,7 +59,8 @@ export async function evaluateToPassMetric(
   if (problem !== undefined) return { pass: context.isNot, message: () => problem, record: undefined }
   const checked = metric as Metric
   const override = (options as ToPassMetricOptions | undefined)?.threshold
-  const result = await measureSafely(checked, received)
+  const signal = anySignal([context.signal, (options as ToPassMetricOptions | undefined)?.signal])
+  const result = await measureSafely(checked, received, signal)
   const threshold = override ?? result.threshold
   const success = result.error === undefined && result.score >= threshold
   const judged: MetricResult = { ...result, threshold, success }
@@ -98,9 +108,15 @@ function usageProblem(received: unknown, metric: unknown, options: unknown): str
     if (typeof options !== 'object' || options === null || Array.isArray(options)) {
       return `${MATCHER}(metric, options) expects options to be an object such as { threshold: 0.7 }, but got ${describeValue(options)}.`
     }
-    const { threshold } = options as { threshold?: unknown }
+    const { threshold, signal } = options as { threshold?: unknown; signal?: unknown }
     if (threshold !== undefined && (typeof threshold !== 'number' || !(threshold >= 0 && threshold <= 1))) {
       return `${MATCHER}(metric, { threshold }) expects \`threshold\` to be a number from 0 to 1, but got ${describeValue(threshold)}.`
+    }
+    if (signal !== undefined && !isAbortSignal(signal)) {
+      return (
+        `${MATCHER}(metric, { signal }) expects \`signal\` to be an AbortSignal (such as controller.signal or ` +
+        `AbortSignal.timeout(30_000)), but got ${describeValue(signal)}.`
+      )
     }
   }
   const shape = testCaseShape(received)
@@ -119,6 +135,11 @@ function usageProblem(received: unknown, metric: unknown, options: unknown): str
   return undefined
 }
 
+/** An AbortSignal, also one from another realm (Jest runs tests in a VM context). */
+function isAbortSignal(value: unknown): value is AbortSignal {
+  return value instanceof AbortSignal || Object.prototype.toString.call(value) === '[object AbortSignal]'
+}
+
 function isMetric(value: unknown): value is Metric {
   if (typeof value !== 'object' || value === null) return false
   const candidate = value as Partial<Record<keyof Metric, unknown>>
@@ -133,10 +154,16 @@ function testCaseShape(value: unknown): 'conversational' | 'single-turn' | undef
 }
 
 /** Metrics should never reject, but a hand-written one might; that becomes an error result, not a crash. */
-async function measureSafely(metric: Metric, testCase: unknown): Promise<MetricResult> {
+async function measureSafely(
+  metric: Metric,
+  testCase: unknown,
+  signal: AbortSignal | undefined,
+): Promise<MetricResult> {
   let problem: unknown
   try {
-    const result: unknown = await metric.measure(testCase as never)
+    const result: unknown = await (signal === undefined
+      ? metric.measure(testCase as never)
+      : metric.measure(testCase as never, { signal }))
     if (isResult(result)) return result
     problem = new Error(`measure() resolved to ${describeValue(result)} instead of a MetricResult`)
   } catch (error) {

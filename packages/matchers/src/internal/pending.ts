@@ -1,41 +1,84 @@
+/** How long the guard waits for cancelled assertions to record their (aborted) results before failing the test. */
+const CANCEL_GRACE_MS = 1_000
+
+/** One running assertion: its abort signal, and the function to call once it has settled. */
+export interface RunningAssertion {
+  /** Aborts when the guard cancels the assertion or when any of the signals passed to `start` aborts. */
+  readonly signal: AbortSignal
+  /**
+   * True once the guard cancelled the assertion because its test had ended. The test then fails with the
+   * guard's error; the assertion itself should not throw too, since nothing awaits it any more (Jest would
+   * crash on the unhandled rejection, Vitest would report an unhandled error).
+   */
+  readonly cancelled: () => boolean
+  readonly settle: () => void
+}
+
 /**
  * The `toPassMetric` assertions of one test that are still running. The matcher registers itself synchronously,
- * before its first await; if any are still registered when the test body has returned, they were not awaited.
+ * before its first await; if any are still registered when the test has ended (it returned without awaiting
+ * them, or the runner gave up on it at its timeout), they are cancelled: nothing keeps running after the test.
  */
 export class PendingAssertions {
-  readonly #running = new Map<Promise<void>, string | undefined>()
+  readonly #running = new Map<Promise<void>, { callSite: string | undefined; controller: AbortController }>()
 
   /**
-   * Registers one running assertion; call the returned function when it has settled. `callSite` is a stack
-   * captured where the matcher was called, so the failure can point at the `expect` line that lacks `await`.
+   * Registers one running assertion. `callSite` is a stack captured where the matcher was called, so the failure
+   * can point at the `expect` line; `signals` (the test's, for instance) also abort the assertion.
    */
-  start(callSite?: string): () => void {
-    let settle = (): void => {}
-    const running = new Promise<void>((resolve) => {
-      settle = resolve
+  start(callSite?: string, signals: readonly (AbortSignal | undefined)[] = []): RunningAssertion {
+    const controller = new AbortController()
+    let resolve = (): void => {}
+    const running = new Promise<void>((done) => {
+      resolve = done
     })
-    this.#running.set(running, callSite)
-    return () => {
-      this.#running.delete(running)
-      settle()
+    this.#running.set(running, { callSite, controller })
+    return {
+      signal: anySignal([controller.signal, ...signals]) ?? controller.signal,
+      cancelled: () => controller.signal.aborted,
+      settle: () => {
+        this.#running.delete(running)
+        resolve()
+      },
     }
   }
 
-  /** Waits for the assertions still running, then returns the error for them, if there were any: they were not awaited. */
-  async settleUnawaited(): Promise<Error | undefined> {
+  /**
+   * Aborts the assertions still running, so their judge calls are cancelled, waits briefly for them to settle,
+   * and returns the error the test fails with, if there were any.
+   */
+  async cancelUnfinished(): Promise<Error | undefined> {
     const running = [...this.#running]
     if (running.length === 0) return undefined
-    await Promise.allSettled(running.map(([promise]) => promise))
-    return unawaitedError(running.length, running[0]?.[1])
+    for (const [, { controller }] of running) {
+      controller.abort(new Error('the test ended before this toPassMetric() assertion finished'))
+    }
+    let timer: NodeJS.Timeout | undefined
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CANCEL_GRACE_MS)
+      timer.unref?.()
+    })
+    await Promise.race([Promise.allSettled(running.map(([promise]) => promise)), grace])
+    clearTimeout(timer)
+    return unfinishedError(running.length, running[0]?.[1].callSite)
   }
 }
 
-/** The error a test fails with when it returned before its `toPassMetric` assertions finished. */
-function unawaitedError(count: number, callSite: string | undefined): Error {
-  const what = count === 1 ? '1 toPassMetric() assertion was' : `${count} toPassMetric() assertions were`
+/** The signals combined (aborts when any does), or undefined when there is none. */
+export function anySignal(signals: readonly (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const present = signals.filter((signal): signal is AbortSignal => signal !== undefined)
+  if (present.length <= 1) return present[0]
+  return AbortSignal.any(present)
+}
+
+/** The error a test fails with when it ended before its `toPassMetric` assertions finished. */
+function unfinishedError(count: number, callSite: string | undefined): Error {
+  const what =
+    count === 1
+      ? '1 toPassMetric() assertion was still running when the test ended, so its judge calls were cancelled.'
+      : `${count} toPassMetric() assertions were still running when the test ended, so their judge calls were cancelled.`
   const error = new Error(
-    `${what} not awaited, so the test ended before the judge answered and the result was never checked. ` +
-      'Write: await expect(testCase).toPassMetric(metric)',
+    `${what} If the test timed out, raise its timeout; otherwise write: await expect(testCase).toPassMetric(metric)`,
   )
   const frames = callSite?.split('\n').slice(1)
   if (frames && frames.length > 0) error.stack = [`${error.name}: ${error.message}`, ...frames].join('\n')

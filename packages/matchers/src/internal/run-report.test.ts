@@ -51,6 +51,7 @@ describe('run summary', () => {
       metrics: 3,
       passed: 1,
       failed: 1,
+      expectedFailures: 0,
       errored: 1,
       failedAssertions: 2,
       judgeCalls: 4,
@@ -72,6 +73,24 @@ describe('run summary', () => {
     expect(renderSummaryText(summarize([errored]))).toBe(
       'judgetree: 1 metric, 0 passed, 0 failed, 1 errored · 0 judge calls (0 cached) · 0 tokens · cost unknown',
     )
+  })
+
+  test('a metric that failed under .not (its assertion held) is counted as failed and named as expected', () => {
+    const expectedFailure = record({ ...failed, negated: true, assertionPassed: true })
+    const summary = summarize([record(), failed, expectedFailure, { ...errored, negated: true }])
+    expect(summary).toMatchObject({ passed: 1, failed: 2, expectedFailures: 1, errored: 1, failedAssertions: 2 })
+    expect(renderSummaryText(summary)).toMatch(
+      /^judgetree: 4 metrics, 1 passed, 2 failed \(1 expected by \.not\), 1 errored · /,
+    )
+    const green = renderSummaryText(summarize([record(), expectedFailure]))
+    expect(green).toMatch(/^judgetree: 2 metrics, 1 passed, 1 failed \(1 expected by \.not\), 0 errored · /)
+    // The start that scripts parse keeps its shape.
+    expect(green).toMatch(/^judgetree: (\d+) metrics, (\d+) passed, (\d+) failed/)
+    const markdown = renderMarkdown(
+      buildReport('vitest', [{ file: 't.test.ts', name: 'flat', state: 'passed', evaluations: [expectedFailure] }]),
+    )
+    expect(markdown).toContain('1 failed (1 expected by .not), 0 errored')
+    expect(markdown).toContain('| ✅ | Playful Chatbot (.not) | 0.3 | 0.7 | t.test.ts &gt; flat |')
   })
 
   test('the terminal output lists failed evaluations under their tests, then the closing line', () => {

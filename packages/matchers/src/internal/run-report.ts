@@ -18,8 +18,13 @@ export interface JudgetreeRunSummary {
   readonly metrics: number
   /** Metrics that scored at or above their threshold. */
   readonly passed: number
-  /** Metrics that scored below their threshold. */
+  /** Metrics that scored below their threshold, including those of {@link expectedFailures}. */
   readonly failed: number
+  /**
+   * Of {@link failed}, the metrics asserted with `.not`, so their failing was the expected outcome (the
+   * assertion held). `failed - expectedFailures` metrics failed where they were expected to pass.
+   */
+  readonly expectedFailures: number
   /** Metrics that could not be computed (judge failure, bad test case, …). */
   readonly errored: number
   /** Assertions that did not hold, including `.not` assertions on a passing metric. */
@@ -69,6 +74,7 @@ export function summarize(records: readonly JudgetreeRecord[]): JudgetreeRunSumm
     metrics: records.length,
     passed: records.filter((record) => record.error === null && record.success).length,
     failed: records.filter((record) => record.error === null && !record.success).length,
+    expectedFailures: records.filter((record) => record.error === null && !record.success && record.negated).length,
     errored: records.filter((record) => record.error !== null).length,
     failedAssertions: records.filter((record) => !record.assertionPassed).length,
     judgeCalls: sum((record) => record.usage.judgeCalls),
@@ -80,13 +86,19 @@ export function summarize(records: readonly JudgetreeRecord[]): JudgetreeRunSumm
   }
 }
 
-/** The closing line of a run, e.g. `judgetree: 3 metrics, 2 passed, 1 failed, 0 errored · 7 judge calls (0 cached) · 1234 tokens · $0.0012`. */
+/**
+ * The closing line of a run, e.g. `judgetree: 3 metrics, 2 passed, 1 failed, 0 errored · 7 judge calls (0 cached)
+ * · 1234 tokens · $0.0012`. Metrics that failed under `.not` are counted as failed and named:
+ * `1 failed (1 expected by .not)`. Scripts may parse the start, `judgetree: N metrics, N passed, N failed`.
+ */
 export function renderSummaryText(summary: JudgetreeRunSummary): string {
   const metrics = plural(summary.metrics, 'metric')
   const calls = plural(summary.judgeCalls, 'judge call')
   const tokens = plural(summary.promptTokens + summary.completionTokens, 'token')
+  const expected = summary.expectedFailures
+  const failed = expected > 0 ? `${summary.failed} failed (${expected} expected by .not)` : `${summary.failed} failed`
   return (
-    `judgetree: ${metrics}, ${summary.passed} passed, ${summary.failed} failed, ${summary.errored} errored` +
+    `judgetree: ${metrics}, ${summary.passed} passed, ${failed}, ${summary.errored} errored` +
     ` · ${calls} (${summary.cachedCalls} cached) · ${tokens} · ${renderCost(summary)}`
   )
 }
@@ -115,7 +127,7 @@ export function renderMarkdown(report: JudgetreeReport, maxRows = 100): string {
     for (const { test, record } of all.slice(0, maxRows)) {
       const cells = [
         record.assertionPassed ? '✅' : '❌',
-        record.name,
+        record.negated ? `${record.name} (.not)` : record.name,
         record.error ? 'error' : String(record.score),
         String(record.threshold),
         `${test.file} > ${test.name}`,

@@ -7,7 +7,13 @@ export interface TestTask {
   readonly concurrent?: boolean | undefined
   readonly result?: { readonly state?: string } | undefined
   readonly meta: object
-  readonly context?: { annotate?: (message: string, type?: string) => Promise<unknown> } | undefined
+  readonly context?:
+    | {
+        annotate?: (message: string, type?: string) => Promise<unknown>
+        /** Vitest 3.2+: aborts when the test times out, on `--bail` and on Ctrl+C. */
+        readonly signal?: AbortSignal | undefined
+      }
+    | undefined
 }
 
 /** Where the structured records live in `task.meta`; reporters read `testCase.meta().judgetree`. */

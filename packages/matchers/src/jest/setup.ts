@@ -1,5 +1,6 @@
-// @judgetree/matchers/jest/setup: registers toPassMetric and the forgotten-await check. withJudgetree() adds it
-// to `setupFilesAfterEnv`; without it, add '@judgetree/matchers/jest/setup' there yourself.
+// @judgetree/matchers/jest/setup: registers toPassMetric and the forgotten-await check, which also cancels what
+// a test left running. withJudgetree() adds it to `setupFilesAfterEnv`; without it, add
+// '@judgetree/matchers/jest/setup' there yourself.
 import { afterEach, expect } from '@jest/globals'
 import { evaluateToPassMetric, type MatcherColours } from '../internal/evaluate.js'
 import { appendSidecarLine } from '../internal/jest-sidecar.js'
@@ -29,22 +30,28 @@ async function toPassMetric(this: MatcherThis, received: unknown, metric: unknow
   const identity = this.currentTestIdentity?.()
   const concurrent = identity === undefined ? concurrentName !== undefined : identity.concurrent === true
   // Concurrent tests share this file's afterEach timing, so one test's assertion would be blamed on another.
-  const settle = concurrent ? undefined : pending.start(callSiteOf(toPassMetric))
+  // Jest gives tests no abort signal: the afterEach below is what cancels judge calls after a timeout.
+  const running = concurrent ? undefined : pending.start(callSiteOf(toPassMetric))
   try {
     const outcome = await evaluateToPassMetric(received, metric, options, {
       isNot: this.isNot === true,
       utils: this.utils,
+      signal: running?.signal,
     })
     if (outcome.record !== undefined) appendSidecarLine({ testPath, testName, record: outcome.record })
+    // Cancelled after its test ended: the test fails with the guard's error; a rejection here would be unhandled
+    // and crash Jest after its summary.
+    if (running?.cancelled()) return { pass: this.isNot !== true, message: outcome.message }
     return { pass: outcome.pass, message: outcome.message }
   } finally {
-    settle?.()
+    running?.settle()
   }
 }
 
 expect.extend({ toPassMetric })
 
+// Nothing keeps running after the test: assertions it did not await, or that its timeout cut short, are cancelled.
 afterEach(async () => {
-  const unawaited = await pending.settleUnawaited()
-  if (unawaited) throw unawaited
+  const unfinished = await pending.cancelUnfinished()
+  if (unfinished) throw unfinished
 })

@@ -1,5 +1,6 @@
-// @judgetree/matchers/vitest/setup: registers toPassMetric and the forgotten-await check. The plugin adds it to
-// `setupFiles`; without the plugin, add '@judgetree/matchers/vitest/setup' there yourself.
+// @judgetree/matchers/vitest/setup: registers toPassMetric and the forgotten-await check, which also cancels
+// what a test left running. The plugin adds it to `setupFiles`; without the plugin, add
+// '@judgetree/matchers/vitest/setup' there yourself.
 import * as vitest from 'vitest'
 import { afterEach, expect, inject } from 'vitest'
 import { evaluateToPassMetric, type MatcherColours } from '../internal/evaluate.js'
@@ -23,25 +24,34 @@ useRunCoordinator()
 // Stays an `async function`: Vitest places the annotation at the `expect` line from its async stack.
 async function toPassMetric(this: MatcherThis, received: unknown, metric: unknown, matcherOptions?: unknown) {
   const test = testOf(this)
+  // Vitest 3.2+: aborts when the test times out, on --bail and on Ctrl+C.
+  const testSignal = test?.context?.signal
   // Under `test.concurrent` a global `expect` can be bound to a sibling test, which would then be blamed.
-  const settle = test === undefined || test.concurrent ? undefined : pendingOf(test).start(callSiteOf(toPassMetric))
+  const running =
+    test === undefined || test.concurrent
+      ? { signal: testSignal, cancelled: undefined, settle: undefined }
+      : pendingOf(test).start(callSiteOf(toPassMetric), [testSignal])
   try {
     const outcome = await evaluateToPassMetric(received, metric, matcherOptions, {
       isNot: this.isNot === true,
       utils: this.utils,
+      signal: running.signal,
     })
     if (test !== undefined && outcome.record !== undefined) await attachRecord(test, outcome.record, options)
+    // Cancelled after its test ended: the test fails with the guard's error; a rejection here would be unhandled.
+    if (running.cancelled?.()) return { pass: this.isNot !== true, message: outcome.message }
     return { pass: outcome.pass, message: outcome.message }
   } finally {
-    settle?.()
+    running.settle?.()
   }
 }
 
 expect.extend({ toPassMetric })
 
+// Nothing keeps running after the test: assertions it did not await, or that its timeout cut short, are cancelled.
 afterEach(async ({ task }) => {
-  const unawaited = await pendingByTest.get(task as unknown as TestTask)?.settleUnawaited()
-  if (unawaited) throw unawaited
+  const unfinished = await pendingByTest.get(task as unknown as TestTask)?.cancelUnfinished()
+  if (unfinished) throw unfinished
 })
 
 /**

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type LatencyServer, startLatencyServer } from './support/limit-server.js'
 import { evaluationsOf, readReport } from './support/reports.js'
 import { fixture, type RunResult, runJest, runTsc, scratchDir } from './support/runner.js'
+import { type SlowServer, startSlowServer } from './support/slow-server.js'
 
 interface JestResults {
   testResults: { assertionResults: { fullName: string; status: string; failureMessages: string[] }[] }[]
@@ -102,7 +103,7 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
 
   test('a forgotten await fails the test, pointing at the expect line', () => {
     expect(message('forgets to await a passing metric')).toContain(
-      '1 toPassMetric() assertion was not awaited, so the test ended before the judge answered and the result was never checked. Write: await expect(testCase).toPassMetric(metric)',
+      '1 toPassMetric() assertion was still running when the test ended, so its judge calls were cancelled. If the test timed out, raise its timeout; otherwise write: await expect(testCase).toPassMetric(metric)',
     )
     expect(failureBlock(run.stderr, 'forgets to await a passing metric')).toContain(
       '>  8 |   expect(playfulConversation).toPassMetric(slow)',
@@ -144,7 +145,7 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
 
   test('the reporter prints failed evaluations after Jest’s summary and ends with the summary line', () => {
     const lines = run.stderr.split('\n')
-    const start = lines.indexOf('judgetree: 6 failed evaluations')
+    const start = lines.indexOf('judgetree: 7 failed evaluations')
     expect(start).toBeGreaterThan(-1)
     const header = lines.indexOf(
       'tests/conversation.test.ts > playful chatbot not: fails a playful conversation (.not: expected the metric to fail)',
@@ -152,12 +153,73 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
     expect(header).toBeGreaterThan(start)
     expect(lines[header + 1]).toBe('    PASS Playful Chatbot: score 0.9 (threshold 0.7) · judge scripted-judge')
     // 12 evaluations: 5 conversation, 2 single-turn, 1 judge error, 1 un-awaited, 2 concurrent, 1 slow; the
-    // offline judge makes no call, each single-turn one makes 1, each conversational one 2.
+    // offline judge makes no call, each single-turn one makes 1, each conversational one 2, except the
+    // un-awaited one: cancelled when its test ended, it errors, and its cancelled calls are not counted. One of
+    // the failed metrics was asserted with .not.
     expect(lines.findLast((line) => line.startsWith('judgetree: '))).toBe(
-      'judgetree: 12 metrics, 6 passed, 5 failed, 1 errored · 20 judge calls (0 cached) · 0 tokens · $0.0000',
+      'judgetree: 12 metrics, 5 passed, 5 failed (1 expected by .not), 2 errored · 18 judge calls (0 cached) · 0 tokens · $0.0000',
     )
     expect(readFileSync(stepSummary, 'utf8')).toContain(
       '| ❌ | Playful Chatbot | 0.3 | 0.7 | tests/conversation.test.ts &gt; playful chatbot fails a flat conversation |',
+    )
+  })
+})
+
+describe('cancellation: a 500 ms test timeout with an OpenAI judge that answers after 4 s; a user signal', () => {
+  const REPLY_MS = 4_000
+  const scratch = scratchDir()
+  let slow: SlowServer
+  let run: RunResult
+  let endedAt: number
+  let results: Map<string, { status: string; failureMessages: string[] }>
+
+  beforeAll(async () => {
+    slow = await startSlowServer(REPLY_MS)
+    run = await runJest('jest-cancel', ['--json', `--outputFile=${join(scratch, 'jest.json')}`], {
+      OPENAI_BASE_URL: slow.baseURL,
+      OPENAI_API_KEY: 'sk-test-e2e-0123456789abcdef',
+    })
+    endedAt = Date.now()
+    const json = JSON.parse(readFileSync(join(scratch, 'jest.json'), 'utf8')) as JestResults
+    results = new Map(
+      json.testResults.flatMap((file) => file.assertionResults.map((result) => [result.fullName, result])),
+    )
+  }, 60_000)
+
+  afterAll(async () => {
+    await slow?.close()
+    rmSync(scratch, { recursive: true, force: true })
+  })
+
+  function message(fullName: string): string {
+    return results.get(fullName)?.failureMessages.join('\n') ?? ''
+  }
+
+  test("the test fails with Jest's timeout, and judgetree's afterEach cancels the judge call", () => {
+    expect(run.code).toBe(1)
+    const failure = message('cancel: the test timeout cancels the OpenAI judge call')
+    expect(failure).toContain('Exceeded timeout of 500 ms for a test')
+    expect(failure).toContain(
+      '1 toPassMetric() assertion was still running when the test ended, so its judge calls were cancelled. If the test timed out, raise its timeout',
+    )
+  })
+
+  test('the server saw the client disconnect within 1.5 s of the request, before it replied', () => {
+    expect(slow.requests).toHaveLength(1)
+    const [request] = slow.requests
+    expect(request?.replied).toBe(false)
+    expect(request?.disconnectedAt).toBeDefined()
+    expect((request?.disconnectedAt ?? Number.POSITIVE_INFINITY) - (request?.receivedAt ?? 0)).toBeLessThan(1_500)
+  })
+
+  test('Jest exits without waiting for the reply', () => {
+    expect(endedAt).toBeLessThan((slow.requests[0]?.receivedAt ?? 0) + REPLY_MS)
+    expect(run.stderr).not.toContain('Jest did not exit')
+  })
+
+  test("a user's signal cancels the evaluation, which fails with the metric's MEASUREMENT_ABORTED error", () => {
+    expect(message('cancel: a signal of the user cancels the evaluation')).toContain(
+      'ERROR Playful Chatbot: no score (threshold 0.7) · judge scripted-judge\nerror: The measurement was aborted',
     )
   })
 })

@@ -14,6 +14,7 @@ import {
 import { type LatencyServer, startLatencyServer } from './support/limit-server.js'
 import { evaluationsOf, type JUnitCase, junitCase, readJUnit, readReport } from './support/reports.js'
 import { fixture, majorVersion, type RunResult, runTsc, runVitest, scratchDir } from './support/runner.js'
+import { type SlowServer, startSlowServer } from './support/slow-server.js'
 
 const VERSION = majorVersion('vitest')
 /** `this.task` (4.1+) is what keeps concurrent tests' records; Vitest 3.2 only has the global current test. */
@@ -194,7 +195,7 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
   test('a forgotten await fails the test, pointing at the expect line', () => {
     const failed = junitCase(junit, 'forgets to await a passing metric')
     expect(failed.failureMessage).toBe(
-      '1 toPassMetric() assertion was not awaited, so the test ended before the judge answered and the result was never checked. Write: await expect(testCase).toPassMetric(metric)',
+      '1 toPassMetric() assertion was still running when the test ended, so its judge calls were cancelled. If the test timed out, raise its timeout; otherwise write: await expect(testCase).toPassMetric(metric)',
     )
     expect(failureSection(run.output, 'tests/unawaited.test.ts > forgets to await a passing metric')).toContain(
       'tests/unawaited.test.ts:8:',
@@ -250,10 +251,11 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
   test('the reporter prints failed evaluations after the run and ends with the summary line', () => {
     // Counted from the fixture: concurrent.test.ts adds 2 metrics (1 passed, 1 failed, 4 judge calls) when
     // the runner binds concurrent tests; the offline judge's errors make no judge call.
+    // The un-awaited evaluation is cancelled when its test ends: it errors, and its cancelled calls are not counted.
     const concurrent = BINDS_CONCURRENT_TESTS ? 1 : 0
-    const [metrics, passed, failed] = [12 + 2 * concurrent, 5 + concurrent, 5 + concurrent]
-    const calls = 18 + 4 * concurrent
-    const failures = 7 + concurrent
+    const [metrics, passed, failed] = [12 + 2 * concurrent, 4 + concurrent, 5 + concurrent]
+    const calls = 16 + 4 * concurrent
+    const failures = 8 + concurrent
     const tokens = 2 * (PROMPT_TOKENS + COMPLETION_TOKENS)
     const cost = costOf('gpt-4.1', 2 * PROMPT_TOKENS, 2 * COMPLETION_TOKENS)?.toFixed(4)
     const lines = run.stdout.trimEnd().split('\n')
@@ -265,14 +267,19 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
     expect(lines[header + 2]).toMatch(/^ {4}reason: The walk scored 0\.3\./)
     expect(lines).toContain('judgetree: JSON report in .judgetree/report.json')
     expect(lines.filter((line) => line.startsWith('judgetree: ') && line.includes(' metrics, ')).at(-1)).toBe(
-      `judgetree: ${metrics} metrics, ${passed} passed, ${failed} failed, 2 errored · ${calls} judge calls (0 cached) · ${tokens} tokens · $${cost}`,
+      `judgetree: ${metrics} metrics, ${passed} passed, ${failed} failed (1 expected by .not), 3 errored · ${calls} judge calls (0 cached) · ${tokens} tokens · $${cost}`,
     )
   })
 
   test('the JSON report lists every evaluation by file and test, with the run totals', () => {
     const report = readReport(reportFile)
     expect(report).toMatchObject({ version: 1, runner: 'vitest', shard: null })
-    expect(report.summary).toMatchObject({ errored: 2, promptTokens: 2 * PROMPT_TOKENS, cachedCalls: 0 })
+    expect(report.summary).toMatchObject({
+      errored: 3,
+      expectedFailures: 1,
+      promptTokens: 2 * PROMPT_TOKENS,
+      cachedCalls: 0,
+    })
     const test = report.tests.find((entry) => entry.name === 'playful chatbot > fails a flat conversation')
     expect(test).toMatchObject({ file: 'tests/conversation.test.ts', state: 'failed' })
     expect(test?.evaluations[0]).toMatchObject({
@@ -337,8 +344,9 @@ describe('inline test.projects with the plugin at the root, run with --reporter=
   })
 
   test('the judgetree reporter survives --reporter on the command line', () => {
+    // The evaluation of the test that timed out was cancelled (the test's signal aborted), so it errored.
     expect(run.stdout.split('\n').findLast((line) => line.startsWith('judgetree: '))).toMatch(
-      /^judgetree: 2 metrics, 2 passed, 0 failed, 0 errored · /,
+      /^judgetree: 2 metrics, 1 passed, 0 failed, 1 errored · /,
     )
   })
 })
@@ -396,7 +404,7 @@ describe('vitest --shard=i/2 --reporter=blob, then --merge-reports', () => {
       'tests/single-turn.test.ts > single-turn: wrong answer fails\n    FAIL Answer Correctness',
     )
     expect(merged.stdout.split('\n').findLast((line) => line.startsWith('judgetree: '))).toMatch(
-      /^judgetree: 9 metrics, 3 passed, 4 failed, 2 errored · \d+ judge calls \(0 cached\) · 0 tokens · \$0\.0000$/,
+      /^judgetree: 9 metrics, 3 passed, 4 failed \(1 expected by \.not\), 2 errored · \d+ judge calls \(0 cached\) · 0 tokens · \$0\.0000$/,
     )
   })
 
@@ -412,6 +420,57 @@ describe('vitest --shard=i/2 --reporter=blob, then --merge-reports', () => {
     expect(failed.properties.find((property) => property.name === 'error')?.value).toContain(
       '└─ ● false → 3  ◀ score 0.3',
     )
+  })
+})
+
+describe('cancellation: a 500 ms test timeout with an OpenAI judge that answers after 4 s; a user signal', () => {
+  const REPLY_MS = 4_000
+  const scratch = scratchDir()
+  let slow: SlowServer
+  let run: RunResult
+  let endedAt: number
+  let junit: JUnitCase[]
+
+  beforeAll(async () => {
+    slow = await startSlowServer(REPLY_MS)
+    run = await runVitest(
+      'vitest-cancel',
+      ['run', '--reporter=default', '--reporter=junit', `--outputFile.junit=${join(scratch, 'junit.xml')}`],
+      { OPENAI_BASE_URL: slow.baseURL, OPENAI_API_KEY: API_KEY },
+    )
+    endedAt = Date.now()
+    junit = readJUnit(join(scratch, 'junit.xml'))
+  }, 60_000)
+
+  afterAll(async () => {
+    await slow?.close()
+    rmSync(scratch, { recursive: true, force: true })
+  })
+
+  test("the test fails with the runner's timeout, and the guard says its judge calls were cancelled", () => {
+    expect(run.code).toBe(1)
+    const failed = junitCase(junit, 'cancel: the test timeout cancels the OpenAI judge call')
+    expect(failed.failure).toContain('Test timed out in 500ms')
+  })
+
+  test('the server saw the client disconnect within 1.5 s of the request, before it replied', () => {
+    expect(slow.requests).toHaveLength(1)
+    const [request] = slow.requests
+    expect(request?.replied).toBe(false)
+    expect(request?.disconnectedAt).toBeDefined()
+    expect((request?.disconnectedAt ?? Number.POSITIVE_INFINITY) - (request?.receivedAt ?? 0)).toBeLessThan(1_500)
+  })
+
+  test('the runner exits without waiting for the reply', () => {
+    expect(endedAt).toBeLessThan((slow.requests[0]?.receivedAt ?? 0) + REPLY_MS)
+  })
+
+  test("a user's signal cancels the evaluation, which fails with the metric's MEASUREMENT_ABORTED error", () => {
+    const failed = junitCase(junit, 'cancel: a signal of the user cancels the evaluation')
+    expect(firstLine(failed.failureMessage)).toBe(
+      'ERROR Playful Chatbot: no score (threshold 0.7) · judge scripted-judge',
+    )
+    expect(failed.failure).toContain('error: The measurement was aborted')
   })
 })
 
