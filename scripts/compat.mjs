@@ -10,6 +10,7 @@
 //   node scripts/compat.mjs                      every target
 //   node scripts/compat.mjs vitest-3.2 jest-29   some targets
 //   KEEP=1 node scripts/compat.mjs               keep the temporary directories
+//   node scripts/compat.mjs --prebuilt           pack dist as it is, without building first
 import { spawn } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -39,7 +40,9 @@ const TARGETS = [
 ]
 
 const started = Date.now()
-const wanted = process.argv.slice(2)
+// `--prebuilt` packs the packages as they are in dist (CI has just built them) instead of building them again.
+const prebuilt = process.argv.includes('--prebuilt')
+const wanted = process.argv.slice(2).filter((arg) => arg !== '--prebuilt')
 const unknown = wanted.filter((name) => !TARGETS.some((target) => target.name === name))
 if (unknown.length > 0) {
   console.error(`Unknown target(s): ${unknown.join(', ')}. Known: ${TARGETS.map((target) => target.name).join(', ')}`)
@@ -54,7 +57,7 @@ try {
   // One after the other: the matchers' declarations are built against core's.
   for (const pkg of ['core', 'matchers']) {
     const cwd = join(REPO, 'packages', pkg)
-    await step(`build @judgetree/${pkg}`, join(work, 'build.log'), 'pnpm', ['run', 'build'], { cwd })
+    if (!prebuilt) await step(`build @judgetree/${pkg}`, join(work, 'build.log'), 'pnpm', ['run', 'build'], { cwd })
     await step(`pack @judgetree/${pkg}`, join(work, 'pack.log'), 'pnpm', ['pack', '--pack-destination', packs], { cwd })
   }
   const tarballs = readdirSync(packs).map((file) => join(packs, file))
