@@ -1,5 +1,5 @@
-import type { JudgeModel, JudgeRequest } from '@judgetree/core'
-import { requestData, type ScriptedRule, scriptedJudge } from '@judgetree/core/testing'
+import type { JudgeModel } from '@judgetree/core'
+import { type ScriptedRule, scriptedJudge } from '@judgetree/core/testing'
 
 /** True when a real (or OpenAI-compatible) judge is configured in the environment. */
 export const usingRealJudge = Boolean(process.env.OPENAI_API_KEY || process.env.OPENAI_BASE_URL)
@@ -10,9 +10,4 @@ export const usingRealJudge = Boolean(process.env.OPENAI_API_KEY || process.env.
  */
 export function exampleJudge(offlineAnswers: ScriptedRule[]): JudgeModel | undefined {
   return usingRealJudge ? undefined : scriptedJudge({ name: 'scripted (offline)', rules: offlineAnswers })
-}
-
-/** The test-case data a judge request shows, parsed (see `requestData` in @judgetree/core/testing). */
-export function judgeData<T>(request: JudgeRequest<unknown>): T {
-  return requestData<T>(request)
 }

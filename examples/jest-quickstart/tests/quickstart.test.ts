@@ -9,7 +9,8 @@ import {
   type JudgeRequest,
   TurnParams,
 } from '@judgetree/core'
-import { exampleJudge, judgeData } from '../src/judge.js'
+import { requestData } from '@judgetree/core/testing'
+import { exampleJudge } from '../src/judge.js'
 
 // The README's quickstart DAG in Jest: summarize the conversation, then judge from the summary whether the
 // assistant's replies satisfy the user's questions (score 1) or not (score 0).
@@ -65,7 +66,7 @@ const helpful = new ConversationalDAGMetric({
     {
       match: 'Summarize the conversation',
       answer: (request: JudgeRequest<unknown>) => {
-        const shown = JSON.stringify(judgeData(request))
+        const shown = JSON.stringify(requestData(request))
         const entry = offlineAnswers.find(({ conversation }) => shown.includes(conversation.turns[0]?.content ?? ''))
         return { output: entry?.summary }
       },
@@ -73,7 +74,7 @@ const helpful = new ConversationalDAGMetric({
     {
       match: 'satisfy',
       answer: (request: JudgeRequest<unknown>) => {
-        const shown = JSON.stringify(judgeData(request))
+        const shown = JSON.stringify(requestData(request))
         return offlineAnswers.find((entry) => shown.includes(entry.summary))?.verdict
       },
     },

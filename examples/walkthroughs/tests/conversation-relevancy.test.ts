@@ -1,6 +1,7 @@
 import { type ConversationalTestCase, ConversationRelevancyMetric, type JudgeRequest } from '@judgetree/core'
+import { requestData } from '@judgetree/core/testing'
 import { expect, test } from 'vitest'
-import { exampleJudge, judgeData } from '../src/judge.js'
+import { exampleJudge } from '../src/judge.js'
 
 // Is each assistant reply relevant to the conversation so far? The judge sees the last 3 exchanges up to each reply.
 // Score = relevant replies / replies. Here one reply in four changes the subject: 0.75, above the threshold 0.7.
@@ -49,7 +50,7 @@ const relevancy = new ConversationRelevancyMetric({
     {
       match: 'Decide whether the reply is relevant',
       answer: (request: JudgeRequest<unknown>) =>
-        offlineVerdicts.get(judgeData<{ 'Reply to judge': { index: number } }>(request)['Reply to judge'].index),
+        offlineVerdicts.get(requestData<{ 'Reply to judge': { index: number } }>(request)['Reply to judge'].index),
     },
   ]),
 })

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { ConversationalGEval, conversationalTestCaseSchema, type JudgeRequest, TurnParams } from '@judgetree/core'
+import { requestData } from '@judgetree/core/testing'
 import { expect, test } from 'vitest'
-import { exampleJudge, judgeData } from '../src/judge.js'
+import { exampleJudge } from '../src/judge.js'
 
 // A dataset of conversations, one JSON object per line, becomes one test each. Every line is checked against the
 // test-case schema as it is read, so a bad line fails with its line number instead of a confusing judge answer.
@@ -56,7 +57,7 @@ const resolution = new ConversationalGEval({
     {
       match: 'Evaluate it by following these steps',
       answer: (request: JudgeRequest<unknown>) => {
-        const scenario = judgeData<{ Scenario: string }>(request).Scenario
+        const scenario = requestData<{ Scenario: string }>(request).Scenario
         const name = conversations.find((conversation) => conversation.scenario === scenario)?.name ?? ''
         return offlineScores[name]
       },

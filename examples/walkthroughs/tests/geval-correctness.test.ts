@@ -1,6 +1,7 @@
 import { GEval, type JudgeRequest, type LLMTestCase, LLMTestCaseParams } from '@judgetree/core'
+import { requestData } from '@judgetree/core/testing'
 import { expect, test } from 'vitest'
-import { exampleJudge, judgeData } from '../src/judge.js'
+import { exampleJudge } from '../src/judge.js'
 
 // G-Eval: the judge turns the criteria into evaluation steps (once for this metric), then scores each test case on
 // the rubric. A score of g on 0..10 becomes g / 10; the threshold is 0.7.
@@ -64,7 +65,7 @@ const correctness = new GEval({
     {
       match: 'Evaluate it by following these steps',
       answer: (request: JudgeRequest<unknown>) =>
-        offlineScores.get(judgeData<{ 'Actual Output': string }>(request)['Actual Output']),
+        offlineScores.get(requestData<{ 'Actual Output': string }>(request)['Actual Output']),
     },
   ]),
 })

@@ -1,6 +1,7 @@
 import { type ConversationalTestCase, type JudgeRequest, TurnContextualRelevancyMetric } from '@judgetree/core'
+import { requestData } from '@judgetree/core/testing'
 import { expect, test } from 'vitest'
-import { exampleJudge, judgeData } from '../src/judge.js'
+import { exampleJudge } from '../src/judge.js'
 
 // Is the context a RAG pipeline retrieved for each reply relevant to what the user asked? The judge splits every
 // chunk into statements and judges each; turn score = relevant statements / statements, and the metric's score is
@@ -80,7 +81,7 @@ const contextRelevancy = new TurnContextualRelevancyMetric({
     {
       match: 'For every chunk',
       answer: (request: JudgeRequest<unknown>) => {
-        const data = judgeData<{ 'Retrieved context': { chunk: number; text: string }[] }>(request)
+        const data = requestData<{ 'Retrieved context': { chunk: number; text: string }[] }>(request)
         return {
           chunks: data['Retrieved context'].map(({ chunk, text }) => ({
             chunk,

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest'
 import { type ScriptedRule, scriptedJudge } from '../judge/scripted-judge.js'
 import type { JudgeRequest } from '../judge/types.js'
 import type { Metric, MetricResult } from '../metric/types.js'
+import { readData } from '../prompts/shared.js'
 import { LLMTestCaseParams, TurnParams } from '../test-case/params.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import { ConversationalDAGMetric, DAGMetric } from './dag-metric.js'
@@ -436,7 +437,7 @@ function userText(request: JudgeRequest<unknown>): string {
 }
 
 function dataOf(request: JudgeRequest<unknown>): string {
-  return /<<<JUDGETREE_DATA\n([\s\S]*)\nJUDGETREE_DATA>>>/.exec(userText(request))?.[1] ?? '{}'
+  return JSON.stringify(readData(userText(request)) ?? {})
 }
 
 function fakeResult(fields: Partial<MetricResult>): MetricResult {

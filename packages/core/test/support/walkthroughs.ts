@@ -13,6 +13,7 @@ import {
   TurnParams,
   VerdictNode,
 } from '../../src/index.js'
+import { DATA_OPEN, readData } from '../../src/prompts/shared.js'
 import { jsonReply, lastUserMessage, type Responder } from './openai-server.js'
 
 /** The reference's playful-chatbot conversation. */
@@ -114,7 +115,7 @@ export function routeByPrompt(routes: readonly (readonly [string, unknown])[]): 
   return (request) => {
     const prompt = lastUserMessage(request)
     // Match only the task part, above the data block, so test-case text can never pick the route.
-    const task = prompt.split('<<<JUDGETREE_DATA')[0] ?? ''
+    const task = prompt.split(DATA_OPEN)[0] ?? ''
     const route = routes.find(([needle]) => task.includes(needle))
     if (!route) return { status: 500, error: { message: `no route for prompt: ${task.slice(0, 200)}` } }
     return jsonReply(route[1])
@@ -123,7 +124,7 @@ export function routeByPrompt(routes: readonly (readonly [string, unknown])[]): 
 
 /** The JSON document a prompt shows the judge, parsed back. */
 export function promptData(request: Parameters<Responder>[0]): Record<string, unknown> {
-  const match = /<<<JUDGETREE_DATA\n([\s\S]*)\nJUDGETREE_DATA>>>/.exec(lastUserMessage(request))
-  if (!match?.[1]) throw new Error('the prompt has no data block')
-  return JSON.parse(match[1]) as Record<string, unknown>
+  const data = readData(lastUserMessage(request))
+  if (data === undefined) throw new Error('the prompt has no data block')
+  return data as Record<string, unknown>
 }
