@@ -3,7 +3,7 @@
 //
 // For each target (Vitest 3.2, 4, 5 and Jest 29, 30) it installs the runner from the npm registry into a temporary
 // directory together with the packed @judgetree/core and @judgetree/matchers (as a user would get them), copies
-// the fixture projects there, and runs that runner's e2e test file (packages/matchers/test/e2e/*.e2e.test.ts)
+// the fixture projects there, and runs that runner's e2e test files (packages/matchers/test/e2e/<runner>*.e2e.test.ts)
 // against it: the same assertions on terminal output, JUnit, JSON reports and a `tsc` check of the fixtures'
 // types. Vitest 5 runs on Node 22 from the npm registry (`npx -y node@22`). Exits 1 if any target fails.
 //
@@ -121,12 +121,15 @@ try {
       JUDGETREE_E2E_HOME: home,
       ...(target.node === 22 ? { JUDGETREE_E2E_NODE: node22 } : {}),
     }
-    const file = `packages/matchers/test/e2e/${target.runner}.e2e.test.ts`
+    // The runner's own e2e files: vitest.e2e.test.ts and vitest-stable.e2e.test.ts, say.
+    const files = readdirSync(join(MATCHERS, 'test', 'e2e'))
+      .filter((name) => name.startsWith(target.runner) && name.endsWith('.e2e.test.ts'))
+      .map((name) => `packages/matchers/test/e2e/${name}`)
     try {
       await run(
         log,
         process.execPath,
-        [join(REPO, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--project', 'matchers', file],
+        [join(REPO, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--project', 'matchers', ...files],
         {
           cwd: REPO,
           env,

@@ -43,11 +43,12 @@ function answering(verdict: boolean): JudgeModel {
   return scriptedJudge({ name: 'judge-x', rules: [{ match: 'friendly', answer: { reason: 'It greets.', verdict } }] })
 }
 
-const plain: EvaluationContext = { isNot: false, utils: undefined }
-const negated: EvaluationContext = { isNot: true, utils: undefined }
+const plain: EvaluationContext = { isNot: false, utils: undefined, assertion: 1 }
+const negated: EvaluationContext = { isNot: true, utils: undefined, assertion: 1 }
 /** Colours that show where they were applied, to check that the first line is never coloured. */
 const marking: EvaluationContext = {
   isNot: false,
+  assertion: 1,
   utils: { DIM_COLOR: (text) => `<dim>${text}</dim>`, RECEIVED_COLOR: (text) => `<red>${text}</red>` },
 }
 

@@ -34,6 +34,8 @@ export interface EvaluationContext {
   readonly utils: MatcherColours | undefined
   /** The runner's signal for this assertion; combined with the user's `signal` option. */
   readonly signal?: AbortSignal | undefined
+  /** Which of its test's `toPassMetric` calls this is, from 1, counted when the matcher was called. */
+  readonly assertion: number
 }
 
 /** The matcher's answer to the runner, plus the record reporters receive (none when nothing was measured). */
@@ -68,6 +70,7 @@ export async function evaluateToPassMetric(
   const record: JudgetreeRecord = {
     ...toPlainResult(judged),
     metricThreshold: result.threshold,
+    assertion: context.assertion,
     negated: context.isNot,
     assertionPassed: result.error === undefined && success !== context.isNot,
     summary: renderSummaryLine(judged),

@@ -15,3 +15,17 @@ export interface JestHookOptions extends CoordinatorLimits {
   /** The config's own globalTeardown, as written. */
   readonly globalTeardown?: string
 }
+
+/**
+ * The global through which a test file learns its project's `displayName` (withJudgetree copies it into the
+ * project's `globals`, which Jest installs in the test environment), so that evaluations of one file run by two
+ * projects stay apart in the report.
+ */
+export const JEST_PROJECT_GLOBAL = '@judgetree/matchers:project'
+
+/** A Jest `displayName` (a string, or `{ name, color }`) as the project's name; `''` when there is none. */
+export function projectNameOf(displayName: unknown): string {
+  if (typeof displayName === 'string') return displayName
+  const name = (displayName as { name?: unknown } | null | undefined)?.name
+  return typeof name === 'string' ? name : ''
+}

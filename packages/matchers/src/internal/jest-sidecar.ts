@@ -10,6 +10,8 @@ export const SIDECAR_DIR_ENV = 'JUDGETREE_JEST_SIDECAR_DIR'
 
 /** One line of a sidecar file: an evaluation and the test it belongs to. */
 export interface SidecarLine {
+  /** The project's `displayName` (see JEST_PROJECT_GLOBAL), `''` when unnamed. */
+  readonly project: string
   /** Absolute path of the test file, as Jest reports it in `testResult.testFilePath`. */
   readonly testPath: string
   /** The test's full name, as in `assertionResult.fullName`. */
@@ -37,7 +39,7 @@ export function readSidecarLines(directory: string): Map<string, JudgetreeRecord
     for (const text of readFileSync(join(directory, name), 'utf8').split('\n')) {
       if (text.trim() === '') continue
       const line = JSON.parse(text) as SidecarLine
-      const key = sidecarKey(line.testPath, line.testName)
+      const key = sidecarKey(line.project, line.testPath, line.testName)
       byTest.set(key, [...(byTest.get(key) ?? []), line.record])
     }
   }
@@ -45,6 +47,6 @@ export function readSidecarLines(directory: string): Map<string, JudgetreeRecord
 }
 
 /** How sidecar lines are joined with Jest's test results. */
-export function sidecarKey(testPath: string, testName: string): string {
-  return `${testPath}\u0000${testName}`
+export function sidecarKey(project: string, testPath: string, testName: string): string {
+  return `${project}\u0000${testPath}\u0000${testName}`
 }

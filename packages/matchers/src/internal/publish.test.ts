@@ -12,6 +12,7 @@ const evaluation = {
   threshold: 0.7,
   success: false,
   assertionPassed: false,
+  assertion: 1,
   negated: false,
   error: null,
   usage: { judgeCalls: 2, cachedCalls: 0, promptTokens: 10, completionTokens: 5, costUsd: 0 },
@@ -20,7 +21,11 @@ const evaluation = {
 } as JudgetreeRecord
 
 function report(evaluations: JudgetreeRecord[], shard: JudgetreeReport['shard'] = null): JudgetreeReport {
-  return buildReport('vitest', [{ file: 'tests/a.test.ts', name: 'a', state: 'failed', evaluations }], shard)
+  return buildReport(
+    'vitest',
+    [{ project: '', file: 'tests/a.test.ts', name: 'a', state: 'failed', evaluations }],
+    shard,
+  )
 }
 
 describe('publishReport', () => {

@@ -51,6 +51,11 @@ export interface PlainMetricResult {
 export interface JudgetreeRecord extends PlainMetricResult {
   /** The metric's own threshold, which `toPassMetric(metric, { threshold })` may have overridden. */
   readonly metricThreshold: number
+  /**
+   * Which of its test's `toPassMetric` calls this was, from 1, in the order the test made them (not the order
+   * they finished): reports list a test's evaluations by it.
+   */
+  readonly assertion: number
   /** True for `expect(...).not.toPassMetric(...)`. */
   readonly negated: boolean
   /** Whether the assertion held: the metric passed (failed under `.not`) and no error occurred. */

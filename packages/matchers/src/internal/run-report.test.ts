@@ -8,6 +8,7 @@ function record(overrides: Partial<JudgetreeRecord> = {}): JudgetreeRecord {
     score: 0.9,
     threshold: 0.7,
     metricThreshold: 0.7,
+    assertion: 1,
     success: true,
     reason: 'It jokes.',
     strictMode: false,
@@ -87,23 +88,55 @@ describe('run summary', () => {
     // The start that scripts parse keeps its shape.
     expect(green).toMatch(/^judgetree: (\d+) metrics, (\d+) passed, (\d+) failed/)
     const markdown = renderMarkdown(
-      buildReport('vitest', [{ file: 't.test.ts', name: 'flat', state: 'passed', evaluations: [expectedFailure] }]),
+      buildReport('vitest', [
+        { project: '', file: 't.test.ts', name: 'flat', state: 'passed', evaluations: [expectedFailure] },
+      ]),
     )
     expect(markdown).toContain('1 failed (1 expected by .not), 0 errored')
     expect(markdown).toContain('| ✅ | Playful Chatbot (.not) | 0.3 | 0.7 | t.test.ts &gt; flat |')
   })
 
+  test('lists tests by project, file and place in the file, and evaluations by call, whatever finished first', () => {
+    const test = (project: string, file: string, name: string, calls: number[]) => ({
+      project,
+      file,
+      name,
+      state: 'passed',
+      evaluations: calls.map((assertion) => record({ assertion, name: `${name} #${assertion}` })),
+    })
+    // As a reporter hands them over: files in the order they finished, tests in their file's order.
+    const finished = [
+      test('web', 'tests/b.test.ts', 'b2', [1]),
+      test('web', 'tests/b.test.ts', 'b1', [2, 1]),
+      test('api', 'tests/z.test.ts', 'z1', [1]),
+      test('web', 'tests/B.test.ts', 'B1', [1]),
+      test('api', 'tests/a.test.ts', 'a1', [3, 1, 2]),
+      test('', 'tests/root.test.ts', 'r1', [1]),
+    ]
+    const listed = (tests: typeof finished) =>
+      buildReport('vitest', tests).tests.flatMap((entry) => entry.evaluations.map((evaluation) => evaluation.name))
+    const expected = ['r1 #1', 'a1 #1', 'a1 #2', 'a1 #3', 'z1 #1', 'B1 #1', 'b2 #1', 'b1 #1', 'b1 #2']
+    expect(listed(finished)).toEqual(expected)
+    // Another finishing order of the files (each file's tests stay in file order) gives the same report.
+    const files = [...new Set(finished.map((entry) => `${entry.project}/${entry.file}`))].reverse()
+    const reordered = files.flatMap((key) => finished.filter((entry) => `${entry.project}/${entry.file}` === key))
+    expect(reordered.map((entry) => entry.name)).not.toEqual(finished.map((entry) => entry.name))
+    expect(listed(reordered)).toEqual(expected)
+    expect(renderMarkdown(buildReport('vitest', reordered))).toBe(renderMarkdown(buildReport('vitest', finished)))
+  })
+
   test('the terminal output lists failed evaluations under their tests, then the closing line', () => {
     const report = buildReport('vitest', [
-      { file: 'tests/chat.test.ts', name: 'chat > jokes', state: 'passed', evaluations: [record()] },
-      { file: 'tests/chat.test.ts', name: 'chat > flat', state: 'failed', evaluations: [failed] },
+      { project: '', file: 'tests/chat.test.ts', name: 'chat > jokes', state: 'passed', evaluations: [record()] },
+      { project: '', file: 'tests/chat.test.ts', name: 'chat > flat', state: 'failed', evaluations: [failed] },
       {
+        project: '',
         file: 'tests/chat.test.ts',
         name: 'chat > not',
         state: 'failed',
         evaluations: [record({ negated: true, assertionPassed: false })],
       },
-      { file: 'tests/chat.test.ts', name: 'chat > none', state: 'passed', evaluations: [] },
+      { project: '', file: 'tests/chat.test.ts', name: 'chat > none', state: 'passed', evaluations: [] },
     ])
     expect(report.tests.map((test) => test.name)).toEqual(['chat > jokes', 'chat > flat', 'chat > not'])
     expect(renderRunOutput(report, ['judgetree: JSON report in .judgetree/report.json'])).toMatchInlineSnapshot(`
@@ -127,7 +160,15 @@ describe('run summary', () => {
   test('the GitHub step summary escapes table cells and HTML, and fences each failed trace', () => {
     const report = buildReport(
       'jest',
-      [{ file: 'tests/chat.test.ts', name: 'chat <flat>', state: 'failed', evaluations: [failed, record()] }],
+      [
+        {
+          project: '',
+          file: 'tests/chat.test.ts',
+          name: 'chat <flat>',
+          state: 'failed',
+          evaluations: [failed, record()],
+        },
+      ],
       { index: 1, count: 2 },
     )
     expect(renderMarkdown(report)).toMatchInlineSnapshot(`

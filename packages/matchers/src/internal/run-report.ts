@@ -2,13 +2,15 @@ import type { JudgetreeRecord } from './record.js'
 
 /** One test that ran `toPassMetric` at least once. */
 export interface JudgetreeReportTest {
+  /** The runner's project the test ran in (Vitest's project name, Jest's `displayName`); `''` when unnamed. */
+  readonly project: string
   /** The test file, relative to the project root, with `/` separators. */
   readonly file: string
   /** The test's full name as the runner shows it. */
   readonly name: string
   /** The runner's verdict on the whole test, e.g. `passed`, `failed`, `skipped`. */
   readonly state: string
-  /** Every `toPassMetric` evaluation of the test, in the order they finished. */
+  /** Every `toPassMetric` evaluation of the test, in the order the test called them (see `assertion`). */
   readonly evaluations: readonly JudgetreeRecord[]
 }
 
@@ -49,13 +51,22 @@ export interface JudgetreeReport {
   readonly tests: readonly JudgetreeReportTest[]
 }
 
-/** Builds the report of a run from the tests that evaluated metrics. */
+/**
+ * Builds the report of a run from the tests that evaluated metrics, given in the order of their positions in
+ * their files. Every surface lists what it lists in the report's order, which depends on the suite alone, never
+ * on which worker, project or shard finished first: by project, then file, then the test's position in its file
+ * (kept from `tests`), then the order in which the test called `toPassMetric`.
+ */
 export function buildReport(
   runner: JudgetreeReport['runner'],
   tests: readonly JudgetreeReportTest[],
   shard: JudgetreeReport['shard'] = null,
 ): JudgetreeReport {
-  const withEvaluations = tests.filter((test) => test.evaluations.length > 0)
+  const withEvaluations = tests
+    .filter((test) => test.evaluations.length > 0)
+    // Array.prototype.sort is stable: tests of one file keep their given order.
+    .sort((a, b) => compareText(a.project, b.project) || compareText(a.file, b.file))
+    .map((test) => ({ ...test, evaluations: [...test.evaluations].sort((a, b) => a.assertion - b.assertion) }))
   return {
     version: 1,
     runner,
@@ -167,6 +178,12 @@ function renderCost(summary: JudgetreeRunSummary): string {
   if (summary.costUsd === null) return 'cost unknown'
   const cost = `$${summary.costUsd.toFixed(4)}`
   return summary.unpricedMetrics > 0 ? `${cost} (+ ${plural(summary.unpricedMetrics, 'metric')} unpriced)` : cost
+}
+
+/** By UTF-16 code units, like a file listing sorted in the C locale: the same on every machine and locale. */
+function compareText(a: string, b: string): number {
+  if (a === b) return 0
+  return a < b ? -1 : 1
 }
 
 function plural(count: number, noun: string): string {

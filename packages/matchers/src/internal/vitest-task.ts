@@ -21,23 +21,23 @@ export const META_KEY = 'judgetree'
 
 /**
  * Puts an evaluation on its test: the structured record in `meta.judgetree`, the readable text under a
- * top-level `judgetree: <metric>` key (the HTML report and UI print string meta as-is), and, for a failed
+ * top-level `judgetree: <metric>` key (with ` (n)` after it for the test's n-th `toPassMetric` call, n > 1) (the HTML report and UI print string meta as-is), and, for a failed
  * assertion, an `error` annotation, which the default, JUnit, GitHub Actions and HTML reporters show.
  */
 export async function attachRecord(test: TestTask, record: JudgetreeRecord, options: ProvidedOptions): Promise<void> {
   const meta = test.meta as Record<string, unknown>
   const records = Array.isArray(meta[META_KEY]) ? (meta[META_KEY] as JudgetreeRecord[]) : []
-  meta[META_KEY] = [...records, record]
-  meta[uniqueKey(meta, `judgetree: ${record.name}`)] = record.text
+  // In the order the test called the matcher, whatever order the evaluations finished in.
+  meta[META_KEY] = [...records, record].sort((a, b) => a.assertion - b.assertion)
+  meta[textKey(record)] = record.text
   // A test that already finished (its assertion was not awaited) can no longer be annotated.
   if (test.result?.state !== 'run' || typeof test.context?.annotate !== 'function') return
   if (!record.assertionPassed) await test.context.annotate(record.text, 'error')
   else if (options.annotatePassing) await test.context.annotate(record.text, 'notice')
 }
 
-function uniqueKey(meta: Record<string, unknown>, key: string): string {
-  if (!(key in meta)) return key
-  let index = 2
-  while (`${key} (${index})` in meta) index += 1
-  return `${key} (${index})`
+/** Named by the assertion's position in its test, not by finishing order: `judgetree: Tone`, `judgetree: Tone (2)`. */
+function textKey(record: JudgetreeRecord): string {
+  const key = `judgetree: ${record.name}`
+  return record.assertion === 1 ? key : `${key} (${record.assertion})`
 }

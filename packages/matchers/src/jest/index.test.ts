@@ -55,6 +55,34 @@ describe('withJudgetree', () => {
     })
   })
 
+  test('reports list tests in file order: test locations are on, and each project’s files know its name', () => {
+    expect(withJudgetree({}).testLocationInResults).toBe(true)
+    expect(withJudgetree({ testLocationInResults: false }).testLocationInResults).toBe(false)
+    expect(withJudgetree<{ displayName: string; globals?: object }>({ displayName: 'api' }).globals).toEqual({
+      '@judgetree/matchers:project': 'api',
+    })
+    const config = withJudgetree({
+      projects: [
+        { displayName: { name: 'web', color: 'blue' }, globals: { answer: 42 } },
+        { testMatch: ['unnamed'] },
+        'packages/other',
+      ],
+    })
+    expect(config.projects).toEqual([
+      expect.objectContaining({
+        globals: { answer: 42, '@judgetree/matchers:project': 'web' },
+        testLocationInResults: true,
+      }),
+      expect.not.objectContaining({ globals: expect.anything() }),
+      'packages/other',
+    ])
+    const own = withJudgetree({ testLocationInResults: false, projects: [{}, { testLocationInResults: true }] })
+    expect(own.projects).toEqual([
+      expect.objectContaining({ testLocationInResults: false }),
+      expect.objectContaining({ testLocationInResults: true }),
+    ])
+  })
+
   test('with inline projects: the root’s hooks and limits go to every inline project; theirs stay theirs', () => {
     const config = withJudgetree(
       {
@@ -68,8 +96,13 @@ describe('withJudgetree', () => {
     expect(config.projects?.[1]).toEqual({
       displayName: 'b',
       globalSetup: './b-setup.js',
-      globals: { x: 1, '@judgetree/matchers': { concurrency: 2, globalSetup: './root-setup.js' } },
+      globals: {
+        x: 1,
+        '@judgetree/matchers': { concurrency: 2, globalSetup: './root-setup.js' },
+        '@judgetree/matchers:project': 'b',
+      },
       setupFilesAfterEnv: [expect.stringMatching(/setup\.cjs$/)],
+      testLocationInResults: true,
     })
     expect(() => withJudgetree({ projects: ['packages/a'] }, { concurrency: 2 })).toThrow(
       'withJudgetree(config, options): with `projects` that are all paths',
@@ -109,7 +142,9 @@ describe('withJudgetree', () => {
     expect(config.projects?.[0]).toBe('packages/a')
     expect(config.projects?.[1]).toEqual({
       displayName: 'b',
+      globals: { '@judgetree/matchers:project': 'b' },
       setupFilesAfterEnv: ['./b.ts', expect.stringMatching(/setup\.cjs$/)],
+      testLocationInResults: true,
     })
     const resolved = await withJudgetree(async () => ({ testTimeout: 7 }))()
     expect(resolved.testTimeout).toBe(7)

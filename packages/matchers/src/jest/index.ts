@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { ConfigurationError } from '@judgetree/core'
 import { describeValue } from '../internal/describe-value.js'
 import { checkInstallOptions, type InstallOptions } from '../internal/install-options.js'
-import { JEST_GLOBALS_KEY, type JestHookOptions } from '../internal/jest-globals.js'
+import { JEST_GLOBALS_KEY, JEST_PROJECT_GLOBAL, type JestHookOptions, projectNameOf } from '../internal/jest-globals.js'
 import type { JudgetreeReporterOptions } from '../internal/reporter-options.js'
 
 export type { JudgetreeReporterOptions } from '../internal/reporter-options.js'
@@ -37,6 +37,11 @@ export interface JudgetreeJestConfig {
   globalTeardown: string
   /** Absent when `reporter: false` and the config has none. */
   reporters?: Array<string | [string, unknown]>
+  /**
+   * On unless the config (or an inline project) turns it off: the reporter lists tests in their files' order, even
+   * under `--randomize`.
+   */
+  testLocationInResults: boolean
 }
 
 /** The parts of a Jest config withJudgetree reads and writes. */
@@ -48,6 +53,8 @@ interface JestConfigLike {
   testTimeout?: number | undefined
   reporters?: ReadonlyArray<string | readonly [string, unknown]> | undefined
   projects?: ReadonlyArray<string | object> | undefined
+  testLocationInResults?: boolean | undefined
+  displayName?: unknown
 }
 
 const SETUP_FILE = fileURLToPath(new URL('./setup.cjs', import.meta.url))
@@ -100,9 +107,11 @@ function addJudgetree<Config extends object>(
     testTimeout: config.testTimeout ?? timeout,
     globalSetup: GLOBAL_SETUP_FILE,
     globalTeardown: GLOBAL_TEARDOWN_FILE,
+    testLocationInResults: config.testLocationInResults ?? true,
   }
   if (config.projects === undefined) {
-    if (hookOptions !== undefined) result.globals = withHookGlobals(config.globals, hookOptions)
+    const globals = withJudgetreeGlobals(config.globals, config.displayName, hookOptions)
+    if (globals !== undefined) result.globals = globals
   } else {
     // Jest runs the root's global hooks with some project's config, and the root's `globals` reach no project,
     // so what the hooks need goes to every inline project; each project's own hooks are left to Jest.
@@ -117,10 +126,13 @@ function addJudgetree<Config extends object>(
     result.projects = config.projects.map((project) => {
       if (typeof project !== 'object' || project === null) return project
       const inlineProject = project as JestConfigLike
+      const globals = withJudgetreeGlobals(inlineProject.globals, inlineProject.displayName, hookOptions)
       return {
         ...inlineProject,
         setupFilesAfterEnv: withSetup(inlineProject.setupFilesAfterEnv),
-        ...(hookOptions === undefined ? {} : { globals: withHookGlobals(inlineProject.globals, hookOptions) }),
+        // A project option in Jest (jest-circus reads it from the project's config), not a global one.
+        testLocationInResults: inlineProject.testLocationInResults ?? result.testLocationInResults,
+        ...(globals === undefined ? {} : { globals }),
       }
     })
   }
@@ -152,8 +164,22 @@ function withHookOptions(config: JestConfigLike, limits: InstallOptions['limits'
   return Object.keys(options).length === 0 ? undefined : options
 }
 
-function withHookGlobals(globals: Record<string, unknown> | undefined, options: JestHookOptions) {
-  return { ...globals, [JEST_GLOBALS_KEY]: options }
+/**
+ * A project's `globals` with what judgetree passes through them: the global hooks' options, and the project's name
+ * for its test files (so the reporter can tell two projects' runs of one file apart). Undefined when unchanged.
+ */
+function withJudgetreeGlobals(
+  globals: Record<string, unknown> | undefined,
+  displayName: unknown,
+  hookOptions: JestHookOptions | undefined,
+): Record<string, unknown> | undefined {
+  const project = projectNameOf(displayName)
+  if (hookOptions === undefined && project === '') return undefined
+  return {
+    ...globals,
+    ...(hookOptions === undefined ? {} : { [JEST_GLOBALS_KEY]: hookOptions }),
+    ...(project === '' ? {} : { [JEST_PROJECT_GLOBAL]: project }),
+  }
 }
 
 function withSetup(files: readonly string[] | undefined): string[] {

@@ -2,19 +2,37 @@
 // the JSON report and the GitHub step summary. withJudgetree() adds it.
 import { mkdirSync, rmSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
+import { projectNameOf } from '../internal/jest-globals.js'
 import { readSidecarLines, SIDECAR_DIR_ENV, sidecarKey } from '../internal/jest-sidecar.js'
 import { publishReport } from '../internal/publish.js'
 import { checkReporterOptions, type JudgetreeReporterOptions } from '../internal/reporter-options.js'
-import { buildReport, type JudgetreeReportTest } from '../internal/run-report.js'
+import { buildReport, type JudgetreeReport, type JudgetreeReportTest } from '../internal/run-report.js'
 
 export type { JudgetreeReporterOptions } from '../internal/reporter-options.js'
+
+/** The parts of one test's result the reporter reads; the same in Jest 29 and 30. */
+interface AssertionResultLike {
+  readonly fullName: string
+  readonly status: string
+  /** Where the test is defined; present when `testLocationInResults` is on (withJudgetree turns it on). */
+  readonly location?: { readonly line: number; readonly column: number } | null | undefined
+}
 
 /** The parts of Jest's aggregated results the reporter reads; the same in Jest 29 and 30. */
 interface AggregatedResultsLike {
   readonly testResults: ReadonlyArray<{
     readonly testFilePath: string
-    readonly testResults: ReadonlyArray<{ readonly fullName: string; readonly status: string }>
+    /** The project's `displayName`, when it has one: a string or `{ name, color }`. */
+    readonly displayName?: unknown
+    readonly testResults: ReadonlyArray<AssertionResultLike>
   }>
+}
+
+/** The parts of Jest's global config the reporter reads. */
+interface GlobalConfigLike {
+  readonly rootDir: string
+  /** `jest --shard=i/n` (Jest 28+). */
+  readonly shard?: { readonly shardIndex: number; readonly shardCount: number } | null | undefined
 }
 
 /** The judgetree reporter for Jest: joins the workers' sidecar records with Jest's results, passing tests included. */
@@ -22,10 +40,13 @@ export default class JudgetreeJestReporter {
   readonly #root: string
   readonly #directory: string
   readonly #options: JudgetreeReporterOptions
+  readonly #shard: JudgetreeReport['shard']
 
-  constructor(globalConfig: { readonly rootDir: string }, options?: JudgetreeReporterOptions) {
+  constructor(globalConfig: GlobalConfigLike, options?: JudgetreeReporterOptions) {
     this.#options = checkReporterOptions(options, 'The judgetree reporter')
     this.#root = globalConfig.rootDir
+    const shard = globalConfig.shard
+    this.#shard = shard ? { index: shard.shardIndex, count: shard.shardCount } : null
     this.#directory = join(this.#root, '.judgetree', 'jest')
     // Set before Jest starts its workers, which inherit the environment.
     process.env[SIDECAR_DIR_ENV] = this.#directory
@@ -39,14 +60,19 @@ export default class JudgetreeJestReporter {
   onRunComplete(_contexts: unknown, results: AggregatedResultsLike): void {
     const recorded = readSidecarLines(this.#directory)
     const tests: JudgetreeReportTest[] = []
+    // Files come in the order they finished; buildReport orders them. Within a file, Jest lists tests in the order
+    // they ran, which --randomize shuffles: their locations give the file's order.
     for (const fileResult of results.testResults) {
+      const project = projectNameOf(fileResult.displayName)
       const file = relative(this.#root, fileResult.testFilePath).split(sep).join('/')
-      for (const test of fileResult.testResults) {
-        const evaluations = recorded.get(sidecarKey(fileResult.testFilePath, test.fullName)) ?? []
-        if (evaluations.length > 0) tests.push({ file, name: test.fullName, state: test.status, evaluations })
+      for (const test of inFileOrder(fileResult.testResults)) {
+        const evaluations = recorded.get(sidecarKey(project, fileResult.testFilePath, test.fullName)) ?? []
+        if (evaluations.length > 0) {
+          tests.push({ project, file, name: test.fullName, state: test.status, evaluations })
+        }
       }
     }
-    publishReport(buildReport('jest', tests), {
+    publishReport(buildReport('jest', tests, this.#shard), {
       root: this.#root,
       options: this.#options,
       print: (text) => process.stderr.write(`${text}\n`),
@@ -56,4 +82,11 @@ export default class JudgetreeJestReporter {
   getLastError(): Error | undefined {
     return undefined
   }
+}
+
+/** By line and column when Jest reported every test's location; else as Jest listed them. */
+function inFileOrder(results: ReadonlyArray<AssertionResultLike>): ReadonlyArray<AssertionResultLike> {
+  if (!results.every((result) => result.location)) return results
+  const position = (result: AssertionResultLike) => result.location ?? { line: 0, column: 0 }
+  return [...results].sort((a, b) => position(a).line - position(b).line || position(a).column - position(b).column)
 }

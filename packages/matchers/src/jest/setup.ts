@@ -3,6 +3,7 @@
 // '@judgetree/matchers/jest/setup' there yourself.
 import { afterEach, expect } from '@jest/globals'
 import { evaluateToPassMetric, type MatcherColours } from '../internal/evaluate.js'
+import { JEST_PROJECT_GLOBAL } from '../internal/jest-globals.js'
 import { appendSidecarLine } from '../internal/jest-sidecar.js'
 import { callSiteOf, PendingAssertions } from '../internal/pending.js'
 
@@ -20,6 +21,11 @@ interface MatcherThis {
 
 // A setup file runs once per test file, so this holds the assertions of the one test running now.
 const pending = new PendingAssertions()
+// withJudgetree puts the project's displayName in its `globals`, which Jest installs on the test file's global.
+const projectGlobal: unknown = (globalThis as Record<string, unknown>)[JEST_PROJECT_GLOBAL]
+const project = typeof projectGlobal === 'string' ? projectGlobal : ''
+/** `toPassMetric` calls made so far by each test of this file, so reports can list its evaluations in call order. */
+const callsByTest = new Map<string, number>()
 
 async function toPassMetric(this: MatcherThis, received: unknown, metric: unknown, options?: unknown) {
   // Read before the first await: under test.concurrent, `currentTestName` soon names another test;
@@ -27,6 +33,8 @@ async function toPassMetric(this: MatcherThis, received: unknown, metric: unknow
   const concurrentName = this.currentConcurrentTestName?.()
   const testName = concurrentName ?? this.currentTestName ?? ''
   const testPath = this.testPath ?? ''
+  const assertion = (callsByTest.get(testName) ?? 0) + 1
+  callsByTest.set(testName, assertion)
   const identity = this.currentTestIdentity?.()
   const concurrent = identity === undefined ? concurrentName !== undefined : identity.concurrent === true
   // Concurrent tests share this file's afterEach timing, so one test's assertion would be blamed on another.
@@ -37,8 +45,9 @@ async function toPassMetric(this: MatcherThis, received: unknown, metric: unknow
       isNot: this.isNot === true,
       utils: this.utils,
       signal: running?.signal,
+      assertion,
     })
-    if (outcome.record !== undefined) appendSidecarLine({ testPath, testName, record: outcome.record })
+    if (outcome.record !== undefined) appendSidecarLine({ project, testPath, testName, record: outcome.record })
     // Cancelled after its test ended: the test fails with the guard's error; a rejection here would be unhandled
     // and crash Jest after its summary.
     if (running?.cancelled()) return { pass: this.isNot !== true, message: outcome.message }

@@ -36,13 +36,16 @@ export default class JudgetreeReporter implements Reporter {
     if (vitest === undefined) return
     const root = vitest.config.root
     const tests: JudgetreeReportTest[] = []
+    // Modules come in the order they finished; buildReport orders them. Within one, allTests() keeps the order
+    // of the file, even under --sequence.shuffle (which shuffles a copy).
     for (const testModule of testModules) {
+      const project = testModule.project.name
       const file = relative(root, testModule.moduleId).split(sep).join('/')
       for (const testCase of testModule.children.allTests()) {
         const records = (testCase.meta() as Record<string, unknown>)[META_KEY]
         if (!Array.isArray(records) || records.length === 0) continue
         const evaluations = records as JudgetreeRecord[]
-        tests.push({ file, name: testCase.fullName, state: testCase.result().state, evaluations })
+        tests.push({ project, file, name: testCase.fullName, state: testCase.result().state, evaluations })
       }
     }
     const shard = vitest.config.shard ? { index: vitest.config.shard.index, count: vitest.config.shard.count } : null

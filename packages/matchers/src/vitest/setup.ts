@@ -18,12 +18,15 @@ interface MatcherThis {
 
 const currentTest = await currentTestLookup()
 const pendingByTest = new WeakMap<TestTask, PendingAssertions>()
+/** `toPassMetric` calls made so far by each test, so reports can list its evaluations in call order. */
+const callsByTest = new WeakMap<TestTask, number>()
 const options = providedOptions()
 useRunCoordinator()
 
 // Stays an `async function`: Vitest places the annotation at the `expect` line from its async stack.
 async function toPassMetric(this: MatcherThis, received: unknown, metric: unknown, matcherOptions?: unknown) {
   const test = testOf(this)
+  const assertion = test === undefined ? 1 : countCall(test)
   // Vitest 3.2+: aborts when the test times out, on --bail and on Ctrl+C.
   const testSignal = test?.context?.signal
   // Under `test.concurrent` a global `expect` can be bound to a sibling test, which would then be blamed.
@@ -36,6 +39,7 @@ async function toPassMetric(this: MatcherThis, received: unknown, metric: unknow
       isNot: this.isNot === true,
       utils: this.utils,
       signal: running.signal,
+      assertion,
     })
     if (test !== undefined && outcome.record !== undefined) await attachRecord(test, outcome.record, options)
     // Cancelled after its test ended: the test fails with the guard's error; a rejection here would be unhandled.
@@ -62,6 +66,13 @@ function testOf(matcher: MatcherThis): TestTask | undefined {
   if (matcher.task !== undefined) return matcher.task as TestTask
   const current = currentTest()
   return current?.concurrent ? undefined : current
+}
+
+/** Counted synchronously when the matcher is called, before anything can finish. */
+function countCall(test: TestTask): number {
+  const calls = (callsByTest.get(test) ?? 0) + 1
+  callsByTest.set(test, calls)
+  return calls
 }
 
 function pendingOf(test: TestTask): PendingAssertions {
