@@ -2,7 +2,7 @@ import type { ResolvedMetricOptions } from '../metric/options.js'
 import { buildResult, errorResult } from '../metric/result.js'
 import { applyStrictMode, clampScore } from '../metric/score.js'
 import type { MetricResult, MetricUsage } from '../metric/types.js'
-import { addUsage, NO_USAGE } from '../metric/usage.js'
+import { addUsage, NO_USAGE, usageOf } from '../metric/usage.js'
 import { GEVAL_SCORE_PROMPT, gevalScorePrompt, gevalScoreSchema } from '../prompts/geval-score.js'
 import { GEVAL_STEPS_PROMPT, type GEvalFields, gevalStepsPrompt, gevalStepsSchema } from '../prompts/geval-steps.js'
 import { formatScore } from '../trace/render.js'
@@ -13,15 +13,19 @@ import { abortable, callJudge, type JudgeCall, messageOf, stepNode } from './sup
 
 type StepsCall = JudgeCall<{ steps: string[] }>
 type StepsOutcome =
-  | { readonly source: 'given' | 'shared'; readonly steps: readonly string[] }
-  | { readonly source: 'generated'; readonly steps: readonly string[]; readonly call: StepsCall }
+  | { readonly source: 'given'; readonly steps: readonly string[] }
+  | {
+      readonly source: 'judged'
+      readonly steps: readonly string[]
+      readonly usage: MetricUsage
+      readonly latencyMs: number
+      readonly cached: boolean
+    }
 
 const STEPS_NOTES = {
   given: 'evaluation steps: given in evaluationSteps (no judge call)',
-  generated:
-    'evaluation steps: generated from the criteria by this measurement (1 judge call); later measurements of this metric reuse them',
-  shared:
-    'evaluation steps: generated from the criteria once for this metric by another measurement and reused here (0 judge calls)',
+  judged:
+    'evaluation steps: generated from the criteria once for this metric and shared by its measurements (1 judge call, billed to the first to ask, cached for the others)',
 } as const
 
 /**
@@ -62,7 +66,7 @@ export class GEvalScorer {
       nodes.push(stepNode({ ...this.#stepsEntry(), status: 'failed', error: messageOf(error) }))
       return errorResult(context, error, trace(), usage)
     }
-    const stepsUsage = steps.source === 'generated' ? steps.call.usage : NO_USAGE
+    const stepsUsage = steps.source === 'judged' ? steps.usage : NO_USAGE
     usage = addUsage(usage, stepsUsage)
     nodes.push(
       stepNode({
@@ -71,9 +75,7 @@ export class GEvalScorer {
         outputLabel: 'steps',
         step: 1,
         usage: stepsUsage,
-        ...(steps.source === 'generated'
-          ? { latencyMs: Math.round(steps.call.latencyMs), cached: steps.call.response.cached }
-          : {}),
+        ...(steps.source === 'judged' ? { latencyMs: Math.round(steps.latencyMs), cached: steps.cached } : {}),
       }),
     )
     notes.push(STEPS_NOTES[steps.source])
@@ -129,7 +131,14 @@ export class GEvalScorer {
     const given = this.#definition.evaluationSteps
     if (given) return { source: 'given', steps: given }
     const existing = this.#steps
-    if (existing) return { source: 'shared', steps: (await abortable(existing, signal)).value.steps }
+    if (existing) {
+      // Another measurement asked first and is billed. Here the answer counts as a cached call, like any answer
+      // shared between identical requests, so that no measurement's result depends on which one asked first.
+      const waiting = performance.now()
+      const call = await abortable(existing, signal)
+      const usage = usageOf({ ...call.response, cached: true })
+      return { source: 'judged', steps: call.value.steps, usage, latencyMs: performance.now() - waiting, cached: true }
+    }
     // The call is shared, so no single measurement's signal may cancel it; each one only stops waiting.
     const generation = callJudge(
       this.#options.judge,
@@ -147,7 +156,8 @@ export class GEvalScorer {
       if (this.#steps === generation) this.#steps = undefined
     })
     const call = await abortable(generation, signal)
-    return { source: 'generated', steps: call.value.steps, call }
+    const { usage, latencyMs, response } = call
+    return { source: 'judged', steps: call.value.steps, usage, latencyMs, cached: response.cached }
   }
 
   #stepsEntry() {

@@ -53,7 +53,7 @@ describe('GEval scoring', () => {
                   2. Penalise omitted details.
       [2] Step "Score": an integer from 0 to 10 → 7 (weighted 7.2) · 1 judge call
            reason: Mostly right, 7 points of detail.
-      note: evaluation steps: generated from the criteria by this measurement (1 judge call); later measurements of this metric reuse them
+      note: evaluation steps: generated from the criteria once for this metric and shared by its measurements (1 judge call, billed to the first to ask, cached for the others)
       note: weighted by logprobs over 3 alternatives (6: 10%, 7: 60%, 8: 30%): 7.2; the judge answered 7"
     `)
   })
@@ -174,10 +174,17 @@ describe('GEval evaluation steps', () => {
     expect(server.requests).toHaveLength(21)
     expect(server.requests.filter((request) => schemaOf(request) === 'geval_steps')).toHaveLength(1)
     expect(results.every((result) => result.error === undefined && result.score === 0.7)).toBe(true)
-    expect(results.map((result) => result.usage.judgeCalls).sort()).toEqual([...Array(19).fill(1), 2])
-    const stepNotes = results.map((result) => result.trace.notes[0])
-    expect(stepNotes.filter((note) => note?.includes('by this measurement'))).toHaveLength(1)
-    expect(stepNotes.filter((note) => note?.includes('reused here (0 judge calls)'))).toHaveLength(19)
+    // The first to ask is billed; for the others the shared answer is a cached call, so every measurement's
+    // result reads the same whichever one asked first.
+    expect(results.map((result) => result.usage.judgeCalls)).toEqual(Array(20).fill(2))
+    expect(results.map((result) => result.usage.cachedCalls).sort()).toEqual([0, ...Array(19).fill(1)])
+    const billed = results.filter((result) => result.usage.cachedCalls === 0)
+    expect(billed[0]?.trace.nodes[0]?.usage).toMatchObject({ judgeCalls: 1, cachedCalls: 0, promptTokens: 10 })
+    expect(new Set(results.map((result) => result.trace.notes[0]))).toEqual(
+      new Set([
+        'evaluation steps: generated from the criteria once for this metric and shared by its measurements (1 judge call, billed to the first to ask, cached for the others)',
+      ]),
+    )
     expect(new Set(results.map((result) => result.trace.nodes[0]?.output)).size).toBe(1)
   })
 
