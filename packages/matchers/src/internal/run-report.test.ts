@@ -123,6 +123,14 @@ describe('run summary', () => {
     expect(reordered.map((entry) => entry.name)).not.toEqual(finished.map((entry) => entry.name))
     expect(listed(reordered)).toEqual(expected)
     expect(renderMarkdown(buildReport('vitest', reordered))).toBe(renderMarkdown(buildReport('vitest', finished)))
+    // Two projects running one file: the project tells their tests apart.
+    const failing = (project: string) => ({ ...test(project, 'tests/a.test.ts', 'a1', []), evaluations: [failed] })
+    const output = renderRunOutput(buildReport('vitest', [failing('web'), failing('api'), failing('')]))
+    expect(output.split('\n').filter((line) => line.includes('a1'))).toEqual([
+      'tests/a.test.ts > a1',
+      '|api| tests/a.test.ts > a1',
+      '|web| tests/a.test.ts > a1',
+    ])
   })
 
   test('the terminal output lists failed evaluations under their tests, then the closing line', () => {

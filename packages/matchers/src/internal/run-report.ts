@@ -121,7 +121,7 @@ export function renderRunOutput(report: JudgetreeReport, notes: readonly string[
   if (failed.length > 0) {
     lines.push(`judgetree: ${plural(failed.length, 'failed evaluation')}`, '')
     for (const { test, record } of failed) {
-      lines.push(`${test.file} > ${test.name}${negation(record)}`, ...indent(record.text, '    '), '')
+      lines.push(`${testTitle(test)}${negation(record)}`, ...indent(record.text, '    '), '')
     }
   }
   lines.push(...notes, renderSummaryText(report.summary))
@@ -141,7 +141,7 @@ export function renderMarkdown(report: JudgetreeReport, maxRows = 100): string {
         record.negated ? `${record.name} (.not)` : record.name,
         record.error ? 'error' : String(record.score),
         String(record.threshold),
-        `${test.file} > ${test.name}`,
+        testTitle(test),
       ]
       lines.push(`| ${cells.map(tableCell).join(' | ')} |`)
     }
@@ -150,7 +150,7 @@ export function renderMarkdown(report: JudgetreeReport, maxRows = 100): string {
   }
   for (const { test, record } of failedEvaluations(report)) {
     lines.push(
-      `<details><summary>❌ ${escapeHtml(`${record.summary} — ${test.file} > ${test.name}${negation(record)}`)}</summary>`,
+      `<details><summary>❌ ${escapeHtml(`${record.summary} — ${testTitle(test)}${negation(record)}`)}</summary>`,
       '',
       '```text',
       record.text.replaceAll('```', "'''"),
@@ -167,6 +167,12 @@ function failedEvaluations(report: JudgetreeReport) {
   return report.tests.flatMap((test) =>
     test.evaluations.filter((record) => !record.assertionPassed).map((record) => ({ test, record })),
   )
+}
+
+/** `tests/chat.test.ts > greets`, after the project as Vitest labels it when there is one: `|web| tests/…`. */
+function testTitle(test: JudgetreeReportTest): string {
+  const title = `${test.file} > ${test.name}`
+  return test.project === '' ? title : `|${test.project}| ${title}`
 }
 
 /** A `.not` assertion fails when the metric passes: the header says so, since the text then reads PASS. */
