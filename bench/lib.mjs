@@ -1,7 +1,7 @@
 // Shared pieces of the benchmark scenarios: the built core, the playful-chatbot DAG, test data, a judge that answers
 // instantly, and small helpers for timing and talking to the bench server.
 import { existsSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { z } from 'zod'
 import { answerFor, textFor } from './answers.mjs'
 
@@ -12,7 +12,8 @@ if (!existsSync(dist)) {
   console.error('bench: packages/core is not built; run `pnpm --filter @judgetree/core build` first.')
   process.exit(1)
 }
-export const core = await import(dist)
+/** The root entry and the ./runtime entry (createJudgeRuntime) in one namespace, as the scenarios use both. */
+export const core = { ...(await import(dist)), ...(await import(new URL('runtime.js', pathToFileURL(dist)).href)) }
 
 /** The reference's playful-chatbot DAG: summary task → satisfied? → behaviour (3 judge calls on the full path). */
 export function playfulChatbotDag() {

@@ -1,7 +1,7 @@
 import { defineConfig, type Options } from 'tsup'
 
 const shared: Options = {
-  entry: { index: 'src/index.ts', testing: 'src/testing.ts' },
+  entry: { index: 'src/index.ts', runtime: 'src/runtime.ts', testing: 'src/testing.ts' },
   dts: true,
   sourcemap: true,
   target: 'node20',

@@ -1,4 +1,5 @@
-// @judgetree/core: the public surface. Everything exported is listed by name so a change shows in a diff.
+// @judgetree/core: the public surface. Everything exported is listed by name so a change shows in a diff. The
+// judge plumbing (runtime, cache modes, coordinator) is its own entry, @judgetree/core/runtime.
 
 export {
   ConversationalDAGMetric,
@@ -49,9 +50,11 @@ export {
   NoVerdictReachedError,
   TestCaseError,
 } from './errors.js'
+export { type EvaluateOptions, type Evaluation, type EvaluationMetric, evaluate } from './evaluate/evaluate.js'
+export type { EvaluationProgress, OutputStream } from './evaluate/progress-bar.js'
+export type { EvaluationResult, EvaluationSummary, MetricSummary } from './evaluate/summary.js'
 export { OpenAIJudge, type OpenAIJudgeOptions } from './judge/openai-judge.js'
 export { costOf, DEFAULT_MODEL_PRICES, type ModelPrice, registerModelPrices } from './judge/pricing.js'
-export { resolveJudge } from './judge/resolve-judge.js'
 export type { JudgeMessage, JudgeModel, JudgeRequest, JudgeResponse, JudgeUsage, TokenLogprob } from './judge/types.js'
 export type { CommonMetricOptions } from './metric/options.js'
 export type {
@@ -76,23 +79,6 @@ export {
   TurnContextualRelevancyMetric,
   type TurnContextualRelevancyMetricOptions,
 } from './metrics/turn-contextual-relevancy.js'
-export type { CacheMode } from './runtime/cache.js'
-export {
-  type Coordinator,
-  type CoordinatorOptions,
-  type CoordinatorStats,
-  startCoordinator,
-} from './runtime/coordinator.js'
-export { type EvaluateOptions, type Evaluation, type EvaluationMetric, evaluate } from './runtime/evaluate.js'
-export type { EvaluationResult, EvaluationSummary, MetricSummary } from './runtime/evaluation-summary.js'
-export {
-  createJudgeRuntime,
-  defaultJudgeRuntime,
-  type JudgeRuntime,
-  type JudgeRuntimeOptions,
-  type JudgeRuntimeStats,
-} from './runtime/judge-runtime.js'
-export type { EvaluationProgress, OutputStream } from './runtime/progress-bar.js'
 export { type LLMTestCaseParam, LLMTestCaseParams, type TurnParam, TurnParams } from './test-case/params.js'
 export {
   type ConversationalTestCase,

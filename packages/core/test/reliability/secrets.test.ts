@@ -2,14 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
-import {
-  ConversationalDAGMetric,
-  createJudgeRuntime,
-  evaluate,
-  type MetricResult,
-  OpenAIJudge,
-  renderResult,
-} from '../../src/index.js'
+import { ConversationalDAGMetric, evaluate, type MetricResult, OpenAIJudge, renderResult } from '../../src/index.js'
+import { createJudgeRuntime } from '../../src/runtime.js'
 import { type OpenAIServer, startOpenAIServer } from '../support/openai-server.js'
 import { PLAYFUL, playfulChatbotDag, playfulConversation } from '../support/walkthroughs.js'
 

@@ -1,7 +1,7 @@
 // A child process for the cache test: hammers one cache directory with writes and reads while others do too.
 import { z } from 'zod'
 import type { JudgeModel, JudgeRequest, JudgeResponse } from '../../src/index.js'
-import { createJudgeRuntime } from '../../src/index.js'
+import { createJudgeRuntime } from '../../src/runtime.js'
 
 const [cacheDir, workerId, countText] = process.argv.slice(2)
 const count = Number(countText)

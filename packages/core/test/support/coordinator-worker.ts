@@ -1,8 +1,9 @@
 // A child process for the coordinator test: makes judge calls through a runtime that shares a coordinator's limit,
 // or (mode "hold") takes a slot and keeps it until killed.
 import { z } from 'zod'
-import { createJudgeRuntime, OpenAIJudge } from '../../src/index.js'
+import { OpenAIJudge } from '../../src/index.js'
 import { acquireSlot } from '../../src/runtime/coordinator-client.js'
+import { createJudgeRuntime } from '../../src/runtime.js'
 
 const [mode, coordinatorUrl, baseURL, countText] = process.argv.slice(2)
 

@@ -1,4 +1,4 @@
-import { startCoordinator } from '@judgetree/core'
+import { startCoordinator } from '@judgetree/core/runtime'
 import type { CoordinatorLimits } from './install-options.js'
 
 /** The variable through which every process of a run finds its coordinator; core's default runtime reads it. */

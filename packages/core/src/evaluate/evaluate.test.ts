@@ -11,9 +11,9 @@ import { ConversationalDAGMetric, DAGMetric } from '../dag/dag-metric.js'
 import { ConfigurationError, MeasurementAbortedError } from '../errors.js'
 import { OpenAIJudge } from '../judge/openai-judge.js'
 import type { ConversationalMetric } from '../metric/types.js'
+import { createJudgeRuntime } from '../runtime/judge-runtime.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import { evaluate } from './evaluate.js'
-import { createJudgeRuntime } from './judge-runtime.js'
 
 let server: OpenAIServer
 

@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events'
 import { ConfigurationError, JudgetreeError, MeasurementAbortedError } from '../errors.js'
 import type { MetricResult } from '../metric/types.js'
 import { NO_USAGE } from '../metric/usage.js'
+import { defaultJudgeRuntime } from '../runtime/judge-runtime.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import {
   type EvaluationMetric,
@@ -9,10 +10,9 @@ import {
   type EvaluationSummary,
   renderEvaluationSummary,
   summarise,
-} from './evaluation-summary.js'
-import { defaultJudgeRuntime } from './judge-runtime.js'
+} from './summary.js'
 
-export type { EvaluationMetric } from './evaluation-summary.js'
+export type { EvaluationMetric } from './summary.js'
 
 import { type EvaluationProgress, type OutputStream, ProgressBar } from './progress-bar.js'
 

@@ -1,4 +1,4 @@
-import { formatCount } from './evaluation-summary.js'
+import { formatCount } from './summary.js'
 
 /** Where evaluate() is on its way through the pairs. */
 export interface EvaluationProgress {

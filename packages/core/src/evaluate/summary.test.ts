@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { type EvaluationSummary, formatCost, formatCount, renderEvaluationLine } from './evaluation-summary.js'
+import { type EvaluationSummary, formatCost, formatCount, renderEvaluationLine } from './summary.js'
 
 const summary: EvaluationSummary = {
   metrics: 12,

@@ -1,0 +1,42 @@
+import { describe, expect, test } from 'vitest'
+
+// The built entries, as users import them: the root holds what a test file needs, ./runtime the plumbing.
+const root = await import('@judgetree/core')
+const runtime = await import('@judgetree/core/runtime')
+
+describe('package entries', () => {
+  test('the root entry keeps the judge plumbing out; ./runtime has it', () => {
+    for (const name of ['createJudgeRuntime', 'defaultJudgeRuntime', 'startCoordinator', 'resolveJudge']) {
+      expect(Object.keys(root)).not.toContain(name)
+    }
+    expect(Object.keys(runtime).sort()).toEqual(['createJudgeRuntime', 'defaultJudgeRuntime', 'startCoordinator'])
+    expect(Object.keys(root)).toContain('evaluate')
+  })
+
+  test('both entries share one process runtime', async () => {
+    const { defaultJudgeRuntime } = runtime
+    expect(defaultJudgeRuntime()).toBe(defaultJudgeRuntime())
+    const testing = await import('@judgetree/core/testing')
+    // A metric built from the root entry goes through the runtime the ./runtime entry hands out.
+    const before = defaultJudgeRuntime().stats().requests
+    const metric = new root.DAGMetric({
+      name: 'Entry check',
+      model: testing.scriptedJudge({ rules: [{ match: 'Ok?', answer: { reason: 'Yes.', verdict: true } }] }),
+      dag: new root.DeepAcyclicGraph({
+        rootNodes: [
+          new root.BinaryJudgementNode({
+            criteria: 'Ok?',
+            evaluationParams: [root.LLMTestCaseParams.INPUT],
+            children: [
+              new root.VerdictNode({ verdict: true, score: 10 }),
+              new root.VerdictNode({ verdict: false, score: 0 }),
+            ],
+          }),
+        ],
+      }),
+    })
+    const result = await metric.measure({ input: 'hello' })
+    expect(result.score).toBe(1)
+    expect(defaultJudgeRuntime().stats().requests).toBe(before + 1)
+  })
+})
