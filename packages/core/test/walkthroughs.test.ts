@@ -68,6 +68,31 @@ describe('playful chatbot (ConversationalDAGMetric) through the OpenAI SDK', () 
     expect(result.verboseLogs).toContain(`● ${behaviour}`)
   })
 
+  test('an answer outside the behaviour options, twice, fails the measurement naming the node and the options', async () => {
+    server.requests.length = 0
+    server.respondWith(
+      routeByPrompt([
+        [PLAYFUL.summary, summary],
+        [PLAYFUL.satisfied, { reason: 'Answered.', verdict: true }],
+        [PLAYFUL.behaviour, { reason: 'Cheeky.', verdict: 'Sarcastic' }],
+      ]),
+    )
+    const result = await metric().measure(playfulConversation)
+    expect(server.requests).toHaveLength(4) // the behaviour judgement is asked again once
+    expect(result.success).toBe(false)
+    expect(result.error?.code).toBe('JUDGE_OUTPUT_INVALID')
+    expect(result.error?.name).toBe('JudgeOutputError')
+    expect(result.error?.node).toBe(
+      `ConversationalNonBinaryJudgementNode (criteria: "How was the assistant's behaviour towards user?")`,
+    )
+    expect(result.error?.message).toMatchInlineSnapshot(`
+      "ConversationalNonBinaryJudgementNode (criteria: "How was the assistant's behaviour towards user?") failed: The judge model "gpt-4.1" did not answer with valid "non_binary_verdict" JSON, even after being asked again: it does not match the schema:
+      ✖ Invalid option: expected one of "Rude"|"Neutral"|"Playful"
+        → at verdict
+      Raw answer: "{\\"reason\\":\\"Cheeky.\\",\\"verdict\\":\\"Sarcastic\\"}""
+    `)
+  })
+
   test('the judge sees the numbered turns and the summary, and answers against strict schemas', async () => {
     server.requests.length = 0
     server.respondWith(

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test, vi } from 'vitest'
+import { JudgeOutputError } from '../errors.js'
 import { type ScriptedRule, scriptedJudge } from '../judge/scripted-judge.js'
 import type { JudgeRequest } from '../judge/types.js'
 import type { Metric, MetricResult } from '../metric/types.js'
@@ -291,10 +292,44 @@ describe('failures', () => {
     })
     const result = await metric.measure(testCase)
     expect(result.error?.message).toBe('BinaryJudgementNode (criteria: "Broken?") failed: upstream exploded')
+    expect(result.error?.node).toBe('BinaryJudgementNode (criteria: "Broken?")')
     expect(result.success).toBe(false)
     expect(signals.every((signal) => signal.aborted)).toBe(true)
     expect(signals).toHaveLength(2)
     expect(result.trace.nodes.find((node) => node.text === 'After?')?.status).toBe('skipped')
+  })
+
+  test('a failing child metric is named with the verdict it sits under, keeping its own error', async () => {
+    const child: Metric<LLMTestCase> = {
+      name: 'Child',
+      kind: 'single-turn',
+      threshold: 0.5,
+      async measure() {
+        const error = new JudgeOutputError('Judging the reply at turn 3 failed: no JSON', 'oops')
+        return fakeResult({ name: 'Child', error })
+      },
+    }
+    const { metric } = dagMetric(
+      [
+        new BinaryJudgementNode({
+          criteria: 'Relevant?',
+          label: 'Gate',
+          evaluationParams: output,
+          children: [new VerdictNode({ verdict: true, child }), leaf(false, 0)],
+        }),
+      ],
+      [{ match: 'Relevant?', answer: verdict(true) }],
+    )
+    const result = await metric.measure(testCase)
+    expect(result.error).toBeInstanceOf(JudgeOutputError)
+    expect(result.error).toMatchObject({
+      code: 'JUDGE_OUTPUT_INVALID',
+      rawOutput: 'oops',
+      node: 'BinaryJudgementNode "Gate" → VerdictNode (verdict: true)',
+    })
+    expect(result.error?.message).toBe(
+      'BinaryJudgementNode "Gate" → VerdictNode (verdict: true) failed: its metric "Child" failed: Judging the reply at turn 3 failed: no JSON',
+    )
   })
 
   test('an AbortSignal cancels the measurement promptly', async () => {

@@ -1,4 +1,4 @@
-import { JudgetreeError, MeasurementAbortedError, NoVerdictReachedError } from '../errors.js'
+import { errorAt, type JudgetreeError, MeasurementAbortedError, NoVerdictReachedError } from '../errors.js'
 import type { JudgeModel } from '../judge/types.js'
 import type { MetricResult, MetricUsage } from '../metric/types.js'
 import { addUsage, NO_USAGE, usageOf } from '../metric/usage.js'
@@ -126,13 +126,8 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
         const result = await metric.measure(testCase as never, { signal: stop.signal })
         record.latencyMs += performance.now() - started
         record.metric = result
-        if (result.error) {
-          throw new JudgetreeError(
-            result.error.code,
-            `The metric "${result.name}" under ${plan.names.get(node)} failed: ${result.error.message}`,
-            { cause: result.error },
-          )
-        }
+        // The walk names the node in front of this when it reports the failure.
+        if (result.error) throw errorAt(result.error, `its metric "${result.name}"`)
         return result
       },
     }
@@ -262,8 +257,10 @@ function summarise(
   ]
   const roots = plan.order.filter((node) => !placedUnder.has(node)).map((node) => id(plan, node))
   let error: JudgetreeError | undefined
-  if (firstFailure) error = asJudgetreeError(firstFailure.error, plan.names.get(firstFailure.node) ?? '')
-  else if (signal?.aborted) error = new MeasurementAbortedError(signal.reason)
+  if (firstFailure) {
+    const where = plan.names.get(firstFailure.node) ?? firstFailure.node.describe()
+    error = errorAt(firstFailure.error, where, { node: where })
+  } else if (signal?.aborted) error = new MeasurementAbortedError(signal.reason)
   else if (leaves.length === 0) error = noVerdictError(plan, states)
   return { nodes: ranFirst, roots, leaves, judgements, usage, error }
 }
@@ -323,9 +320,4 @@ function isOwnAbort(error: unknown, signal: AbortSignal | undefined): boolean {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
-}
-
-function asJudgetreeError(error: unknown, where: string): JudgetreeError {
-  if (error instanceof JudgetreeError) return error
-  return new JudgetreeError('JUDGE_CALL_FAILED', `${where} failed: ${messageOf(error)}`, { cause: error })
 }

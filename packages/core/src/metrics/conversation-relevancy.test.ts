@@ -97,6 +97,12 @@ describe('ConversationRelevancyMetric', () => {
 
     expect(result).toMatchObject({ score: 0, success: false })
     expect(result.error?.code).toBe('JUDGE_OUTPUT_INVALID')
+    expect(result.error?.message).toMatchInlineSnapshot(`
+      "Judging the reply at turn 1 failed: The judge model "gpt-4.1" did not answer with valid "reply_relevancy" JSON, even after being asked again: it does not match the schema:
+      ✖ Invalid input: expected boolean, received string
+        → at relevant
+      Raw answer: "{\\"reason\\":\\"Unsure.\\",\\"relevant\\":\\"maybe\\"}""
+    `)
     expect(server.requests).toHaveLength(2)
     expect(result.trace.nodes.map((node) => node.status)).toEqual(['failed', 'skipped', 'skipped', 'skipped'])
   })

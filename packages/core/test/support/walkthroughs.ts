@@ -113,7 +113,8 @@ export function meetingSummaryDag() {
 /** Answers each request with the JSON of the first route whose text appears in the prompt's criteria/instructions. */
 export function routeByPrompt(routes: readonly (readonly [string, unknown])[]): Responder {
   return (request) => {
-    const prompt = lastUserMessage(request)
+    // The first user message is the task; a re-ask adds our correction after it.
+    const prompt = request.body.messages.find((message) => message.role === 'user')?.content ?? ''
     // Match only the task part, above the data block, so test-case text can never pick the route.
     const task = prompt.split(DATA_OPEN)[0] ?? ''
     const route = routes.find(([needle]) => task.includes(needle))
