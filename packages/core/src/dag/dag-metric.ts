@@ -177,18 +177,16 @@ export class ConversationalDAGMetric extends DagMetricBase<ConversationalTestCas
   }
 }
 
-/** Fails fast, before any judge call, when a node would lack its parameters or its turns. */
+/**
+ * Fails fast, before any judge call, when a node would lack its parameters. Turn windows depend on the
+ * conversation's length and are checked by each node that runs: a branch that is not taken fails nothing.
+ */
 function checkTestCase(plan: GraphPlan, testCase: LLMTestCase | ConversationalTestCase, metric: string): void {
   const missing = new Map<string, string[]>()
   for (const node of plan.order) {
-    const { missingParams, windowProblem } = node.inspect(testCase)
-    if (windowProblem) {
-      throw new TestCaseError(
-        `${plan.names.get(node)} cannot run on this conversation: ${windowProblem}`,
-        'TURN_WINDOW_OUT_OF_RANGE',
-      )
+    for (const param of node.missingParams(testCase)) {
+      missing.set(param, [...(missing.get(param) ?? []), plan.names.get(node) ?? ''])
     }
-    for (const param of missingParams) missing.set(param, [...(missing.get(param) ?? []), plan.names.get(node) ?? ''])
   }
   if (missing.size > 0) {
     const where = [...new Set([...missing.values()].flat())].join('; ')

@@ -58,14 +58,14 @@ describe('turn windows', () => {
         new ConversationalVerdictNode({ verdict: false, score: 0 }),
       ],
     })
-  const measure = async (turnWindow: [number, number]) => {
+  const measure = async (turnWindow: [number, number], testCase = conversation) => {
     const judge = scriptedJudge({ rules: [{ match: 'Polite?', answer: verdict(true) }] })
     const metric = new ConversationalDAGMetric({
       name: 'Windowed',
       dag: new DeepAcyclicGraph({ rootNodes: [windowed(turnWindow)] }),
       model: judge,
     })
-    const result = await metric.measure(conversation)
+    const result = await metric.measure(testCase)
     const shown = judge.requests.map((request) => JSON.parse(dataOf(request)).Conversation.turns)
     return { result, shown }
   }
@@ -81,14 +81,81 @@ describe('turn windows', () => {
     expect(shown[0].map((turn: { index: number }) => turn.index)).toEqual([4, 5])
   })
 
-  test('a window past the conversation fails the measurement before any judge call, naming node and length', async () => {
+  test('negative indices count from the end, whatever the length: [-2, -1] is the last two turns', async () => {
+    const { result, shown } = await measure([-2, -1])
+    expect(shown[0].map((turn: { index: number }) => turn.index)).toEqual([4, 5])
+    expect(result.trace.nodes[0]).toMatchObject({ turnWindow: [-2, -1], shownTurns: [4, 5] })
+    expect(result.verboseLogs.split('\n')[0]).toBe(
+      '[1] Judgement: Polite? · turns 4–5 (turnWindow [-2, -1]) → true · 1 judge call',
+    )
+    const short = await measure([-2, -1], { turns: conversation.turns.slice(0, 3) })
+    expect(short.shown[0].map((turn: { index: number }) => turn.index)).toEqual([1, 2])
+  })
+
+  test('[0, -1] is every turn, and a window may mix both ends', async () => {
+    expect((await measure([0, -1])).shown[0]).toHaveLength(6)
+    expect((await measure([2, -2])).shown[0].map((turn: { index: number }) => turn.index)).toEqual([2, 3, 4])
+  })
+
+  test('a window that does not fit fails the node when it runs, naming the node, the window and the length', async () => {
     const { result, shown } = await measure([3, 6])
     expect(shown).toEqual([])
     expect(result.success).toBe(false)
     expect(result.error?.code).toBe('TURN_WINDOW_OUT_OF_RANGE')
+    expect(result.error?.node).toBe('ConversationalBinaryJudgementNode (criteria: "Polite?")')
     expect(result.error?.message).toMatchInlineSnapshot(
-      `"ConversationalBinaryJudgementNode (criteria: "Polite?") cannot run on this conversation: its turnWindow [3, 6] ends past the conversation, which has 6 turns (indices 0 to 5). Use a window inside [0, 5] or drop turnWindow to read every turn."`,
+      `"ConversationalBinaryJudgementNode (criteria: "Polite?") failed: its turnWindow [3, 6] does not fit this conversation of 6 turns (there is no turn 6). The turns are 0 to 5, or -6 to -1 counting from the end: use a window inside them, or drop turnWindow to read every turn."`,
     )
+    expect(result.trace.nodes[0]?.status).toBe('failed')
+  })
+
+  test('the message says why a window does not fit', async () => {
+    const cases: [number, number, number][] = [
+      [0, 5, 1],
+      [-7, -1, 6],
+      [4, -3, 6],
+      [-1, 2, 6],
+    ]
+    const messages: Record<string, string | undefined> = {}
+    for (const [start, end, length] of cases) {
+      const { result } = await measure([start, end], { turns: conversation.turns.slice(0, length) })
+      messages[`[${start}, ${end}] on ${length}`] = result.error?.message.replace(/^.*? failed: /, '')
+    }
+    expect(messages).toMatchInlineSnapshot(`
+      {
+        "[-1, 2] on 6": "its turnWindow [-1, 2] does not fit this conversation of 6 turns (here it means turns 5 to 2, which is empty). The turns are 0 to 5, or -6 to -1 counting from the end: use a window inside them, or drop turnWindow to read every turn.",
+        "[-7, -1] on 6": "its turnWindow [-7, -1] does not fit this conversation of 6 turns (-7 counts back past the first turn). The turns are 0 to 5, or -6 to -1 counting from the end: use a window inside them, or drop turnWindow to read every turn.",
+        "[0, 5] on 1": "its turnWindow [0, 5] does not fit this conversation of 1 turn (there is no turn 5). The turns are 0 to 0, or -1 to -1 counting from the end: use a window inside them, or drop turnWindow to read every turn.",
+        "[4, -3] on 6": "its turnWindow [4, -3] does not fit this conversation of 6 turns (here it means turns 4 to 3, which is empty). The turns are 0 to 5, or -6 to -1 counting from the end: use a window inside them, or drop turnWindow to read every turn.",
+      }
+    `)
+  })
+
+  test('a branch that is not taken neither fails nor checks its window', async () => {
+    const judge = scriptedJudge({
+      rules: [
+        { match: 'Answered?', answer: verdict(true) },
+        { match: 'Polite?', answer: verdict(true) },
+      ],
+    })
+    const gate = new ConversationalBinaryJudgementNode({
+      criteria: 'Answered?',
+      evaluationParams: [TurnParams.ROLE, TurnParams.CONTENT],
+      children: [
+        new ConversationalVerdictNode({ verdict: true, score: 10 }),
+        new ConversationalVerdictNode({ verdict: false, child: windowed([0, 9]) }),
+      ],
+    })
+    const metric = new ConversationalDAGMetric({
+      name: 'Gated',
+      dag: new DeepAcyclicGraph({ rootNodes: [gate] }),
+      model: judge,
+    })
+    const result = await metric.measure(conversation)
+    expect(result.error).toBeUndefined()
+    expect(result.score).toBe(1)
+    expect(judge.requests).toHaveLength(1)
+    expect(result.trace.nodes.find((node) => node.text === 'Polite?')?.status).toBe('skipped')
   })
 })
 

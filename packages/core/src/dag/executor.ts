@@ -5,7 +5,7 @@ import { addUsage, NO_USAGE, usageOf } from '../metric/usage.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import type { TraceNode } from '../trace/types.js'
 import type { GraphPlan, ParentEdge } from './graph.js'
-import type { DagNode, NodeRunContext, NodeRunResult, TaskInput } from './node.js'
+import type { DagNode, NodeRunContext, NodeRunResult, ShownInput, TaskInput } from './node.js'
 
 /** Everything one walk of a DAG needs. */
 export interface WalkOptions {
@@ -50,6 +50,8 @@ interface CallRecord {
   calls: number
   cachedCalls: number
   metric: MetricResult | undefined
+  /** What the node's judge was shown, once it asked. */
+  shown: ShownInput | undefined
 }
 
 /**
@@ -109,10 +111,21 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
     if (stop.signal.aborted) {
       return { status: 'skipped', because: 'the measurement stopped before it was reached' }
     }
-    const record: CallRecord = { usage: NO_USAGE, latencyMs: 0, calls: 0, cachedCalls: 0, metric: undefined }
+    const record: CallRecord = {
+      usage: NO_USAGE,
+      latencyMs: 0,
+      calls: 0,
+      cachedCalls: 0,
+      metric: undefined,
+      shown: undefined,
+    }
     const context: NodeRunContext = {
       testCase,
-      inputs,
+      input: () => {
+        // Rendered when the node asks, so a turnWindow is checked only by a node that runs.
+        record.shown ??= node.show(testCase, inputs)
+        return record.shown.data
+      },
       judge: async (request) => {
         stop.signal.throwIfAborted()
         const started = performance.now()
@@ -231,6 +244,7 @@ function summarise(
       usage: state.record.usage,
       latencyMs: Math.round(state.record.latencyMs),
       cached: state.record.usage.judgeCalls > 0 && state.record.usage.cachedCalls === state.record.usage.judgeCalls,
+      ...(state.record.shown?.turns ? { shownTurns: state.record.shown.turns } : {}),
     }
     if (state.status === 'failed') {
       firstFailure ??= isOwnAbort(state.error, signal) ? undefined : { node, error: state.error }

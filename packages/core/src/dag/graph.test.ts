@@ -70,7 +70,7 @@ describe('node options are checked by the constructor', () => {
     `)
   })
 
-  test.each([[[3, 1]], [[-1, 2]], [[0.5, 2]], [[1, 2, 3]], ['0-2']])('turnWindow %j is rejected', (turnWindow) => {
+  test.each([[[3, 1]], [[-1, -2]], [[0.5, 2]], [[1, 2, 3]], ['0-2']])('turnWindow %j is rejected', (turnWindow) => {
     expect(
       issuesOf(
         () =>
@@ -99,9 +99,23 @@ describe('node options are checked by the constructor', () => {
         }),
     ).toThrowErrorMatchingInlineSnapshot(`
       [DagValidationError: Invalid DAG (1 problem):
-        1. [turn-window] ConversationalTaskNode (instructions: "Summarise"): turnWindow must be [start, end]: two integers with 0 <= start <= end (inclusive, 0-based turn indices); got [3,1]. For a single turn write [i, i].]
+        1. [turn-window] ConversationalTaskNode (instructions: "Summarise"): turnWindow must be [start, end], inclusive: two integers, each >= 0 to count from the first turn or < 0 to count from the end ([-2, -1] is the last two turns), with start <= end when both count from the same end; got [3,1]. For a single turn write [i, i].]
     `)
   })
+
+  test.each([[[2, 2]], [[-2, -1]], [[0, -1]], [[-1, -1]], [[2, -1]], [[-3, 4]]])(
+    'turnWindow %j is accepted: indices count from the start (>= 0) or the end (< 0)',
+    (turnWindow) => {
+      const node = new ConversationalTaskNode({
+        instructions: 'Summarise',
+        outputLabel: 'Summary',
+        children: [],
+        evaluationParams: [TurnParams.CONTENT],
+        turnWindow: turnWindow as [number, number],
+      })
+      expect(node.turnWindow).toEqual(turnWindow)
+    },
+  )
 
   test('single-turn windows are allowed', () => {
     const node = new ConversationalTaskNode({

@@ -87,13 +87,26 @@ function headLine(node: TraceNode, underSkipped: boolean): string {
   }
   const step = node.step !== undefined ? `[${node.step}]` : node.status === 'failed' ? '[✖]' : '[ ]'
   const name = node.label ? `${ROLE_TITLES[node.role]} "${node.label}"` : ROLE_TITLES[node.role]
-  const window = node.turnWindow ? ` · turns ${node.turnWindow[0]}–${node.turnWindow[1]}` : ''
+  const window = windowText(node)
   const answer = node.verdict !== undefined ? ` → ${String(node.verdict)}` : ''
   const cost = node.status === 'ran' && node.usage && node.usage.judgeCalls > 0 ? ` · ${callSummary(node)}` : ''
   // Under a verdict that was not chosen, "not reached" says it all; elsewhere the reason is worth reading.
   const why = underSkipped ? 'not reached' : `skipped: ${node.skippedBecause ?? 'not reached'}`
   const status = node.status === 'skipped' ? `  (${why})` : ''
   return `${step} ${name}: ${oneLine(node.text)}${window}${answer}${cost}${status}`
+}
+
+/** The turns a node read: as shown to its judge when it ran, else as declared; a window from the end says so. */
+function windowText(node: TraceNode): string {
+  const declared = node.turnWindow
+  const fromEnd = declared !== undefined && (declared[0] < 0 || declared[1] < 0)
+  const asDeclared = declared ? `turnWindow [${declared[0]}, ${declared[1]}]` : ''
+  if (node.shownTurns) {
+    const shown = `turns ${node.shownTurns[0]}–${node.shownTurns[1]}`
+    return fromEnd ? ` · ${shown} (${asDeclared})` : ` · ${shown}`
+  }
+  if (!declared) return ''
+  return fromEnd ? ` · ${asDeclared}` : ` · turns ${declared[0]}–${declared[1]}`
 }
 
 function detailLines(node: TraceNode): string[] {

@@ -29,7 +29,10 @@ export interface TraceNode extends TraceNodeDetails {
   readonly label: string | undefined
   /** The criteria, instructions or verdict value. */
   readonly text: string
+  /** The node's turnWindow as declared (a negative index counts from the end of the conversation). */
   readonly turnWindow?: readonly [number, number] | undefined
+  /** The 0-based, inclusive turns the judge was shown, when a turnWindow chose them (resolved for this conversation). */
+  readonly shownTurns?: readonly [number, number] | undefined
   readonly status: 'ran' | 'skipped' | 'failed'
   /** 1-based position among the non-verdict nodes that ran, in topological order (independent of timing). */
   readonly step?: number | undefined

@@ -61,7 +61,8 @@ const catalogue: Record<string, () => unknown> = {
   'evaluationParams with a typo': () =>
     new BinaryJudgementNode(bad({ criteria: 'Ok?', children: [], evaluationParams: ['actual_output'] })),
   'turnWindow reversed': () => conversationalDag([4, 2]),
-  'turnWindow negative': () => conversationalDag([-1, 2]),
+  'turnWindow from the end, reversed': () => conversationalDag([-1, -3]),
+  'turnWindow with a fraction': () => conversationalDag([0, 1.5]),
   'turnWindow without turn-level params': () => conversationalDag([0, 1], ['scenario']),
   'verdict with neither score nor child': () => new VerdictNode(bad({ verdict: true })),
   'verdict with both score and child': () => new VerdictNode(bad({ verdict: true, score: 1, child: okBinary() })),
@@ -266,7 +267,7 @@ test('every bad input fails with a message that names what is wrong and how to f
       - turns: a conversation needs at least one turn",
       "a single-turn case given to ConversationalDAGMetric": "result error TEST_CASE_INVALID: The metric "Polite" is a ConversationalDAGMetric, which judges conversations ({ turns: [...] }), but it was given a single-turn test case ({ input, ... }). Use DAGMetric with single-turn nodes for those.",
       "a test case without the parameter a node reads": "result error TEST_CASE_PARAM_MISSING: The test case has no 'actualOutput' but the metric "Format" needs it (needed by BinaryJudgementNode (criteria: "Ok?")). Add 'actualOutput' to the test case, or remove it from the metric's evaluationParams.",
-      "a turn window past the conversation": "result error TURN_WINDOW_OUT_OF_RANGE: ConversationalBinaryJudgementNode (criteria: "Polite?") cannot run on this conversation: its turnWindow [0, 5] ends past the conversation, which has 1 turn (indices 0 to 0). Use a window inside [0, 0] or drop turnWindow to read every turn.",
+      "a turn window past the conversation": "result error TURN_WINDOW_OUT_OF_RANGE: ConversationalBinaryJudgementNode (criteria: "Polite?") failed: its turnWindow [0, 5] does not fit this conversation of 1 turn (there is no turn 5). The turns are 0 to 0, or -1 to -1 counting from the end: use a window inside them, or drop turnWindow to read every turn.",
       "a turn with an unknown role": "result error TEST_CASE_INVALID: The metric "Polite" needs a conversational test case ({ turns: [...] }), but the test case is invalid:
       - turns.0.role: Invalid option: expected one of "user"|"assistant"",
       "binary judgement with three verdicts": "DagValidationError: Invalid DAG (1 problem):
@@ -301,10 +302,12 @@ test('every bad input fails with a message that names what is wrong and how to f
       - windowSize must be a whole number from 1 and up (how many exchanges each judgement reads); got 0.",
       "root that is also a child": "DagValidationError: Invalid DAG (1 problem):
       1. [root-has-parent] BinaryJudgementNode (criteria: "Child?"): is listed in rootNodes but is also a child of TaskNode (instructions: "Extract"). Remove it from rootNodes: it runs when its parents let it.",
-      "turnWindow negative": "DagValidationError: Invalid DAG (1 problem):
-      1. [turn-window] ConversationalBinaryJudgementNode (criteria: "Polite?"): turnWindow must be [start, end]: two integers with 0 <= start <= end (inclusive, 0-based turn indices); got [-1,2]. For a single turn write [i, i].",
+      "turnWindow from the end, reversed": "DagValidationError: Invalid DAG (1 problem):
+      1. [turn-window] ConversationalBinaryJudgementNode (criteria: "Polite?"): turnWindow must be [start, end], inclusive: two integers, each >= 0 to count from the first turn or < 0 to count from the end ([-2, -1] is the last two turns), with start <= end when both count from the same end; got [-1,-3]. For a single turn write [i, i].",
       "turnWindow reversed": "DagValidationError: Invalid DAG (1 problem):
-      1. [turn-window] ConversationalBinaryJudgementNode (criteria: "Polite?"): turnWindow must be [start, end]: two integers with 0 <= start <= end (inclusive, 0-based turn indices); got [4,2]. For a single turn write [i, i].",
+      1. [turn-window] ConversationalBinaryJudgementNode (criteria: "Polite?"): turnWindow must be [start, end], inclusive: two integers, each >= 0 to count from the first turn or < 0 to count from the end ([-2, -1] is the last two turns), with start <= end when both count from the same end; got [4,2]. For a single turn write [i, i].",
+      "turnWindow with a fraction": "DagValidationError: Invalid DAG (1 problem):
+      1. [turn-window] ConversationalBinaryJudgementNode (criteria: "Polite?"): turnWindow must be [start, end], inclusive: two integers, each >= 0 to count from the first turn or < 0 to count from the end ([-2, -1] is the last two turns), with start <= end when both count from the same end; got [0,1.5]. For a single turn write [i, i].",
       "turnWindow without turn-level params": "DagValidationError: Invalid DAG (1 problem):
       1. [turn-window-without-turns] ConversationalBinaryJudgementNode (criteria: "Polite?"): turnWindow is set but evaluationParams names no turn-level parameter, so no turn would be shown. Add TurnParams.ROLE and TurnParams.CONTENT (or another turn-level parameter) to evaluationParams.",
       "verdict as a root": "DagValidationError: Invalid DAG (1 problem):
