@@ -159,6 +159,96 @@ describe('turn windows', () => {
   })
 })
 
+describe('inherited input', () => {
+  test('a judgement with no input of its own is shown what the judgement above its verdict was shown, transitively', async () => {
+    const third = new NonBinaryJudgementNode({
+      criteria: 'Tone?',
+      children: [new VerdictNode({ verdict: 'Warm', score: 10 }), new VerdictNode({ verdict: 'Cold', score: 2 })],
+    })
+    const second = new BinaryJudgementNode({
+      criteria: 'Greets?',
+      children: [new VerdictNode({ verdict: true, child: third }), leaf(false, 0)],
+    })
+    const first = new BinaryJudgementNode({
+      criteria: 'Polite?',
+      evaluationParams: [LLMTestCaseParams.INPUT, LLMTestCaseParams.ACTUAL_OUTPUT],
+      children: [new VerdictNode({ verdict: true, child: second }), leaf(false, 0)],
+    })
+    const { judge, metric } = dagMetric(
+      [first],
+      [
+        { match: 'Polite?', answer: verdict(true) },
+        { match: 'Greets?', answer: verdict(true) },
+        { match: 'Tone?', answer: { verdict: 'Warm', reason: 'friendly' } },
+      ],
+    )
+    const result = await metric.measure(testCase)
+    expect(result.score).toBe(1)
+    expect(judge.requests).toHaveLength(3)
+    const shown = judge.requests.map((request) => JSON.parse(dataOf(request)))
+    expect(shown).toEqual([
+      { Input: 'Say hi', 'Actual Output': 'Hello there!' },
+      { Input: 'Say hi', 'Actual Output': 'Hello there!' },
+      { Input: 'Say hi', 'Actual Output': 'Hello there!' },
+    ])
+    const ids = Object.fromEntries(result.trace.nodes.map((node) => [node.text, node.id]))
+    expect(result.trace.nodes.filter((node) => node.inputFrom).map((node) => [node.text, node.inputFrom])).toEqual([
+      ['Greets?', ids['Polite?']],
+      ['Tone?', ids['Greets?']],
+    ])
+  })
+
+  test('a conversational judgement inherits the turn window as resolved for this conversation', async () => {
+    const turns = ['hi', 'hello', 'weather?', 'sunny', 'umbrella?', 'no'].map((content, index) => ({
+      role: index % 2 === 0 ? ('user' as const) : ('assistant' as const),
+      content,
+    }))
+    const follow = new ConversationalBinaryJudgementNode({
+      criteria: 'Helpful?',
+      children: [
+        new ConversationalVerdictNode({ verdict: true, score: 10 }),
+        new ConversationalVerdictNode({ verdict: false, score: 3 }),
+      ],
+    })
+    const root = new ConversationalBinaryJudgementNode({
+      criteria: 'Polite?',
+      evaluationParams: [TurnParams.ROLE, TurnParams.CONTENT],
+      turnWindow: [-2, -1],
+      children: [
+        new ConversationalVerdictNode({ verdict: true, child: follow }),
+        new ConversationalVerdictNode({ verdict: false, score: 0 }),
+      ],
+    })
+    const judge = scriptedJudge({
+      rules: [
+        { match: 'Polite?', answer: verdict(true) },
+        { match: 'Helpful?', answer: verdict(false) },
+      ],
+    })
+    const metric = new ConversationalDAGMetric({
+      name: 'Windowed',
+      dag: new DeepAcyclicGraph({ rootNodes: [root] }),
+      model: judge,
+    })
+    const result = await metric.measure({ turns })
+    expect(result.score).toBe(0.3)
+    const [politeData, helpfulData] = judge.requests.map((request) => JSON.parse(dataOf(request)))
+    expect(helpfulData).toEqual(politeData)
+    expect(helpfulData.Conversation.turns.map((turn: { index: number }) => turn.index)).toEqual([4, 5])
+    expect(result.verboseLogs).toMatchInlineSnapshot(`
+      "[1] Judgement: Polite? · turns 4–5 (turnWindow [-2, -1]) → true · 1 judge call
+      │    reason: said true
+      ├─ ● true
+      │  └─ [2] Judgement: Helpful? · turns 4–5 → false · 1 judge call
+      │     │    input: what [1] was shown
+      │     │    reason: said false
+      │     ├─ ○ true → 10
+      │     └─ ● false → 3  ◀ score 0.3
+      └─ ○ false → 0"
+    `)
+  })
+})
+
 describe('control edges', () => {
   test('a node with two verdict parents runs once when either is chosen, and not at all when neither is', async () => {
     const shared = binary('Shared?', leaf(true, 8), leaf(false, 2))

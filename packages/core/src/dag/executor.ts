@@ -52,6 +52,12 @@ interface CallRecord {
   metric: MetricResult | undefined
   /** What the node's judge was shown, once it asked. */
   shown: ShownInput | undefined
+  /** Renders what the node's judge is shown: its own input, or the one it inherits. */
+  readonly render: () => ShownInput
+  /** The judgement whose input this node was shown, when it has none of its own. */
+  readonly inputFrom: DagNode | undefined
+  /** The TaskNodes whose outputs are in that input. */
+  readonly inputTasks: readonly DagNode[]
 }
 
 /**
@@ -87,14 +93,15 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
           ? [await settle((incoming[0] as ParentEdge).node)]
           : await Promise.all(incoming.map((edge) => settle(edge.node)))
     const inputs: TaskInput[] = []
+    const inputTasks: DagNode[] = []
     let gated = false
-    let chosen = false
+    let chosenBy: DagNode | undefined
     for (let index = 0; index < incoming.length; index++) {
       const edge = incoming[index] as ParentEdge
       const state = parentStates[index] as NodeState
       if (edge.edge !== 'data') {
         gated = true
-        chosen ||= state.status === 'ran' && state.result.activates?.includes(node) === true
+        if (state.status === 'ran' && state.result.activates?.includes(node) === true) chosenBy ??= edge.node
         continue
       }
       if (state.status !== 'ran') {
@@ -104,13 +111,16 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
         label: (edge.node as { outputLabel?: string }).outputLabel ?? '',
         output: state.result.output ?? '',
       })
+      inputTasks.push(edge.node)
     }
+    const chosen = chosenBy !== undefined
     if (gated && !chosen) {
       return { status: 'skipped', because: notReachedBecause(node, incoming, parentStates, plan) }
     }
     if (stop.signal.aborted) {
       return { status: 'skipped', because: 'the measurement stopped before it was reached' }
     }
+    const inherited = plan.inherits.has(node) ? await inheritedInput(chosenBy) : undefined
     const record: CallRecord = {
       usage: NO_USAGE,
       latencyMs: 0,
@@ -118,12 +128,15 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
       cachedCalls: 0,
       metric: undefined,
       shown: undefined,
+      render: inherited?.render ?? (() => node.show(testCase, inputs)),
+      inputFrom: inherited?.from,
+      inputTasks: inherited?.tasks ?? inputTasks,
     }
     const context: NodeRunContext = {
       testCase,
       input: () => {
         // Rendered when the node asks, so a turnWindow is checked only by a node that runs.
-        record.shown ??= node.show(testCase, inputs)
+        record.shown ??= record.render()
         return record.shown.data
       },
       judge: async (request) => {
@@ -150,6 +163,24 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
     } catch (error) {
       stop.abort(error)
       return { status: 'failed', error, record }
+    }
+  }
+
+  // A judgement with no input of its own is shown what the judgement above its chosen verdict was shown, which
+  // has run by then (the verdict waited for it). Through several such judgements, this is transitive.
+  const inheritedInput = async (verdict: DagNode | undefined) => {
+    const judgement = (plan.parents.get(verdict as DagNode) ?? NO_EDGES).find((edge) => edge.edge === 'choice')?.node
+    const state = judgement ? await settle(judgement) : undefined
+    if (!judgement || state?.status !== 'ran')
+      throw new Error('judgetree bug: an inheriting node ran without its source')
+    const source = state.record
+    return {
+      from: judgement,
+      tasks: source.inputTasks,
+      render: () => {
+        source.shown ??= source.render()
+        return source.shown
+      },
     }
   }
 
@@ -245,6 +276,9 @@ function summarise(
       latencyMs: Math.round(state.record.latencyMs),
       cached: state.record.usage.judgeCalls > 0 && state.record.usage.cachedCalls === state.record.usage.judgeCalls,
       ...(state.record.shown?.turns ? { shownTurns: state.record.shown.turns } : {}),
+      ...(state.record.inputFrom
+        ? { inputFrom: id(plan, state.record.inputFrom), inputs: state.record.inputTasks.map((task) => id(plan, task)) }
+        : {}),
     }
     if (state.status === 'failed') {
       firstFailure ??= isOwnAbort(state.error, signal) ? undefined : { node, error: state.error }
@@ -296,7 +330,12 @@ function staticLayout(plan: GraphPlan): StaticLayout {
     const uniqueChildren = new Map<DagNode, readonly DagNode[]>()
     for (const node of plan.order) {
       const edges = (plan.parents.get(node) ?? NO_EDGES).filter((edge) => edge.edge === 'data')
-      inputIds.set(node, Object.freeze(edges.map((edge) => id(plan, edge.node))))
+      // A node that inherits its input reads the outputs its source reads; the order puts the source first.
+      const source = plan.inherits.get(node)?.[0]
+      inputIds.set(
+        node,
+        source ? (inputIds.get(source) ?? NO_IDS) : Object.freeze(edges.map((edge) => id(plan, edge.node))),
+      )
       uniqueChildren.set(node, Object.freeze([...new Set(node.children)]))
     }
     layout = { inputIds, uniqueChildren }

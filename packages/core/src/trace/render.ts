@@ -61,7 +61,7 @@ function renderNode(
     node.status === 'skipped' && node.role !== 'verdict' ? [] : node.children.flatMap((id) => byId.get(id) ?? [])
   const inner = prefix + continuation
   const detailPrefix = `${inner}${children.length > 0 || node.metric ? '│' : ' '}    `
-  for (const detail of detailLines(node)) lines.push(`${detailPrefix}${detail}`.trimEnd())
+  for (const detail of detailLines(node, byId)) lines.push(`${detailPrefix}${detail}`.trimEnd())
   if (node.metric) {
     const nested = node.metric.verboseLogs.split('\n').filter((line) => line.length > 0)
     const metricLast = children.length === 0
@@ -109,8 +109,14 @@ function windowText(node: TraceNode): string {
   return fromEnd ? ` · ${asDeclared}` : ` · turns ${declared[0]}–${declared[1]}`
 }
 
-function detailLines(node: TraceNode): string[] {
+function detailLines(node: TraceNode, byId: ReadonlyMap<string, TraceNode>): string[] {
   const lines: string[] = []
+  if (node.inputFrom !== undefined && node.status !== 'skipped') {
+    const source = byId.get(node.inputFrom)
+    const where = source?.step !== undefined ? `[${source.step}]` : `"${oneLine(source?.label ?? source?.text ?? '')}"`
+    const outputs = node.inputs.flatMap((id) => byId.get(id)?.outputLabel ?? [])
+    lines.push(`input: what ${where} was shown${outputs.length > 0 ? ` (${outputs.join(', ')})` : ''}`)
+  }
   if (node.output !== undefined) {
     const [first = '', ...rest] = node.output.trim().split('\n')
     const label = `${node.outputLabel ?? 'output'}: `

@@ -283,7 +283,7 @@ test('every bad input fails with a message that names what is wrong and how to f
       "evaluationParams with a typo": "DagValidationError: Invalid DAG (1 problem):
       1. [evaluation-params] BinaryJudgementNode (criteria: "Ok?"): evaluationParams contains "actual_output", which is not one of LLMTestCaseParams. Did you mean "actualOutput"?",
       "judgement that is shown nothing": "DagValidationError: Invalid DAG (1 problem):
-      1. [node-without-input] BinaryJudgementNode (criteria: "Polite?"): would be shown nothing: it names no evaluationParams and has no TaskNode parent. Add evaluationParams (e.g. [LLMTestCaseParams.ACTUAL_OUTPUT]) or list it among a TaskNode's children so it reads that task's output.",
+      1. [node-without-input] BinaryJudgementNode (criteria: "Polite?"): would be shown nothing: it names no evaluationParams, has no TaskNode parent and is not under a verdict of a judgement (whose input it would then be shown). Add evaluationParams (e.g. [LLMTestCaseParams.ACTUAL_OUTPUT]) or list it among a TaskNode's children so it reads that task's output.",
       "judgement without criteria": "DagValidationError: Invalid DAG (1 problem):
       1. [criteria] BinaryJudgementNode: criteria must be a non-empty string (the question the judge answers); got undefined.",
       "mixed single-turn and conversational nodes": "DagValidationError: Invalid DAG (1 problem):
