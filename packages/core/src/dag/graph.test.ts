@@ -380,6 +380,24 @@ describe('graph rules are checked when the DeepAcyclicGraph is built', () => {
     `)
   })
 
+  test('two TaskNode parents of one node may not share an outputLabel, or one output would hide the other', () => {
+    const tone = new NonBinaryJudgementNode({
+      criteria: 'Tone?',
+      children: [new VerdictNode({ verdict: 'Warm', score: 10 }), new VerdictNode({ verdict: 'Cold', score: 0 })],
+    })
+    const task = (instructions: string, outputLabel: string) =>
+      new TaskNode({ instructions, outputLabel, evaluationParams: params, children: [tone] })
+    expect(
+      () => new DeepAcyclicGraph({ rootNodes: [task('List the facts', 'Notes'), task('Describe the style', 'Notes')] }),
+    ).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [duplicate-output-label] NonBinaryJudgementNode (criteria: "Tone?"): reads two TaskNode outputs labelled "Notes", from TaskNode (instructions: "List the facts") and TaskNode (instructions: "Describe the style"); the judge would see only one of them. Give each TaskNode its own outputLabel.]
+    `)
+    expect(
+      () => new DeepAcyclicGraph({ rootNodes: [task('List the facts', 'Facts'), task('Describe the style', 'Style')] }),
+    ).not.toThrow()
+  })
+
   test('a root that is also a child is rejected, and so is a root listed twice', () => {
     const child = binary('Child?')
     const task = new TaskNode({

@@ -208,6 +208,21 @@ function planGraph(options: unknown): GraphPlan {
           'a verdict belongs to exactly one judgement. Create a separate VerdictNode for each judgement.',
       )
     }
+    const labelled = new Map<string, DagNode>()
+    for (const { node: task } of dataParents(node)) {
+      const label = (task as { outputLabel?: unknown }).outputLabel
+      if (typeof label !== 'string') continue
+      const first = labelled.get(label)
+      if (first === undefined) labelled.set(label, task)
+      else if (first !== task) {
+        report(
+          name,
+          'duplicate-output-label',
+          `reads two TaskNode outputs labelled ${JSON.stringify(label)}, from ${nameOf(first)} and ${nameOf(task)}; ` +
+            'the judge would see only one of them. Give each TaskNode its own outputLabel.',
+        )
+      }
+    }
     if (node.readsInput && !hasOwnInput(node)) {
       const above = node.inheritsInput ? judgementsAbove(node) : []
       if (above.length > 0) inherits.set(node, above)

@@ -51,6 +51,12 @@ const conversationalMetric: Metric<never> = bad({
 
 const catalogue: Record<string, () => unknown> = {
   'node without options': () => new TaskNode(bad(undefined)),
+  'two TaskNode parents with the same outputLabel': () => {
+    const judged = okBinary()
+    const task = (instructions: string) =>
+      new TaskNode({ instructions, outputLabel: 'Summary', evaluationParams: ['input'], children: [judged] })
+    return new DeepAcyclicGraph({ rootNodes: [task('Summarise the input'), task('Summarise it again')] })
+  },
   'TaskNode with blank instructions': () => new TaskNode(bad({ instructions: '  ', outputLabel: 'Out', children: [] })),
   'TaskNode without outputLabel': () => new TaskNode(bad({ instructions: 'Extract', children: [] })),
   'children that is not an array': () =>
@@ -310,6 +316,8 @@ test('every bad input fails with a message that names what is wrong and how to f
       1. [turn-window] ConversationalBinaryJudgementNode (criteria: "Polite?"): turnWindow must be [start, end], inclusive: two integers, each >= 0 to count from the first turn or < 0 to count from the end ([-2, -1] is the last two turns), with start <= end when both count from the same end; got [0,1.5]. For a single turn write [i, i].",
       "turnWindow without turn-level params": "DagValidationError: Invalid DAG (1 problem):
       1. [turn-window-without-turns] ConversationalBinaryJudgementNode (criteria: "Polite?"): turnWindow is set but evaluationParams names no turn-level parameter, so no turn would be shown. Add TurnParams.ROLE and TurnParams.CONTENT (or another turn-level parameter) to evaluationParams.",
+      "two TaskNode parents with the same outputLabel": "DagValidationError: Invalid DAG (1 problem):
+      1. [duplicate-output-label] BinaryJudgementNode (criteria: "Ok?"): reads two TaskNode outputs labelled "Summary", from TaskNode (instructions: "Summarise the input") and TaskNode (instructions: "Summarise it again"); the judge would see only one of them. Give each TaskNode its own outputLabel.",
       "verdict as a root": "DagValidationError: Invalid DAG (1 problem):
       1. [verdict-root] VerdictNode (verdict: true): a VerdictNode cannot be a root: put it under a judgement node.",
       "verdict child that is neither node nor metric": "DagValidationError: Invalid DAG (1 problem):
