@@ -546,6 +546,86 @@ describe('scores and reasons', () => {
     expect(strict.threshold).toBe(1)
   })
 
+  test('in strict mode the reason states the final score, and what the walk reached', async () => {
+    const { metric, judge } = neutral()
+    const strict = new DAGMetric({ name: 'Strict', dag: metric.dag as never, model: judge, strictMode: true })
+    const result = await strict.measure(testCase)
+    expect(result.score).toBe(0)
+    expect(result.reason).toBe(
+      'The walk scored 0: its verdicts lead to 0.5, and strict mode counts anything below 1 as 0. “Tone?” → Flat: It is plain.',
+    )
+  })
+
+  test('summarizeReason in strict mode tells the judge the final score and why it differs from the walk', async () => {
+    const judge = scriptedJudge({
+      rules: [
+        { match: 'Tone?', answer: { verdict: 'Flat', reason: 'It is plain.' } },
+        { match: 'walked a decision tree', answer: { reason: 'Flat tone is not perfect, so strict mode gives 0.' } },
+      ],
+    })
+    const { metric } = neutral()
+    const strict = new DAGMetric({
+      name: 'Strict',
+      dag: metric.dag as never,
+      model: judge,
+      strictMode: true,
+      summarizeReason: true,
+    })
+    const result = await strict.measure(testCase)
+    expect(result.reason).toBe('Flat tone is not perfect, so strict mode gives 0.')
+    expect(taskText(judge.requests[1] as JudgeRequest<unknown>)).toMatchInlineSnapshot(`
+      "An evaluation named "Strict" walked a decision tree and scored 0 on a scale from 0 to 1.
+      Its verdicts led to 0.5, but it runs in strict mode, which counts any score below 1
+      as 0, so its final score is 0. Say so.
+      The data lists the steps it took, in order, with each verdict and the reason given for it.
+      Explain in two or three sentences why the final score is what it is. Do not invent steps; do not restate the
+      score as a number more than once."
+    `)
+  })
+
+  test('with parallel leaves the reason quotes the leaf that set the minimum, not the first that ran', async () => {
+    const child = (score: number): Metric<LLMTestCase> => ({
+      name: 'Child',
+      kind: 'single-turn',
+      threshold: 0.5,
+      measure: async () => fakeResult({ name: 'Child', score, reason: `child says ${score}` }),
+    })
+    const run = async (childScore: number, summarizeReason = false) => {
+      const { judge, metric } = dagMetric(
+        [
+          binary('Accurate?', new VerdictNode({ verdict: true, child: child(childScore) }), leaf(false, 0)),
+          binary('Polite?', leaf(true, 6), leaf(false, 0)),
+        ],
+        [
+          { match: 'Accurate?', answer: verdict(true, 'It is right.') },
+          { match: 'Polite?', answer: verdict(true, 'It is kind.') },
+          { match: 'walked a decision tree', answer: { reason: 'summary' } },
+        ],
+        { summarizeReason },
+      )
+      return { result: await metric.measure(testCase), judge }
+    }
+    const scoredLeafLowest = await run(0.9)
+    expect(scoredLeafLowest.result.score).toBe(0.6)
+    expect(scoredLeafLowest.result.reason).toBe(
+      'The walk scored 0.6 (the lowest of 2 verdicts reached, set by “Polite?” → true). “Accurate?” → true: It is right. “Polite?” → true: It is kind.',
+    )
+    const metricLowest = await run(0.35)
+    expect(metricLowest.result.score).toBe(0.35)
+    expect(metricLowest.result.reason).toBe(
+      'The walk scored 0.35 (the lowest of 2 verdicts reached, set by the metric Child under “Accurate?” → true). “Accurate?” → true: It is right. “Polite?” → true: It is kind. Then Child scored 0.35: child says 0.35',
+    )
+    const summarising = await run(0.9, true)
+    expect(taskText(summarising.judge.requests.at(-1) as JudgeRequest<unknown>)).toMatchInlineSnapshot(`
+      "An evaluation named "Test DAG" walked a decision tree and scored 0.6 on a scale from 0 to 1.
+      Parallel branches reached 2 verdicts and the score is the lowest of them, the one reached by
+      “Polite?” → true. Explain the score from that branch.
+      The data lists the steps it took, in order, with each verdict and the reason given for it.
+      Explain in two or three sentences why the final score is what it is. Do not invent steps; do not restate the
+      score as a number more than once."
+    `)
+  })
+
   test('the reason comes from the walked path without another judge call', async () => {
     const { judge, metric } = neutral()
     const result = await metric.measure(testCase)
@@ -626,6 +706,11 @@ describe('scores and reasons', () => {
 
 function userText(request: JudgeRequest<unknown>): string {
   return request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? ''
+}
+
+/** The task part of a prompt, above its data block. */
+function taskText(request: JudgeRequest<unknown>): string {
+  return userText(request).split('\n\n<<<')[0] ?? ''
 }
 
 function dataOf(request: JudgeRequest<unknown>): string {
