@@ -500,6 +500,9 @@ describe('failures', () => {
     const result = await metric.measure(testCase, { signal: AbortSignal.timeout(30) })
     expect(performance.now() - started).toBeLessThan(2_000)
     expect(result.error?.code).toBe('MEASUREMENT_ABORTED')
+    // The caller stopped the measurement; no node failed, so none is named.
+    expect(result.error?.message).toMatch(/^The measurement was aborted/)
+    expect(result.error?.node).toBeUndefined()
   })
 
   test('a missing parameter fails the measurement before any judge call, naming the parameter and the node', async () => {

@@ -153,6 +153,7 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
         record.latencyMs += performance.now() - started
         record.metric = result
         // The walk names the node in front of this when it reports the failure.
+        if (result.error?.code === 'MEASUREMENT_ABORTED') throw result.error
         if (result.error) throw errorAt(result.error, `its metric "${result.name}"`)
         return result
       },
@@ -305,7 +306,10 @@ function summarise(
   ]
   const roots = plan.order.filter((node) => !placedUnder.has(node)).map((node) => id(plan, node))
   let error: JudgetreeError | undefined
-  if (firstFailure) {
+  if (firstFailure?.error instanceof MeasurementAbortedError) {
+    // The caller's signal stopped the walk: that happened to the measurement, not at a node.
+    error = firstFailure.error
+  } else if (firstFailure) {
     const where = plan.names.get(firstFailure.node) ?? firstFailure.node.describe()
     error = errorAt(firstFailure.error, where, { node: where })
   } else if (signal?.aborted) error = new MeasurementAbortedError(signal.reason)
