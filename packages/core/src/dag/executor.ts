@@ -152,8 +152,8 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
         const result = await metric.measure(testCase as never, { signal: stop.signal })
         record.latencyMs += performance.now() - started
         record.metric = result
-        // The walk names the node in front of this when it reports the failure.
         if (result.error?.code === 'MEASUREMENT_ABORTED') throw result.error
+        // The walk puts this node's name in front when it reports the failure.
         if (result.error) throw errorAt(result.error, `its metric "${result.name}"`)
         return result
       },
