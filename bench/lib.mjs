@@ -15,7 +15,7 @@ if (!existsSync(dist)) {
 /** The root entry and the ./runtime entry (createJudgeRuntime) in one namespace, as the scenarios use both. */
 export const core = { ...(await import(dist)), ...(await import(new URL('runtime.js', pathToFileURL(dist)).href)) }
 
-/** The reference's playful-chatbot DAG: summary task → satisfied? → behaviour (3 judge calls on the full path). */
+/** The reference's playful-chatbot DAG as printed: summary task → satisfied? → behaviour (3 judge calls on the full path). */
 export function playfulChatbotDag() {
   const { ConversationalTaskNode, ConversationalBinaryJudgementNode, ConversationalNonBinaryJudgementNode } = core
   const { ConversationalVerdictNode: Verdict, DeepAcyclicGraph, TurnParams } = core
@@ -35,7 +35,7 @@ export function playfulChatbotDag() {
     instructions: "Summarize the conversation and explain assistant's behaviour overall.",
     outputLabel: 'Summary',
     evaluationParams: [TurnParams.ROLE, TurnParams.CONTENT],
-    children: [satisfied, behaviour],
+    children: [satisfied],
   })
   return new DeepAcyclicGraph({ rootNodes: [summary] })
 }

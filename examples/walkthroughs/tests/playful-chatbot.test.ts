@@ -12,6 +12,8 @@ import { expect, test } from 'vitest'
 import { exampleJudge } from '../src/judge.js'
 
 // Does the assistant stay playful while still answering? Rude or unhelpful scores 0, neutral 0.5, playful 1.
+// Built as the reference walkthrough prints it: the behaviour judgement names no evaluationParams, so when the
+// walk reaches it through "satisfied → true" it is shown what the satisfaction judgement was shown (the summary).
 const behaviour = new ConversationalNonBinaryJudgementNode({
   criteria: "How was the assistant's behaviour towards user?",
   children: [
@@ -31,8 +33,7 @@ const summary = new ConversationalTaskNode({
   instructions: "Summarize the conversation and explain assistant's behaviour overall.",
   outputLabel: 'Summary',
   evaluationParams: [TurnParams.ROLE, TurnParams.CONTENT],
-  // The behaviour judgement reads the summary too, so it judges what was said rather than nothing.
-  children: [satisfied, behaviour],
+  children: [satisfied],
 })
 
 const playfulChatbot = new ConversationalDAGMetric({

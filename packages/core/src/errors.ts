@@ -14,12 +14,45 @@ export type JudgetreeErrorCode =
 /** The root of every error judgetree throws or reports on a result. */
 export class JudgetreeError extends Error {
   readonly code: JudgetreeErrorCode
+  /**
+   * The DAG node the error happened at, as messages name it: its label, else its kind and criteria (a verdict's
+   * path for a child metric). Undefined for errors raised outside a DAG walk.
+   */
+  readonly node: string | undefined
 
-  constructor(code: JudgetreeErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: JudgetreeErrorCode, message: string, options?: { cause?: unknown; node?: string | undefined }) {
     super(message, options)
     this.name = 'JudgetreeError'
     this.code = code
+    this.node = options?.node
   }
+}
+
+/**
+ * The same error, said again with where it happened in front: `<where> failed: <message>`. Judgetree errors keep
+ * their class, code and fields (a judge's raw output, an HTTP status); anything else becomes a JUDGE_CALL_FAILED
+ * error caused by it. The original is left untouched: judge runtimes share one failure between identical calls.
+ */
+export function errorAt(error: unknown, where: string, fields: { node?: string } = {}): JudgetreeError {
+  const original = error instanceof Error ? error.message : String(error)
+  const message = `${where} failed: ${original}`
+  if (!(error instanceof JudgetreeError)) {
+    return new JudgetreeError('JUDGE_CALL_FAILED', message, { cause: error, node: fields.node })
+  }
+  const located = Object.create(Object.getPrototypeOf(error)) as JudgetreeError
+  Object.defineProperties(located, Object.getOwnPropertyDescriptors(error))
+  Object.defineProperty(located, 'message', { value: message, writable: true, configurable: true })
+  if (typeof error.stack === 'string') {
+    Object.defineProperty(located, 'stack', {
+      value: error.stack.replace(original, message),
+      writable: true,
+      configurable: true,
+    })
+  }
+  if (fields.node !== undefined) {
+    Object.defineProperty(located, 'node', { value: fields.node, enumerable: true, configurable: true })
+  }
+  return located
 }
 
 /** One broken rule found while validating a DAG: what, where and how to fix it. */

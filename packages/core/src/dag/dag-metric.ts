@@ -114,9 +114,9 @@ abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCa
       asyncMode: this.options.asyncMode,
       signal: options.signal,
     })
-    const result = resultOf(outcome, context)
+    const result = resultOf(outcome, this.#plan, context)
     if (!this.#summarizeReason || !this.options.includeReason || result.error) return this.#finish(result)
-    return this.#finish(await summarised(result, outcome, context, options.signal))
+    return this.#finish(await summarised(result, outcome, this.#plan, context, options.signal))
   }
 
   protected abstract parse(testCase: unknown): TestCase
@@ -177,18 +177,16 @@ export class ConversationalDAGMetric extends DagMetricBase<ConversationalTestCas
   }
 }
 
-/** Fails fast, before any judge call, when a node would lack its parameters or its turns. */
+/**
+ * Fails fast, before any judge call, when a node would lack its parameters. Turn windows depend on the
+ * conversation's length and are checked by each node that runs: a branch that is not taken fails nothing.
+ */
 function checkTestCase(plan: GraphPlan, testCase: LLMTestCase | ConversationalTestCase, metric: string): void {
   const missing = new Map<string, string[]>()
   for (const node of plan.order) {
-    const { missingParams, windowProblem } = node.inspect(testCase)
-    if (windowProblem) {
-      throw new TestCaseError(
-        `${plan.names.get(node)} cannot run on this conversation: ${windowProblem}`,
-        'TURN_WINDOW_OUT_OF_RANGE',
-      )
+    for (const param of node.missingParams(testCase)) {
+      missing.set(param, [...(missing.get(param) ?? []), plan.names.get(node) ?? ''])
     }
-    for (const param of missingParams) missing.set(param, [...(missing.get(param) ?? []), plan.names.get(node) ?? ''])
   }
   if (missing.size > 0) {
     const where = [...new Set([...missing.values()].flat())].join('; ')
@@ -196,7 +194,7 @@ function checkTestCase(plan: GraphPlan, testCase: LLMTestCase | ConversationalTe
   }
 }
 
-function resultOf(outcome: WalkOutcome, context: MeasurementContext): MetricResult {
+function resultOf(outcome: WalkOutcome, plan: GraphPlan, context: MeasurementContext): MetricResult {
   const notes: string[] = []
   if (outcome.leaves.length > 1) {
     const scores = outcome.leaves.map((leaf) => formatScore(leaf.score)).join(', ')
@@ -204,45 +202,73 @@ function resultOf(outcome: WalkOutcome, context: MeasurementContext): MetricResu
   }
   const trace = { metric: context.options.name, nodes: outcome.nodes, roots: outcome.roots, notes }
   if (outcome.error) return errorResult(context, outcome.error, trace, outcome.usage)
-  const raw = clampScore(Math.min(...outcome.leaves.map((leaf) => leaf.score)))
+  const deciding = decidingLeaf(outcome, plan)
+  const raw = clampScore(deciding.score)
   const { score, threshold } = applyStrictMode(raw, context.options.threshold, context.options.strictMode)
   if (context.options.strictMode && raw !== score)
     notes.push(`strict mode: the walk scored ${formatScore(raw)}, which counts as 0.`)
   return buildResult(context, {
     score,
     threshold,
-    reason: context.options.includeReason ? pathReason(outcome, raw) : undefined,
+    reason: context.options.includeReason ? pathReason(outcome, deciding, raw, score) : undefined,
     trace,
     usage: outcome.usage,
   })
 }
 
-/** The reason, built from the walked path's own judgements: no extra judge call. */
-function pathReason(outcome: WalkOutcome, score: number): string {
+/** The leaf that set the score (the lowest; the first reached of equals), and how the reason names it. */
+interface DecidingLeaf {
+  readonly score: number
+  /** The judgement and verdict that led to it, e.g. `“Polite?” → false`, and the child metric if it has one. */
+  readonly quote: string
+  /** The child metric whose score it is, if the verdict continued with one. */
+  readonly metric: MetricResult | undefined
+}
+
+function decidingLeaf(outcome: WalkOutcome, plan: GraphPlan): DecidingLeaf {
+  const lowest = outcome.leaves.reduce((min, leaf) => (leaf.score < min.score ? leaf : min))
+  const judgement = (plan.parents.get(lowest.node) ?? []).find((edge) => edge.edge === 'choice')?.node
+  const verdict = lowest.node.text
+  const quote = judgement ? `“${judgement.label ?? judgement.text}” → ${verdict}` : verdict
+  const entry = outcome.nodes.find((node) => node.id === plan.ids.get(lowest.node))
+  const metric = entry?.status === 'ran' ? entry.metric : undefined
+  return { score: lowest.score, quote: metric ? `the metric ${metric.name} under ${quote}` : quote, metric }
+}
+
+/**
+ * The reason, built from the walked path's own judgements: no extra judge call. It states the final score (after
+ * strict mode), and with parallel branches the verdict that set it.
+ */
+function pathReason(outcome: WalkOutcome, deciding: DecidingLeaf, walked: number, score: number): string {
   const steps = outcome.judgements.map(
     (judgement) =>
       `“${judgement.node.label ?? judgement.node.text}” → ${String(judgement.verdict)}: ${oneLine(judgement.reason)}`,
   )
-  const lowest = outcome.leaves.reduce((min, leaf) => (leaf.score < min.score ? leaf : min))
-  const nested = outcome.nodes.find((node) => node.metric && node.status === 'ran')?.metric
-  const tail = nested
-    ? ` Then ${nested.name} scored ${formatScore(nested.score)}${nested.reason ? `: ${oneLine(nested.reason)}` : '.'}`
+  const { metric } = deciding
+  const tail = metric
+    ? ` Then ${metric.name} scored ${formatScore(metric.score)}${metric.reason ? `: ${oneLine(metric.reason)}` : '.'}`
     : ''
   const leaf =
     outcome.leaves.length > 1
-      ? ` (the lowest of ${outcome.leaves.length} verdicts reached, at ${lowest.node.text})`
+      ? ` (the lowest of ${outcome.leaves.length} verdicts reached, set by ${deciding.quote})`
       : ''
+  const strict =
+    score === walked
+      ? ''
+      : `: its verdicts lead to ${formatScore(walked)}, and strict mode counts anything below 1 as 0`
   const path = steps.length > 0 ? ` ${steps.join(' ')}` : ''
-  return `The walk scored ${formatScore(score)}${leaf}.${path}${tail}`
+  return `The walk scored ${formatScore(score)}${leaf}${strict}.${path}${tail}`
 }
 
 /** Replaces the path-built reason with the judge's summary of the path; a failed summary fails the measurement. */
 async function summarised(
   result: MetricResult,
   outcome: WalkOutcome,
+  plan: GraphPlan,
   context: MeasurementContext,
   signal: AbortSignal | undefined,
 ): Promise<MetricResult> {
+  const deciding = decidingLeaf(outcome, plan)
   const steps = outcome.nodes
     .filter((node) => node.status === 'ran' && node.role !== 'verdict')
     .map((node) => ({
@@ -252,7 +278,14 @@ async function summarised(
     }))
   try {
     const response = await context.options.judge.generate({
-      messages: reasonSummaryPrompt(context.options.name, result.score, steps),
+      messages: reasonSummaryPrompt({
+        metric: context.options.name,
+        score: result.score,
+        walkScore: clampScore(deciding.score),
+        leaves: outcome.leaves.length,
+        decidedBy: deciding.quote,
+        steps,
+      }),
       schema: reasonSummarySchema,
       schemaName: 'reason_summary',
       promptVersion: REASON_SUMMARY_PROMPT,

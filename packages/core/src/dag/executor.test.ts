@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test, vi } from 'vitest'
+import { JudgeOutputError } from '../errors.js'
 import { type ScriptedRule, scriptedJudge } from '../judge/scripted-judge.js'
 import type { JudgeRequest } from '../judge/types.js'
 import type { Metric, MetricResult } from '../metric/types.js'
@@ -57,14 +58,14 @@ describe('turn windows', () => {
         new ConversationalVerdictNode({ verdict: false, score: 0 }),
       ],
     })
-  const measure = async (turnWindow: [number, number]) => {
+  const measure = async (turnWindow: [number, number], testCase = conversation) => {
     const judge = scriptedJudge({ rules: [{ match: 'Polite?', answer: verdict(true) }] })
     const metric = new ConversationalDAGMetric({
       name: 'Windowed',
       dag: new DeepAcyclicGraph({ rootNodes: [windowed(turnWindow)] }),
       model: judge,
     })
-    const result = await metric.measure(conversation)
+    const result = await metric.measure(testCase)
     const shown = judge.requests.map((request) => JSON.parse(dataOf(request)).Conversation.turns)
     return { result, shown }
   }
@@ -80,14 +81,171 @@ describe('turn windows', () => {
     expect(shown[0].map((turn: { index: number }) => turn.index)).toEqual([4, 5])
   })
 
-  test('a window past the conversation fails the measurement before any judge call, naming node and length', async () => {
+  test('negative indices count from the end, whatever the length: [-2, -1] is the last two turns', async () => {
+    const { result, shown } = await measure([-2, -1])
+    expect(shown[0].map((turn: { index: number }) => turn.index)).toEqual([4, 5])
+    expect(result.trace.nodes[0]).toMatchObject({ turnWindow: [-2, -1], shownTurns: [4, 5] })
+    expect(result.verboseLogs.split('\n')[0]).toBe(
+      '[1] Judgement: Polite? · turns 4–5 (turnWindow [-2, -1]) → true · 1 judge call',
+    )
+    const short = await measure([-2, -1], { turns: conversation.turns.slice(0, 3) })
+    expect(short.shown[0].map((turn: { index: number }) => turn.index)).toEqual([1, 2])
+  })
+
+  test('[0, -1] is every turn, and a window may mix both ends', async () => {
+    expect((await measure([0, -1])).shown[0]).toHaveLength(6)
+    expect((await measure([2, -2])).shown[0].map((turn: { index: number }) => turn.index)).toEqual([2, 3, 4])
+  })
+
+  test('a window that does not fit fails the node when it runs, naming the node, the window and the length', async () => {
     const { result, shown } = await measure([3, 6])
     expect(shown).toEqual([])
     expect(result.success).toBe(false)
     expect(result.error?.code).toBe('TURN_WINDOW_OUT_OF_RANGE')
+    expect(result.error?.node).toBe('ConversationalBinaryJudgementNode (criteria: "Polite?")')
     expect(result.error?.message).toMatchInlineSnapshot(
-      `"ConversationalBinaryJudgementNode (criteria: "Polite?") cannot run on this conversation: its turnWindow [3, 6] ends past the conversation, which has 6 turns (indices 0 to 5). Use a window inside [0, 5] or drop turnWindow to read every turn."`,
+      `"ConversationalBinaryJudgementNode (criteria: "Polite?") failed: its turnWindow [3, 6] does not fit this conversation of 6 turns (there is no turn 6). The turns are 0 to 5, or -6 to -1 counting from the end: use a window inside them, or drop turnWindow to read every turn."`,
     )
+    expect(result.trace.nodes[0]?.status).toBe('failed')
+  })
+
+  test('the message says why a window does not fit', async () => {
+    const cases: [number, number, number][] = [
+      [0, 5, 1],
+      [-7, -1, 6],
+      [4, -3, 6],
+      [-1, 2, 6],
+    ]
+    const messages: Record<string, string | undefined> = {}
+    for (const [start, end, length] of cases) {
+      const { result } = await measure([start, end], { turns: conversation.turns.slice(0, length) })
+      messages[`[${start}, ${end}] on ${length}`] = result.error?.message.replace(/^.*? failed: /, '')
+    }
+    expect(messages).toMatchInlineSnapshot(`
+      {
+        "[-1, 2] on 6": "its turnWindow [-1, 2] does not fit this conversation of 6 turns (here it means turns 5 to 2, which is empty). The turns are 0 to 5, or -6 to -1 counting from the end: use a window inside them, or drop turnWindow to read every turn.",
+        "[-7, -1] on 6": "its turnWindow [-7, -1] does not fit this conversation of 6 turns (-7 counts back past the first turn). The turns are 0 to 5, or -6 to -1 counting from the end: use a window inside them, or drop turnWindow to read every turn.",
+        "[0, 5] on 1": "its turnWindow [0, 5] does not fit this conversation of 1 turn (there is no turn 5). The turns are 0 to 0, or -1 to -1 counting from the end: use a window inside them, or drop turnWindow to read every turn.",
+        "[4, -3] on 6": "its turnWindow [4, -3] does not fit this conversation of 6 turns (here it means turns 4 to 3, which is empty). The turns are 0 to 5, or -6 to -1 counting from the end: use a window inside them, or drop turnWindow to read every turn.",
+      }
+    `)
+  })
+
+  test('a branch that is not taken neither fails nor checks its window', async () => {
+    const judge = scriptedJudge({
+      rules: [
+        { match: 'Answered?', answer: verdict(true) },
+        { match: 'Polite?', answer: verdict(true) },
+      ],
+    })
+    const gate = new ConversationalBinaryJudgementNode({
+      criteria: 'Answered?',
+      evaluationParams: [TurnParams.ROLE, TurnParams.CONTENT],
+      children: [
+        new ConversationalVerdictNode({ verdict: true, score: 10 }),
+        new ConversationalVerdictNode({ verdict: false, child: windowed([0, 9]) }),
+      ],
+    })
+    const metric = new ConversationalDAGMetric({
+      name: 'Gated',
+      dag: new DeepAcyclicGraph({ rootNodes: [gate] }),
+      model: judge,
+    })
+    const result = await metric.measure(conversation)
+    expect(result.error).toBeUndefined()
+    expect(result.score).toBe(1)
+    expect(judge.requests).toHaveLength(1)
+    expect(result.trace.nodes.find((node) => node.text === 'Polite?')?.status).toBe('skipped')
+  })
+})
+
+describe('inherited input', () => {
+  test('a judgement with no input of its own is shown what the judgement above its verdict was shown, transitively', async () => {
+    const third = new NonBinaryJudgementNode({
+      criteria: 'Tone?',
+      children: [new VerdictNode({ verdict: 'Warm', score: 10 }), new VerdictNode({ verdict: 'Cold', score: 2 })],
+    })
+    const second = new BinaryJudgementNode({
+      criteria: 'Greets?',
+      children: [new VerdictNode({ verdict: true, child: third }), leaf(false, 0)],
+    })
+    const first = new BinaryJudgementNode({
+      criteria: 'Polite?',
+      evaluationParams: [LLMTestCaseParams.INPUT, LLMTestCaseParams.ACTUAL_OUTPUT],
+      children: [new VerdictNode({ verdict: true, child: second }), leaf(false, 0)],
+    })
+    const { judge, metric } = dagMetric(
+      [first],
+      [
+        { match: 'Polite?', answer: verdict(true) },
+        { match: 'Greets?', answer: verdict(true) },
+        { match: 'Tone?', answer: { verdict: 'Warm', reason: 'friendly' } },
+      ],
+    )
+    const result = await metric.measure(testCase)
+    expect(result.score).toBe(1)
+    expect(judge.requests).toHaveLength(3)
+    const shown = judge.requests.map((request) => JSON.parse(dataOf(request)))
+    expect(shown).toEqual([
+      { Input: 'Say hi', 'Actual Output': 'Hello there!' },
+      { Input: 'Say hi', 'Actual Output': 'Hello there!' },
+      { Input: 'Say hi', 'Actual Output': 'Hello there!' },
+    ])
+    const ids = Object.fromEntries(result.trace.nodes.map((node) => [node.text, node.id]))
+    expect(result.trace.nodes.filter((node) => node.inputFrom).map((node) => [node.text, node.inputFrom])).toEqual([
+      ['Greets?', ids['Polite?']],
+      ['Tone?', ids['Greets?']],
+    ])
+  })
+
+  test('a conversational judgement inherits the turn window as resolved for this conversation', async () => {
+    const turns = ['hi', 'hello', 'weather?', 'sunny', 'umbrella?', 'no'].map((content, index) => ({
+      role: index % 2 === 0 ? ('user' as const) : ('assistant' as const),
+      content,
+    }))
+    const follow = new ConversationalBinaryJudgementNode({
+      criteria: 'Helpful?',
+      children: [
+        new ConversationalVerdictNode({ verdict: true, score: 10 }),
+        new ConversationalVerdictNode({ verdict: false, score: 3 }),
+      ],
+    })
+    const root = new ConversationalBinaryJudgementNode({
+      criteria: 'Polite?',
+      evaluationParams: [TurnParams.ROLE, TurnParams.CONTENT],
+      turnWindow: [-2, -1],
+      children: [
+        new ConversationalVerdictNode({ verdict: true, child: follow }),
+        new ConversationalVerdictNode({ verdict: false, score: 0 }),
+      ],
+    })
+    const judge = scriptedJudge({
+      rules: [
+        { match: 'Polite?', answer: verdict(true) },
+        { match: 'Helpful?', answer: verdict(false) },
+      ],
+    })
+    const metric = new ConversationalDAGMetric({
+      name: 'Windowed',
+      dag: new DeepAcyclicGraph({ rootNodes: [root] }),
+      model: judge,
+    })
+    const result = await metric.measure({ turns })
+    expect(result.score).toBe(0.3)
+    const [politeData, helpfulData] = judge.requests.map((request) => JSON.parse(dataOf(request)))
+    expect(helpfulData).toEqual(politeData)
+    expect(helpfulData.Conversation.turns.map((turn: { index: number }) => turn.index)).toEqual([4, 5])
+    expect(result.verboseLogs).toMatchInlineSnapshot(`
+      "[1] Judgement: Polite? · turns 4–5 (turnWindow [-2, -1]) → true · 1 judge call
+      │    reason: said true
+      ├─ ● true
+      │  └─ [2] Judgement: Helpful? · turns 4–5 → false · 1 judge call
+      │     │    input: what [1] was shown
+      │     │    reason: said false
+      │     ├─ ○ true → 10
+      │     └─ ● false → 3  ◀ score 0.3
+      └─ ○ false → 0"
+    `)
   })
 })
 
@@ -291,10 +449,44 @@ describe('failures', () => {
     })
     const result = await metric.measure(testCase)
     expect(result.error?.message).toBe('BinaryJudgementNode (criteria: "Broken?") failed: upstream exploded')
+    expect(result.error?.node).toBe('BinaryJudgementNode (criteria: "Broken?")')
     expect(result.success).toBe(false)
     expect(signals.every((signal) => signal.aborted)).toBe(true)
     expect(signals).toHaveLength(2)
     expect(result.trace.nodes.find((node) => node.text === 'After?')?.status).toBe('skipped')
+  })
+
+  test('a failing child metric is named with the verdict it sits under, keeping its own error', async () => {
+    const child: Metric<LLMTestCase> = {
+      name: 'Child',
+      kind: 'single-turn',
+      threshold: 0.5,
+      async measure() {
+        const error = new JudgeOutputError('Judging the reply at turn 3 failed: no JSON', 'oops')
+        return fakeResult({ name: 'Child', error })
+      },
+    }
+    const { metric } = dagMetric(
+      [
+        new BinaryJudgementNode({
+          criteria: 'Relevant?',
+          label: 'Gate',
+          evaluationParams: output,
+          children: [new VerdictNode({ verdict: true, child }), leaf(false, 0)],
+        }),
+      ],
+      [{ match: 'Relevant?', answer: verdict(true) }],
+    )
+    const result = await metric.measure(testCase)
+    expect(result.error).toBeInstanceOf(JudgeOutputError)
+    expect(result.error).toMatchObject({
+      code: 'JUDGE_OUTPUT_INVALID',
+      rawOutput: 'oops',
+      node: 'BinaryJudgementNode "Gate" → VerdictNode (verdict: true)',
+    })
+    expect(result.error?.message).toBe(
+      'BinaryJudgementNode "Gate" → VerdictNode (verdict: true) failed: its metric "Child" failed: Judging the reply at turn 3 failed: no JSON',
+    )
   })
 
   test('an AbortSignal cancels the measurement promptly', async () => {
@@ -308,6 +500,9 @@ describe('failures', () => {
     const result = await metric.measure(testCase, { signal: AbortSignal.timeout(30) })
     expect(performance.now() - started).toBeLessThan(2_000)
     expect(result.error?.code).toBe('MEASUREMENT_ABORTED')
+    // The caller stopped the measurement; no node failed, so none is named.
+    expect(result.error?.message).toMatch(/^The measurement was aborted/)
+    expect(result.error?.node).toBeUndefined()
   })
 
   test('a missing parameter fails the measurement before any judge call, naming the parameter and the node', async () => {
@@ -352,6 +547,86 @@ describe('scores and reasons', () => {
     const result = await strict.measure(testCase)
     expect(result).toMatchObject({ score: 0, threshold: 1, success: false, strictMode: true })
     expect(strict.threshold).toBe(1)
+  })
+
+  test('in strict mode the reason states the final score, and what the walk reached', async () => {
+    const { metric, judge } = neutral()
+    const strict = new DAGMetric({ name: 'Strict', dag: metric.dag as never, model: judge, strictMode: true })
+    const result = await strict.measure(testCase)
+    expect(result.score).toBe(0)
+    expect(result.reason).toBe(
+      'The walk scored 0: its verdicts lead to 0.5, and strict mode counts anything below 1 as 0. “Tone?” → Flat: It is plain.',
+    )
+  })
+
+  test('summarizeReason in strict mode tells the judge the final score and why it differs from the walk', async () => {
+    const judge = scriptedJudge({
+      rules: [
+        { match: 'Tone?', answer: { verdict: 'Flat', reason: 'It is plain.' } },
+        { match: 'walked a decision tree', answer: { reason: 'Flat tone is not perfect, so strict mode gives 0.' } },
+      ],
+    })
+    const { metric } = neutral()
+    const strict = new DAGMetric({
+      name: 'Strict',
+      dag: metric.dag as never,
+      model: judge,
+      strictMode: true,
+      summarizeReason: true,
+    })
+    const result = await strict.measure(testCase)
+    expect(result.reason).toBe('Flat tone is not perfect, so strict mode gives 0.')
+    expect(taskText(judge.requests[1] as JudgeRequest<unknown>)).toMatchInlineSnapshot(`
+      "An evaluation named "Strict" walked a decision tree and scored 0 on a scale from 0 to 1.
+      Its verdicts led to 0.5, but it runs in strict mode, which counts any score below 1
+      as 0, so its final score is 0. Say so.
+      The data lists the steps it took, in order, with each verdict and the reason given for it.
+      Explain in two or three sentences why the final score is what it is. Do not invent steps; do not restate the
+      score as a number more than once."
+    `)
+  })
+
+  test('with parallel leaves the reason quotes the leaf that set the minimum, not the first that ran', async () => {
+    const child = (score: number): Metric<LLMTestCase> => ({
+      name: 'Child',
+      kind: 'single-turn',
+      threshold: 0.5,
+      measure: async () => fakeResult({ name: 'Child', score, reason: `child says ${score}` }),
+    })
+    const run = async (childScore: number, summarizeReason = false) => {
+      const { judge, metric } = dagMetric(
+        [
+          binary('Accurate?', new VerdictNode({ verdict: true, child: child(childScore) }), leaf(false, 0)),
+          binary('Polite?', leaf(true, 6), leaf(false, 0)),
+        ],
+        [
+          { match: 'Accurate?', answer: verdict(true, 'It is right.') },
+          { match: 'Polite?', answer: verdict(true, 'It is kind.') },
+          { match: 'walked a decision tree', answer: { reason: 'summary' } },
+        ],
+        { summarizeReason },
+      )
+      return { result: await metric.measure(testCase), judge }
+    }
+    const scoredLeafLowest = await run(0.9)
+    expect(scoredLeafLowest.result.score).toBe(0.6)
+    expect(scoredLeafLowest.result.reason).toBe(
+      'The walk scored 0.6 (the lowest of 2 verdicts reached, set by “Polite?” → true). “Accurate?” → true: It is right. “Polite?” → true: It is kind.',
+    )
+    const metricLowest = await run(0.35)
+    expect(metricLowest.result.score).toBe(0.35)
+    expect(metricLowest.result.reason).toBe(
+      'The walk scored 0.35 (the lowest of 2 verdicts reached, set by the metric Child under “Accurate?” → true). “Accurate?” → true: It is right. “Polite?” → true: It is kind. Then Child scored 0.35: child says 0.35',
+    )
+    const summarising = await run(0.9, true)
+    expect(taskText(summarising.judge.requests.at(-1) as JudgeRequest<unknown>)).toMatchInlineSnapshot(`
+      "An evaluation named "Test DAG" walked a decision tree and scored 0.6 on a scale from 0 to 1.
+      Parallel branches reached 2 verdicts and the score is the lowest of them, the one reached by
+      “Polite?” → true. Explain the score from that branch.
+      The data lists the steps it took, in order, with each verdict and the reason given for it.
+      Explain in two or three sentences why the final score is what it is. Do not invent steps; do not restate the
+      score as a number more than once."
+    `)
   })
 
   test('the reason comes from the walked path without another judge call', async () => {
@@ -434,6 +709,11 @@ describe('scores and reasons', () => {
 
 function userText(request: JudgeRequest<unknown>): string {
   return request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? ''
+}
+
+/** The task part of a prompt, above its data block. */
+function taskText(request: JudgeRequest<unknown>): string {
+  return userText(request).split('\n\n<<<')[0] ?? ''
 }
 
 function dataOf(request: JudgeRequest<unknown>): string {

@@ -1,11 +1,11 @@
-import { JudgetreeError, MeasurementAbortedError, NoVerdictReachedError } from '../errors.js'
+import { errorAt, type JudgetreeError, MeasurementAbortedError, NoVerdictReachedError } from '../errors.js'
 import type { JudgeModel } from '../judge/types.js'
 import type { MetricResult, MetricUsage } from '../metric/types.js'
 import { addUsage, NO_USAGE, usageOf } from '../metric/usage.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import type { TraceNode } from '../trace/types.js'
 import type { GraphPlan, ParentEdge } from './graph.js'
-import type { DagNode, NodeRunContext, NodeRunResult, TaskInput } from './node.js'
+import type { DagNode, NodeRunContext, NodeRunResult, ShownInput, TaskInput } from './node.js'
 
 /** Everything one walk of a DAG needs. */
 export interface WalkOptions {
@@ -50,6 +50,14 @@ interface CallRecord {
   calls: number
   cachedCalls: number
   metric: MetricResult | undefined
+  /** What the node's judge was shown, once it asked. */
+  shown: ShownInput | undefined
+  /** Renders what the node's judge is shown: its own input, or the one it inherits. */
+  readonly render: () => ShownInput
+  /** The judgement whose input this node was shown, when it has none of its own. */
+  readonly inputFrom: DagNode | undefined
+  /** The TaskNodes whose outputs are in that input. */
+  readonly inputTasks: readonly DagNode[]
 }
 
 /**
@@ -85,14 +93,15 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
           ? [await settle((incoming[0] as ParentEdge).node)]
           : await Promise.all(incoming.map((edge) => settle(edge.node)))
     const inputs: TaskInput[] = []
+    const inputTasks: DagNode[] = []
     let gated = false
-    let chosen = false
+    let chosenBy: DagNode | undefined
     for (let index = 0; index < incoming.length; index++) {
       const edge = incoming[index] as ParentEdge
       const state = parentStates[index] as NodeState
       if (edge.edge !== 'data') {
         gated = true
-        chosen ||= state.status === 'ran' && state.result.activates?.includes(node) === true
+        if (state.status === 'ran' && state.result.activates?.includes(node) === true) chosenBy ??= edge.node
         continue
       }
       if (state.status !== 'ran') {
@@ -102,17 +111,34 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
         label: (edge.node as { outputLabel?: string }).outputLabel ?? '',
         output: state.result.output ?? '',
       })
+      inputTasks.push(edge.node)
     }
+    const chosen = chosenBy !== undefined
     if (gated && !chosen) {
       return { status: 'skipped', because: notReachedBecause(node, incoming, parentStates, plan) }
     }
     if (stop.signal.aborted) {
       return { status: 'skipped', because: 'the measurement stopped before it was reached' }
     }
-    const record: CallRecord = { usage: NO_USAGE, latencyMs: 0, calls: 0, cachedCalls: 0, metric: undefined }
+    const inherited = plan.inherits.has(node) ? await inheritedInput(chosenBy) : undefined
+    const record: CallRecord = {
+      usage: NO_USAGE,
+      latencyMs: 0,
+      calls: 0,
+      cachedCalls: 0,
+      metric: undefined,
+      shown: undefined,
+      render: inherited?.render ?? (() => node.show(testCase, inputs)),
+      inputFrom: inherited?.from,
+      inputTasks: inherited?.tasks ?? inputTasks,
+    }
     const context: NodeRunContext = {
       testCase,
-      inputs,
+      input: () => {
+        // Rendered when the node asks, so a turnWindow is checked only by a node that runs.
+        record.shown ??= record.render()
+        return record.shown.data
+      },
       judge: async (request) => {
         stop.signal.throwIfAborted()
         const started = performance.now()
@@ -126,13 +152,9 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
         const result = await metric.measure(testCase as never, { signal: stop.signal })
         record.latencyMs += performance.now() - started
         record.metric = result
-        if (result.error) {
-          throw new JudgetreeError(
-            result.error.code,
-            `The metric "${result.name}" under ${plan.names.get(node)} failed: ${result.error.message}`,
-            { cause: result.error },
-          )
-        }
+        if (result.error?.code === 'MEASUREMENT_ABORTED') throw result.error
+        // The walk puts this node's name in front when it reports the failure.
+        if (result.error) throw errorAt(result.error, `its metric "${result.name}"`)
         return result
       },
     }
@@ -142,6 +164,24 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
     } catch (error) {
       stop.abort(error)
       return { status: 'failed', error, record }
+    }
+  }
+
+  // A judgement with no input of its own is shown what the judgement above its chosen verdict was shown, which
+  // has run by then (the verdict waited for it). Through several such judgements, this is transitive.
+  const inheritedInput = async (verdict: DagNode | undefined) => {
+    const judgement = (plan.parents.get(verdict as DagNode) ?? NO_EDGES).find((edge) => edge.edge === 'choice')?.node
+    const state = judgement ? await settle(judgement) : undefined
+    if (!judgement || state?.status !== 'ran')
+      throw new Error('judgetree bug: an inheriting node ran without its source')
+    const source = state.record
+    return {
+      from: judgement,
+      tasks: source.inputTasks,
+      render: () => {
+        source.shown ??= source.render()
+        return source.shown
+      },
     }
   }
 
@@ -236,6 +276,10 @@ function summarise(
       usage: state.record.usage,
       latencyMs: Math.round(state.record.latencyMs),
       cached: state.record.usage.judgeCalls > 0 && state.record.usage.cachedCalls === state.record.usage.judgeCalls,
+      ...(state.record.shown?.turns ? { shownTurns: state.record.shown.turns } : {}),
+      ...(state.record.inputFrom
+        ? { inputFrom: id(plan, state.record.inputFrom), inputs: state.record.inputTasks.map((task) => id(plan, task)) }
+        : {}),
     }
     if (state.status === 'failed') {
       firstFailure ??= isOwnAbort(state.error, signal) ? undefined : { node, error: state.error }
@@ -262,8 +306,13 @@ function summarise(
   ]
   const roots = plan.order.filter((node) => !placedUnder.has(node)).map((node) => id(plan, node))
   let error: JudgetreeError | undefined
-  if (firstFailure) error = asJudgetreeError(firstFailure.error, plan.names.get(firstFailure.node) ?? '')
-  else if (signal?.aborted) error = new MeasurementAbortedError(signal.reason)
+  if (firstFailure?.error instanceof MeasurementAbortedError) {
+    // The caller's signal stopped the walk: that happened to the measurement, not at a node.
+    error = firstFailure.error
+  } else if (firstFailure) {
+    const where = plan.names.get(firstFailure.node) ?? firstFailure.node.describe()
+    error = errorAt(firstFailure.error, where, { node: where })
+  } else if (signal?.aborted) error = new MeasurementAbortedError(signal.reason)
   else if (leaves.length === 0) error = noVerdictError(plan, states)
   return { nodes: ranFirst, roots, leaves, judgements, usage, error }
 }
@@ -285,7 +334,12 @@ function staticLayout(plan: GraphPlan): StaticLayout {
     const uniqueChildren = new Map<DagNode, readonly DagNode[]>()
     for (const node of plan.order) {
       const edges = (plan.parents.get(node) ?? NO_EDGES).filter((edge) => edge.edge === 'data')
-      inputIds.set(node, Object.freeze(edges.map((edge) => id(plan, edge.node))))
+      // A node that inherits its input reads the outputs its source reads; the order puts the source first.
+      const source = plan.inherits.get(node)?.[0]
+      inputIds.set(
+        node,
+        source ? (inputIds.get(source) ?? NO_IDS) : Object.freeze(edges.map((edge) => id(plan, edge.node))),
+      )
       uniqueChildren.set(node, Object.freeze([...new Set(node.children)]))
     }
     layout = { inputIds, uniqueChildren }
@@ -323,9 +377,4 @@ function isOwnAbort(error: unknown, signal: AbortSignal | undefined): boolean {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
-}
-
-function asJudgetreeError(error: unknown, where: string): JudgetreeError {
-  if (error instanceof JudgetreeError) return error
-  return new JudgetreeError('JUDGE_CALL_FAILED', `${where} failed: ${messageOf(error)}`, { cause: error })
 }

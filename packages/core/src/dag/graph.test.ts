@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { DagValidationError } from '../errors.js'
 import { scriptedJudge } from '../judge/scripted-judge.js'
 import type { Metric } from '../metric/types.js'
-import { LLMTestCaseParams, TurnParams } from '../test-case/params.js'
+import { type LLMTestCaseParam, LLMTestCaseParams, TurnParams } from '../test-case/params.js'
 import { ConversationalDAGMetric, DAGMetric } from './dag-metric.js'
 import { DeepAcyclicGraph } from './graph.js'
 import { BinaryJudgementNode, ConversationalBinaryJudgementNode } from './nodes/binary-judgement-node.js'
@@ -12,7 +12,7 @@ import { ConversationalVerdictNode, VerdictNode } from './nodes/verdict-node.js'
 
 // Tests build deliberately invalid nodes; `bad` lets them past the type checker as a JavaScript user would.
 const bad = <T = never>(value: unknown) => value as T
-const params = [LLMTestCaseParams.ACTUAL_OUTPUT]
+const params: LLMTestCaseParam[] = [LLMTestCaseParams.ACTUAL_OUTPUT]
 const yes = () => new VerdictNode({ verdict: true, score: 10 })
 const no = () => new VerdictNode({ verdict: false, score: 0 })
 const binary = (criteria = 'Is it good?') =>
@@ -70,7 +70,7 @@ describe('node options are checked by the constructor', () => {
     `)
   })
 
-  test.each([[[3, 1]], [[-1, 2]], [[0.5, 2]], [[1, 2, 3]], ['0-2']])('turnWindow %j is rejected', (turnWindow) => {
+  test.each([[[3, 1]], [[-1, -2]], [[0.5, 2]], [[1, 2, 3]], ['0-2']])('turnWindow %j is rejected', (turnWindow) => {
     expect(
       issuesOf(
         () =>
@@ -99,9 +99,23 @@ describe('node options are checked by the constructor', () => {
         }),
     ).toThrowErrorMatchingInlineSnapshot(`
       [DagValidationError: Invalid DAG (1 problem):
-        1. [turn-window] ConversationalTaskNode (instructions: "Summarise"): turnWindow must be [start, end]: two integers with 0 <= start <= end (inclusive, 0-based turn indices); got [3,1]. For a single turn write [i, i].]
+        1. [turn-window] ConversationalTaskNode (instructions: "Summarise"): turnWindow must be [start, end], inclusive: two integers, each >= 0 to count from the first turn or < 0 to count from the end ([-2, -1] is the last two turns), with start <= end when both count from the same end; got [3,1]. For a single turn write [i, i].]
     `)
   })
+
+  test.each([[[2, 2]], [[-2, -1]], [[0, -1]], [[-1, -1]], [[2, -1]], [[-3, 4]]])(
+    'turnWindow %j is accepted: indices count from the start (>= 0) or the end (< 0)',
+    (turnWindow) => {
+      const node = new ConversationalTaskNode({
+        instructions: 'Summarise',
+        outputLabel: 'Summary',
+        children: [],
+        evaluationParams: [TurnParams.CONTENT],
+        turnWindow: turnWindow as [number, number],
+      })
+      expect(node.turnWindow).toEqual(turnWindow)
+    },
+  )
 
   test('single-turn windows are allowed', () => {
     const node = new ConversationalTaskNode({
@@ -311,8 +325,77 @@ describe('graph rules are checked when the DeepAcyclicGraph is built', () => {
     const blind = new BinaryJudgementNode({ criteria: 'Is it polite?', children: [no(), yes()] })
     expect(() => new DeepAcyclicGraph({ rootNodes: [blind] })).toThrowErrorMatchingInlineSnapshot(`
       [DagValidationError: Invalid DAG (1 problem):
-        1. [node-without-input] BinaryJudgementNode (criteria: "Is it polite?"): would be shown nothing: it names no evaluationParams and has no TaskNode parent. Add evaluationParams (e.g. [LLMTestCaseParams.ACTUAL_OUTPUT]) or list it among a TaskNode's children so it reads that task's output.]
+        1. [node-without-input] BinaryJudgementNode (criteria: "Is it polite?"): would be shown nothing: it names no evaluationParams, has no TaskNode parent and is not under a verdict of a judgement (whose input it would then be shown). Add evaluationParams (e.g. [LLMTestCaseParams.ACTUAL_OUTPUT]) or list it among a TaskNode's children so it reads that task's output.]
     `)
+  })
+
+  test('a judgement under a verdict needs no input of its own: it is shown what the judgement above was shown', () => {
+    const tone = new NonBinaryJudgementNode({
+      criteria: 'Tone?',
+      children: [new VerdictNode({ verdict: 'Warm', score: 10 }), new VerdictNode({ verdict: 'Cold', score: 0 })],
+    })
+    const polite = new BinaryJudgementNode({
+      criteria: 'Polite?',
+      children: [no(), new VerdictNode({ verdict: true, child: tone })],
+    })
+    const root = new BinaryJudgementNode({
+      criteria: 'Relevant?',
+      evaluationParams: params,
+      children: [no(), new VerdictNode({ verdict: true, child: polite })],
+    })
+    expect(() => new DeepAcyclicGraph({ rootNodes: [root] })).not.toThrow()
+    // A TaskNode transforms what it is given; it does not borrow what a judgement above it was shown.
+    const task = new TaskNode({ instructions: 'Extract the greeting', outputLabel: 'Greeting', children: [binary()] })
+    const gate = new BinaryJudgementNode({
+      criteria: 'Relevant?',
+      evaluationParams: params,
+      children: [no(), new VerdictNode({ verdict: true, child: task })],
+    })
+    expect(() => new DeepAcyclicGraph({ rootNodes: [gate] })).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [node-without-input] TaskNode (instructions: "Extract the greeting"): would be shown nothing: it names no evaluationParams and has no TaskNode parent. Add evaluationParams (e.g. [LLMTestCaseParams.ACTUAL_OUTPUT]) or list it among a TaskNode's children so it reads that task's output.]
+    `)
+  })
+
+  test('a node reached from judgements that are shown different input must name its own', () => {
+    const shared = () => new BinaryJudgementNode({ criteria: 'Polite?', children: [no(), yes()] })
+    const build = (secondParams: typeof params) => {
+      const node = shared()
+      const first = new BinaryJudgementNode({
+        criteria: 'Accurate?',
+        evaluationParams: params,
+        children: [no(), new VerdictNode({ verdict: true, child: node })],
+      })
+      const second = new BinaryJudgementNode({
+        criteria: 'Complete?',
+        evaluationParams: secondParams,
+        children: [new VerdictNode({ verdict: false, child: node }), yes()],
+      })
+      return () => new DeepAcyclicGraph({ rootNodes: [first, second] })
+    }
+    expect(build(params)).not.toThrow()
+    expect(build([LLMTestCaseParams.INPUT, LLMTestCaseParams.ACTUAL_OUTPUT])).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [inherited-input-ambiguous] BinaryJudgementNode (criteria: "Polite?"): has no input of its own and is reached through verdicts of judgements that are shown different input (BinaryJudgementNode (criteria: "Accurate?"); BinaryJudgementNode (criteria: "Complete?")), so what it would be shown depends on the path taken. Give it evaluationParams, or list it among a TaskNode's children so it reads that task's output.]
+    `)
+  })
+
+  test('two TaskNode parents of one node may not share an outputLabel, or one output would hide the other', () => {
+    const tone = new NonBinaryJudgementNode({
+      criteria: 'Tone?',
+      children: [new VerdictNode({ verdict: 'Warm', score: 10 }), new VerdictNode({ verdict: 'Cold', score: 0 })],
+    })
+    const task = (instructions: string, outputLabel: string) =>
+      new TaskNode({ instructions, outputLabel, evaluationParams: params, children: [tone] })
+    expect(
+      () => new DeepAcyclicGraph({ rootNodes: [task('List the facts', 'Notes'), task('Describe the style', 'Notes')] }),
+    ).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [duplicate-output-label] NonBinaryJudgementNode (criteria: "Tone?"): reads two TaskNode outputs labelled "Notes", from TaskNode (instructions: "List the facts") and TaskNode (instructions: "Describe the style"); the judge would see only one of them. Give each TaskNode its own outputLabel.]
+    `)
+    expect(
+      () => new DeepAcyclicGraph({ rootNodes: [task('List the facts', 'Facts'), task('Describe the style', 'Style')] }),
+    ).not.toThrow()
   })
 
   test('a root that is also a child is rejected, and so is a root listed twice', () => {

@@ -30,6 +30,11 @@ export interface GraphPlan {
   readonly names: ReadonlyMap<DagNode, string>
   /** Test-case parameters any node reads. */
   readonly params: readonly string[]
+  /**
+   * Judgements with no input of their own, reached through verdicts: each is shown what the judgement above the
+   * chosen verdict was shown. Maps the node to those judgements, in declaration order.
+   */
+  readonly inherits: ReadonlyMap<DagNode, readonly DagNode[]>
 }
 
 const plans = new WeakMap<object, GraphPlan>()
@@ -159,6 +164,27 @@ function planGraph(options: unknown): GraphPlan {
   }
 
   const mode = roots[0]?.mode ?? 'single-turn'
+  const inherits = new Map<DagNode, readonly DagNode[]>()
+  const dataParents = (node: DagNode) => (parents.get(node) ?? []).filter((parent) => parent.edge === 'data')
+  const hasOwnInput = (node: DagNode) => node.evaluationParams.length > 0 || dataParents(node).length > 0
+  // The judgements whose verdicts lead to a node: what such a node is shown when it has no input of its own.
+  const judgementsAbove = (node: DagNode) => [
+    ...new Set(
+      (parents.get(node) ?? [])
+        .filter((parent) => parent.edge === 'control')
+        .flatMap((verdict) => (parents.get(verdict.node) ?? []).filter((parent) => parent.edge === 'choice'))
+        .map((parent) => parent.node),
+    ),
+  ]
+  // The nodes with input of their own that an inheriting node ends up shown the input of (transitively).
+  const inputSources = (node: DagNode, seen: Set<DagNode>): DagNode[] => {
+    if (hasOwnInput(node)) return [node]
+    if (seen.has(node)) return []
+    seen.add(node)
+    return (inherits.get(node) ?? []).flatMap((judgement) => inputSources(judgement, seen))
+  }
+  const inputSignature = (node: DagNode) =>
+    JSON.stringify([dataParents(node).map((parent) => ids.get(parent.node)), node.evaluationParams, node.turnWindow])
   for (const node of discovered) {
     const name = nameOf(node)
     node.validateChildren((rule, message) => report(name, rule, message))
@@ -182,13 +208,37 @@ function planGraph(options: unknown): GraphPlan {
           'a verdict belongs to exactly one judgement. Create a separate VerdictNode for each judgement.',
       )
     }
-    if (node.readsInput && node.evaluationParams.length === 0 && !incoming.some((parent) => parent.edge === 'data')) {
+    const labelled = new Map<string, DagNode>()
+    for (const { node: task } of dataParents(node)) {
+      const label = (task as { outputLabel?: unknown }).outputLabel
+      if (typeof label !== 'string') continue
+      const first = labelled.get(label)
+      if (first === undefined) labelled.set(label, task)
+      else if (first !== task) {
+        report(
+          name,
+          'duplicate-output-label',
+          `reads two TaskNode outputs labelled ${JSON.stringify(label)}, from ${nameOf(first)} and ${nameOf(task)}; ` +
+            'the judge would see only one of them. Give each TaskNode its own outputLabel.',
+        )
+      }
+    }
+    if (node.readsInput && !hasOwnInput(node)) {
+      const above = node.inheritsInput ? judgementsAbove(node) : []
+      if (above.length > 0) inherits.set(node, above)
+      else report(name, 'node-without-input', withoutInputMessage(node, mode))
+    }
+  }
+  for (const [node, above] of inherits) {
+    const sources = [...new Set(above.flatMap((judgement) => inputSources(judgement, new Set())))]
+    const shown = new Map(sources.map((source) => [inputSignature(source), source]))
+    if (shown.size > 1) {
       report(
-        name,
-        'node-without-input',
-        'would be shown nothing: it names no evaluationParams and has no TaskNode parent. Add evaluationParams ' +
-          `(e.g. [${mode === 'single-turn' ? 'LLMTestCaseParams.ACTUAL_OUTPUT' : 'TurnParams.ROLE, TurnParams.CONTENT'}]) ` +
-          "or list it among a TaskNode's children so it reads that task's output.",
+        nameOf(node),
+        'inherited-input-ambiguous',
+        'has no input of its own and is reached through verdicts of judgements that are shown different input ' +
+          `(${[...shown.values()].map(nameOf).join('; ')}), so what it would be shown depends on the path taken. ` +
+          "Give it evaluationParams, or list it among a TaskNode's children so it reads that task's output.",
       )
     }
   }
@@ -211,7 +261,16 @@ function planGraph(options: unknown): GraphPlan {
   if (issues.length > 0) throw new DagValidationError(issues)
 
   const params = [...new Set(discovered.flatMap((node) => node.evaluationParams))]
-  return { mode, order: topologicalOrder(discovered, parents), ids, parents, names, params }
+  return { mode, order: topologicalOrder(discovered, parents), ids, parents, names, params, inherits }
+}
+
+function withoutInputMessage(node: DagNode, mode: NodeMode): string {
+  const example = mode === 'single-turn' ? 'LLMTestCaseParams.ACTUAL_OUTPUT' : 'TurnParams.ROLE, TurnParams.CONTENT'
+  const fix = `Add evaluationParams (e.g. [${example}]) or list it among a TaskNode's children so it reads that task's output.`
+  return node.inheritsInput
+    ? 'would be shown nothing: it names no evaluationParams, has no TaskNode parent and is not under a verdict of ' +
+        `a judgement (whose input it would then be shown). ${fix}`
+    : `would be shown nothing: it names no evaluationParams and has no TaskNode parent. ${fix}`
 }
 
 /** Kahn's algorithm; among ready nodes the one declared first goes first, so the order never depends on timing. */

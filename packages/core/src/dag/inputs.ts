@@ -1,3 +1,4 @@
+import { TestCaseError } from '../errors.js'
 import {
   isLLMTestCaseParam,
   isTurnParam,
@@ -7,7 +8,7 @@ import {
   type TurnParam,
 } from '../test-case/params.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
-import { isDagNode, type ReportIssue, type TaskInput } from './node.js'
+import { isDagNode, type ReportIssue, type ShownInput, type TaskInput } from './node.js'
 
 /**
  * How a node reads a test case: which parameters, which turns. Single-turn and conversational nodes differ only
@@ -18,10 +19,11 @@ export interface InputView {
   readonly turnWindow: readonly [number, number] | undefined
   /** The named parameters absent from the test case. */
   missingParams(testCase: LLMTestCase | ConversationalTestCase): string[]
-  /** Why the window does not fit the conversation, if it does not. */
-  windowProblem(testCase: LLMTestCase | ConversationalTestCase): string | undefined
-  /** The JSON document the judge is shown. */
-  data(testCase: LLMTestCase | ConversationalTestCase, inputs: readonly TaskInput[]): Record<string, unknown>
+  /**
+   * What the judge is shown: the parent outputs, then the parameters. Throws a `TURN_WINDOW_OUT_OF_RANGE`
+   * TestCaseError when the window does not fit the conversation, so only a node that runs checks its window.
+   */
+  show(testCase: LLMTestCase | ConversationalTestCase, inputs: readonly TaskInput[]): ShownInput
 }
 
 const STEP_OUTPUTS_KEY = 'Outputs of earlier steps'
@@ -37,12 +39,12 @@ export function singleTurnView(params: readonly LLMTestCaseParam[]): InputView {
     params,
     turnWindow: undefined,
     missingParams: (testCase) => params.filter((param) => (testCase as LLMTestCase)[param] === undefined),
-    windowProblem: () => undefined,
-    data: (testCase, inputs) =>
-      withStepOutputs(
+    show: (testCase, inputs) => ({
+      data: withStepOutputs(
         inputs,
         Object.fromEntries(params.map((param) => [PARAM_LABELS[param], (testCase as LLMTestCase)[param]])),
       ),
+    }),
   }
 }
 
@@ -57,20 +59,15 @@ export function conversationalView(params: readonly TurnParam[], turnWindow: rea
     // conversation-level ones can be missing.
     missingParams: (testCase) =>
       caseFields.filter((param) => (testCase as ConversationalTestCase)[param as keyof ConversationalTestCase] == null),
-    windowProblem: (testCase) => {
-      const count = (testCase as ConversationalTestCase).turns.length
-      if (!turnWindow || turnWindow[1] < count) return undefined
-      return `its turnWindow [${turnWindow[0]}, ${turnWindow[1]}] ends past the conversation, which has ${count} turn${
-        count === 1 ? '' : 's'
-      } (indices 0 to ${count - 1}). Use a window inside [0, ${count - 1}] or drop turnWindow to read every turn.`
-    },
-    data: (testCase, inputs) => {
+    show: (testCase, inputs) => {
       const conversation = testCase as ConversationalTestCase
+      const count = conversation.turns.length
+      const turns = turnWindow ? resolveTurnWindow(turnWindow, count) : undefined
       const data: Record<string, unknown> = {}
       if (turnFields.length > 0) {
-        const [start, end] = turnWindow ?? [0, conversation.turns.length - 1]
+        const [start, end] = turns ?? [0, count - 1]
         data.Conversation = {
-          window: `turns ${start} to ${end} of a conversation of ${conversation.turns.length} turns (0-based)`,
+          window: `turns ${start} to ${end} of a conversation of ${count} turns (0-based)`,
           turns: conversation.turns.slice(start, end + 1).map((turn, offset) => {
             const shown: Record<string, unknown> = { index: start + offset, role: turn.role }
             for (const field of turnFields)
@@ -83,10 +80,33 @@ export function conversationalView(params: readonly TurnParam[], turnWindow: rea
       for (const field of caseFields) {
         data[PARAM_LABELS[field]] = conversation[field as keyof ConversationalTestCase]
       }
-      return withStepOutputs(inputs, data)
+      return { data: withStepOutputs(inputs, data), ...(turns ? { turns } : {}) }
     },
   }
   return view
+}
+
+/**
+ * The 0-based turns `[first, last]` a window covers in a conversation of `count` turns: an index >= 0 counts from
+ * the first turn, one < 0 from the end (`-1` is the last turn). Throws, naming the window and the length, when the
+ * window does not fit.
+ */
+export function resolveTurnWindow(window: readonly [number, number], count: number): readonly [number, number] {
+  const [start, end] = window.map((index) => (index < 0 ? count + index : index)) as [number, number]
+  if (start >= 0 && end < count && start <= end) return [start, end]
+  const outside = window.flatMap((index, position) => {
+    const resolved = position === 0 ? start : end
+    if (resolved >= 0 && resolved < count) return []
+    return [index < 0 ? `${index} counts back past the first turn` : `there is no turn ${index}`]
+  })
+  const why = outside.length > 0 ? outside.join(' and ') : `here it means turns ${start} to ${end}, which is empty`
+  const turns = `${count} turn${count === 1 ? '' : 's'}`
+  throw new TestCaseError(
+    `its turnWindow [${window[0]}, ${window[1]}] does not fit this conversation of ${turns} (${why}). ` +
+      `The turns are 0 to ${count - 1}, or -${count} to -1 counting from the end: use a window inside them, or drop ` +
+      'turnWindow to read every turn.',
+    'TURN_WINDOW_OUT_OF_RANGE',
+  )
 }
 
 /** Checks a single-turn node's `evaluationParams` option. */
@@ -105,14 +125,15 @@ export function checkConversationalOptions(
   const valid =
     Array.isArray(turnWindow) &&
     turnWindow.length === 2 &&
-    turnWindow.every((index) => Number.isInteger(index) && index >= 0) &&
-    turnWindow[0] <= turnWindow[1]
+    turnWindow.every((index) => Number.isInteger(index)) &&
+    // Indices counting from different ends can only be compared against a conversation, when the node runs.
+    (turnWindow[0] < 0 !== turnWindow[1] < 0 || turnWindow[0] <= turnWindow[1])
   if (!valid) {
     report(
       'turn-window',
-      `turnWindow must be [start, end]: two integers with 0 <= start <= end (inclusive, 0-based turn indices); got ${describeValue(
-        turnWindow,
-      )}. For a single turn write [i, i].`,
+      'turnWindow must be [start, end], inclusive: two integers, each >= 0 to count from the first turn or < 0 to ' +
+        'count from the end ([-2, -1] is the last two turns), with start <= end when both count from the same end; ' +
+        `got ${describeValue(turnWindow)}. For a single turn write [i, i].`,
     )
     return { params: checked, turnWindow: undefined }
   }

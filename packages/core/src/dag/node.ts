@@ -20,11 +20,23 @@ export interface TaskInput {
   readonly output: string
 }
 
+/** What a node's judge is shown about the test case. */
+export interface ShownInput {
+  /** The JSON document in the prompt's data block. */
+  readonly data: Record<string, unknown>
+  /** The 0-based turns shown, when a turnWindow chose them (negative indices resolved against the conversation). */
+  readonly turns?: readonly [number, number] | undefined
+}
+
 /** What the executor gives a node when it runs. */
 export interface NodeRunContext {
   readonly testCase: LLMTestCase | ConversationalTestCase
-  /** Outputs of the node's direct TaskNode parents, in declaration order. */
-  readonly inputs: readonly TaskInput[]
+  /**
+   * What the node's judge is shown: the outputs of its direct TaskNode parents (in declaration order) and the
+   * parameters it names; or, for a judgement that inherits its input, what the judgement above its verdict was
+   * shown. Throws when the node's turnWindow does not fit the conversation.
+   */
+  input(): Record<string, unknown>
   /** Asks the metric's judge; usage, latency and caching are recorded on this node's trace entry. */
   judge<T>(request: Omit<JudgeRequest<T>, 'signal'>): Promise<T>
   /** Measures a child metric on the same test case; its result nests under this node in the trace. */
@@ -67,17 +79,24 @@ export interface DagNode {
   readonly canBeRoot: boolean
   /** True when the node sends test-case data or parent outputs to the judge (so it must be given some). */
   readonly readsInput: boolean
+  /**
+   * True when, with no evaluationParams and no TaskNode parent, the node is shown what the judgement above its
+   * verdict was shown (judgements). A node without input that cannot inherit is rejected when the graph is built.
+   */
+  readonly inheritsInput: boolean
   /** Test-case parameters the node reads; checked before any judge call. */
   readonly evaluationParams: readonly string[]
   /** Inclusive turn range for conversational nodes. */
   readonly turnWindow: readonly [number, number] | undefined
   /** A short human name for messages and traces, e.g. `BinaryJudgementNode "Satisfied?"`. */
   describe(): string
-  /** What the test case lacks for this node: absent parameters, a turn window past the conversation. */
-  inspect(testCase: LLMTestCase | ConversationalTestCase): {
-    readonly missingParams: readonly string[]
-    readonly windowProblem: string | undefined
-  }
+  /** The parameters this node names that the test case lacks; checked before any judge call. */
+  missingParams(testCase: LLMTestCase | ConversationalTestCase): readonly string[]
+  /**
+   * What this node's own input shows a judge: `inputs` (its TaskNode parents' outputs), then its parameters. Throws
+   * when its turnWindow does not fit the conversation.
+   */
+  show(testCase: LLMTestCase | ConversationalTestCase, inputs: readonly TaskInput[]): ShownInput
   /** The node's own options, not its children, as JSON-ready data (a verdict's child metric is `metric`). */
   fields(): Readonly<Record<string, unknown>>
   /** What the trace shows for this node whether or not it ran, such as a verdict's score. */

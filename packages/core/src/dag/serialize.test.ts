@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { playfulChatbotDag } from '../../test/support/walkthroughs.js'
+import { meetingSummaryDag, playfulChatbotDag } from '../../test/support/walkthroughs.js'
 import type { DagValidationError } from '../errors.js'
 import { scriptedJudge } from '../judge/scripted-judge.js'
 import type { Metric } from '../metric/types.js'
@@ -31,17 +31,19 @@ describe('DeepAcyclicGraph JSON round trip', () => {
   })
 
   test('the JSON lists each node once, with its options and child ids; shared nodes stay shared', () => {
-    const json = playfulChatbotDag().toJSON()
+    // The meeting-summary DAG shares its order judgement between the task (data) and a verdict (control).
+    const json = meetingSummaryDag().toJSON()
     expect(json.roots).toEqual(['n1'])
     expect(json.nodes.n1).toEqual({
-      type: 'ConversationalTaskNode',
-      instructions: "Summarize the conversation and explain assistant's behaviour overall.",
-      outputLabel: 'Summary',
-      evaluationParams: ['role', 'content'],
+      type: 'TaskNode',
+      instructions: 'Extract all headings in `actual_output`',
+      outputLabel: 'Summary headings',
+      evaluationParams: ['actualOutput'],
       children: ['n2', 'n5'],
     })
-    expect(json.nodes.n4).toEqual({ type: 'ConversationalVerdictNode', verdict: true, children: ['n5'] })
+    expect(json.nodes.n4).toEqual({ type: 'VerdictNode', verdict: true, children: ['n5'] })
     expect(Object.keys(json.nodes)).toHaveLength(8)
+    expect(playfulChatbotDag().toJSON().nodes.n1).toMatchObject({ children: ['n2'] })
   })
 
   test('child metrics are written by name and passed back in by name', () => {
@@ -139,7 +141,6 @@ describe('toMermaid', () => {
         n7(["Neutral → 5"])
         n8(["Playful → 10"])
         n1 -.->|Summary| n2
-        n1 -.->|Summary| n5
         n2 --> n3
         n2 --> n4
         n4 --> n5
@@ -166,7 +167,7 @@ describe('toMermaid', () => {
       [
         "  class n1,n2,n4,n5,n7 walked",
         "  class n3,n6,n8 skipped",
-        "  linkStyle 0,1,3,4,6 stroke:#15803d,stroke-width:3px",
+        "  linkStyle 0,2,3,5 stroke:#15803d,stroke-width:3px",
       ]
     `)
   })

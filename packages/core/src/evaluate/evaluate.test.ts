@@ -109,7 +109,7 @@ describe('evaluate', () => {
       ✗ case 0 "kind" · Crasher: error: The metric "Crasher" failed instead of returning a result: metric bug
       ✗ case 1 "rude" · Playful: score 0 < threshold 0.5
       ✗ case 1 "rude" · Crasher: error: The metric "Crasher" failed instead of returning a result: metric bug
-      ✗ case 2 "broken" · Playful: error: The judge model "gpt-4.1" at 127.0.0.1:PORT answered HTTP 500: the judge fell over
+      ✗ case 2 "broken" · Playful: error: ConversationalTaskNode (instructions: "Summarize the conversation and explain assistant'…") failed: The judge model "gpt-4.1" at 127.0.0.1:PORT answered HTTP 500: the judge fell over
       ✗ case 2 "broken" · Crasher: error: The metric "Crasher" failed instead of returning a result: metric bug
 
       5 pairs skipped: a metric only measures test cases of its kind.

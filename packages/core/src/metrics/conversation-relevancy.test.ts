@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { jsonReply, type OpenAIServer, startOpenAIServer } from '../../test/support/openai-server.js'
 import { ConfigurationError } from '../errors.js'
+import { CONVERSATION_RELEVANCY_PROMPT } from '../prompts/conversation-relevancy.js'
+import { DATA_OPEN } from '../prompts/shared.js'
 import type { ConversationalTestCase } from '../test-case/schemas.js'
 import {
   ConversationRelevancyMetric,
@@ -75,6 +77,28 @@ describe('ConversationRelevancyMetric', () => {
     })
   })
 
+  it('asks whether the reply addresses the user: extra material in a reply that answers is not irrelevance', async () => {
+    await metric({ windowSize: 1 }).measure(conversation)
+
+    const prompt = server.requests[0]?.body.messages.find((message) => message.role === 'user')?.content ?? ''
+    expect(prompt.split(`\n\n${DATA_OPEN}`)[0]).toMatchInlineSnapshot(`
+      "The data holds the recent turns of a conversation between a user and an AI assistant (each with its 0-based
+      index and role), then the assistant reply to judge.
+
+      Decide whether the reply is relevant: whether it addresses the user's latest message, read with the earlier
+      turns as context. A reply that responds to that message is relevant even when it is brief, partial or
+      imperfect, asks a clarifying question, or is a light answer to small talk or a greeting. Material added to a
+      reply that does address the user (a greeting, an offer or upsell, a related suggestion) does not make it
+      irrelevant. It is irrelevant only when it does not address the user's message at all: it ignores it, or talks
+      about something else instead. If no user turn precedes the reply, judge whether it is a sensible way for the
+      assistant to open.
+
+      Answer with a short "reason" first, then "relevant": true or false."
+    `)
+    // The wording is part of the cache key: answers recorded for the old meaning are not reused.
+    expect(CONVERSATION_RELEVANCY_PROMPT).toBe('conversation-relevancy@2')
+  })
+
   it('re-asks on an invalid verdict and still counts the reply', async () => {
     server.respondWith((request) =>
       request.index === 0
@@ -97,6 +121,12 @@ describe('ConversationRelevancyMetric', () => {
 
     expect(result).toMatchObject({ score: 0, success: false })
     expect(result.error?.code).toBe('JUDGE_OUTPUT_INVALID')
+    expect(result.error?.message).toMatchInlineSnapshot(`
+      "Judging the reply at turn 1 failed: The judge model "gpt-4.1" did not answer with valid "reply_relevancy" JSON, even after being asked again: it does not match the schema:
+      ✖ Invalid input: expected boolean, received string
+        → at relevant
+      Raw answer: "{\\"reason\\":\\"Unsure.\\",\\"relevant\\":\\"maybe\\"}""
+    `)
     expect(server.requests).toHaveLength(2)
     expect(result.trace.nodes.map((node) => node.status)).toEqual(['failed', 'skipped', 'skipped', 'skipped'])
   })

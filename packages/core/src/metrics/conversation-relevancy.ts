@@ -98,7 +98,8 @@ export class ConversationRelevancyMetric implements Metric<ConversationalTestCas
     const notes = [`each reply was judged on a window of up to ${this.windowSize} exchanges ending at it`]
     const trace = () => ({ metric: this.name, nodes, roots: nodes.map((node) => node.id), notes })
     if (settled.some((entry) => !entry.ok)) {
-      return finish(errorResult(context, batchError(settled), trace(), usage), this.options.verboseMode)
+      const error = batchError(settled, (index) => `Judging the reply at turn ${windows[index]?.reply}`)
+      return finish(errorResult(context, error, trace(), usage), this.options.verboseMode)
     }
     const judged = settled.map((entry) => (entry as { value: ReplyJudgement }).value)
     const irrelevant = judged.filter((judgement) => !judgement.value.relevant)

@@ -58,6 +58,35 @@ describe('GEval scoring', () => {
     `)
   })
 
+  it('on a tokenizer that splits numbers, a judge torn between 9 and 10 scores 0.9 with the note, or its raw 10', async () => {
+    const reply = (score: number, scoreTokens: { token: string; logprob: number; top: Record<string, number> }[]) => ({
+      json: { reason: 'Right on every fact.', score },
+      logprobs: [
+        { token: '{"reason":"Right on every fact.","score":', logprob: 0, top: {} },
+        ...scoreTokens,
+        { token: '}', logprob: 0, top: {} },
+      ],
+    })
+    server.respondWith(() => reply(9, [{ token: '9', logprob: Math.log(0.5), top: ln({ '9': 0.5, '1': 0.5 }) }]))
+    const nine = await geval({ evaluationSteps: STEPS, criteria: undefined }).measure(testCase)
+    expect(nine.score).toBe(0.9)
+    expect(nine.trace.notes).toContain(
+      'weighted by logprobs over 1 alternative (9: 100%): 9; the judge answered 9; not counted: "1" (it also begins 10)',
+    )
+
+    server.respondWith(() =>
+      reply(10, [
+        { token: '1', logprob: Math.log(0.5), top: ln({ '1': 0.5, '9': 0.5 }) },
+        { token: '0', logprob: Math.log(0.99), top: ln({ '0': 0.99 }) },
+      ]),
+    )
+    const ten = await geval({ evaluationSteps: STEPS, criteria: undefined }).measure(testCase)
+    expect(ten.score).toBe(1)
+    expect(ten.trace.notes).toContain(
+      'raw score: the judge wrote 10 as 2 tokens ("1" then "0"), so the probabilities at its first token mix several scores',
+    )
+  })
+
   it('shows the judge the steps and only the evaluationParams, as data', async () => {
     await geval({ evaluationSteps: STEPS, criteria: undefined }).measure(testCase)
 

@@ -100,7 +100,7 @@ export class GEval implements Metric<LLMTestCase> {
     } catch (error) {
       return finish(errorResult({ options: this.options, started }, error), this.options.verboseMode)
     }
-    const result = await this.#scorer.score(this.#view.data(parsed, []), options.signal, started)
+    const result = await this.#scorer.score(this.#view.show(parsed, []).data, options.signal, started)
     return finish(result, this.options.verboseMode)
   }
 }

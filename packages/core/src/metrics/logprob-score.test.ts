@@ -53,4 +53,51 @@ describe('weightScore', () => {
       "raw score: none of the score token's alternatives is an integer from 0 to 10",
     )
   })
+
+  describe('on a 0–10 scale, with tokenizers that write 10 as one token or as "1" then "0"', () => {
+    const around = (score: TokenLogprob[]) => [token('{"reason":"Solid.","score":', {}), ...score, token('}', {})]
+
+    it('one token: a judge torn between 9 and 10 comes out at 9.5', () => {
+      const weighting = weightScore(9, around([token('9', { '9': 0.5, '10': 0.5 })]), [0, 10])
+      expect(weighting.score).toBeCloseTo(9.5, 10)
+      expect(weighting.note).toBe(
+        'weighted by logprobs over 2 alternatives (9: 50%, 10: 50%): 9.5; the judge answered 9',
+      )
+    })
+
+    it('split digits: a "1" at the score position may be 10, so it is not counted as the score 1', () => {
+      const weighting = weightScore(9, around([token('9', { '9': 0.5, '1': 0.5 })]), [0, 10])
+      expect(weighting.mode).toBe('weighted')
+      expect(weighting.score).toBe(9)
+      expect(weighting.note).toBe(
+        'weighted by logprobs over 1 alternative (9: 100%): 9; the judge answered 9; not counted: "1" (it also begins 10)',
+      )
+    })
+
+    it('one token "10": the ambiguous "1" alternative is left out and the rest renormalised', () => {
+      const weighting = weightScore(10, around([token('10', { '10': 0.6, '9': 0.3, '1': 0.1 })]), [0, 10])
+      expect(weighting.score).toBeCloseTo((10 * 0.6 + 9 * 0.3) / 0.9, 10)
+    })
+
+    it('split digits "1" then "0": the probabilities at the first digit mix scores, so the raw score is used', () => {
+      const split = around([token('1', { '1': 0.7, '9': 0.3 }), token('0', { '0': 0.9, '}': 0.1 })])
+      expect(weightScore(10, split, [0, 10])).toEqual({
+        mode: 'raw',
+        score: 10,
+        note: 'raw score: the judge wrote 10 as 2 tokens ("1" then "0"), so the probabilities at its first token mix several scores',
+      })
+    })
+
+    it('a score of 1 on 0–10 cannot be told from the start of 10, so the raw score is used', () => {
+      expect(weightScore(1, around([token('1', { '1': 0.6, '2': 0.4 })]), [0, 10])).toEqual({
+        mode: 'raw',
+        score: 1,
+        note: 'raw score: the score token "1" also begins 10, so its probability mixes scores',
+      })
+    })
+
+    it('on a scale that ends below 10, "1" is just the score 1', () => {
+      expect(weightScore(1, around([token('1', { '1': 0.5, '2': 0.5 })]), [0, 5]).score).toBeCloseTo(1.5, 10)
+    })
+  })
 })

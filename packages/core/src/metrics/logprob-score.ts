@@ -18,6 +18,10 @@ const INTEGER_TOKEN = /^\d+$/
  * The G-Eval score: the probability-weighted mean of the integer scores the judge considered for its score
  * token, or its raw score when that cannot be computed, saying why. The score token is searched from the end,
  * because the answer's reason comes first and may itself contain the same number.
+ *
+ * Tokenizers that split numbers write 10 as "1" then "0", so at the score's position a "1" may be the start of 10
+ * as well as the score 1. Only alternatives that can mean a single score there are counted; when the judge's own
+ * score token is one that cannot (it began a longer score, or could have), the distribution is not read at all.
  */
 export function weightScore(
   raw: number,
@@ -28,13 +32,36 @@ export function weightScore(
     return { mode: 'raw', score: raw, note: 'raw score: the judge returned no logprobs' }
   }
   const wanted = String(raw)
-  const token = logprobs.findLast((entry) => entry.token.trim() === wanted)
-  if (token === undefined) {
+  const found = findScoreTokens(logprobs, wanted)
+  if (found === undefined) {
     return { mode: 'raw', score: raw, note: 'raw score: the score token was not found in the logprobs' }
   }
   const [low, high] = range
+  const longer = (text: string) => longerScores(text, low, high)
+  const token = found[0] as TokenLogprob
+  if (found.length > 1) {
+    const pieces = found.map((piece) => JSON.stringify(piece.token.trim())).join(' then ')
+    return {
+      mode: 'raw',
+      score: raw,
+      note:
+        `raw score: the judge wrote ${raw} as ${found.length} tokens (${pieces}), so the probabilities at its first ` +
+        'token mix several scores',
+    }
+  }
+  const chosen = token.token.trim()
+  if (longer(chosen).length > 0) {
+    return {
+      mode: 'raw',
+      score: raw,
+      note:
+        `raw score: the score token ${JSON.stringify(chosen)} also begins ${longer(chosen).join(', ')}, so its ` +
+        'probability mixes scores',
+    }
+  }
   const probabilities = new Map<number, number>()
-  const candidates = token.topLogprobs.some((top) => top.token.trim() === wanted)
+  const ignored = new Set<string>()
+  const candidates = token.topLogprobs.some((top) => top.token.trim() === chosen)
     ? token.topLogprobs
     : [{ token: token.token, logprob: token.logprob }, ...token.topLogprobs]
   for (const candidate of candidates) {
@@ -42,6 +69,11 @@ export function weightScore(
     if (!INTEGER_TOKEN.test(text)) continue
     const value = Number(text)
     if (value < low || value > high) continue
+    // A token that also begins a longer score in range ("1" for 10) cannot be read as one score here.
+    if (longer(text).length > 0) {
+      ignored.add(text)
+      continue
+    }
     // " 7" and "7" are different tokens for the same score.
     probabilities.set(value, (probabilities.get(value) ?? 0) + Math.exp(candidate.logprob))
   }
@@ -59,14 +91,46 @@ export function weightScore(
   const score = alternatives.reduce((sum, { value, probability }) => sum + value * probability, 0)
   const shares = alternatives.map(({ value, probability }) => `${value}: ${percent(probability)}`).join(', ')
   const count = alternatives.length
+  const skipped = [...ignored].map((text) => `${JSON.stringify(text)} (it also begins ${longer(text).join(', ')})`)
   return {
     mode: 'weighted',
     score,
     alternatives,
     note:
       `weighted by logprobs over ${count} alternative${count === 1 ? '' : 's'} (${shares}): ` +
-      `${round(score)}; the judge answered ${raw}`,
+      `${round(score)}; the judge answered ${raw}` +
+      (skipped.length > 0 ? `; not counted: ${skipped.join(', ')}` : ''),
   }
+}
+
+/**
+ * The tokens the judge wrote its score with, searched from the end: one token ("10", " 7") or a run of digit
+ * tokens ("1", "0") that together spell exactly the score, with no digit on either side.
+ */
+function findScoreTokens(logprobs: readonly TokenLogprob[], wanted: string): readonly TokenLogprob[] | undefined {
+  for (let start = logprobs.length - 1; start >= 0; start--) {
+    const first = (logprobs[start] as TokenLogprob).token
+    if (!/^\s*\d+\s*$/.test(first) || /\d$/.test(logprobs[start - 1]?.token ?? '')) continue
+    let text = first.trim()
+    let end = start
+    // A number split into digit tokens continues only while no whitespace comes between them.
+    while (!/\s$/.test((logprobs[end] as TokenLogprob).token) && /^\d+\s*$/.test(logprobs[end + 1]?.token ?? '')) {
+      end += 1
+      text += (logprobs[end] as TokenLogprob).token.trim()
+    }
+    if (text === wanted) return logprobs.slice(start, end + 1)
+  }
+  return undefined
+}
+
+/** The scores in range, other than `text` itself, whose digits begin with `text` (for "1" on 0..10: 10). */
+function longerScores(text: string, low: number, high: number): number[] {
+  const scores: number[] = []
+  for (let value = low; value <= high; value++) {
+    const digits = String(value)
+    if (digits !== text && digits.startsWith(text)) scores.push(value)
+  }
+  return scores
 }
 
 function percent(probability: number): string {

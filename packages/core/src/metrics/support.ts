@@ -1,5 +1,5 @@
 import { describeValue } from '../dag/inputs.js'
-import { MeasurementAbortedError, TestCaseError } from '../errors.js'
+import { errorAt, MeasurementAbortedError, TestCaseError } from '../errors.js'
 import type { JudgeModel, JudgeRequest, JudgeResponse } from '../judge/types.js'
 import {
   type CommonMetricOptions,
@@ -91,10 +91,15 @@ export async function runJobs<I, R>(
   }
 }
 
-/** The error that explains a failed batch: the first real failure in item order, not the cancellations it caused. */
-export function batchError(settled: readonly Settled<unknown>[]): unknown {
-  const failures = settled.flatMap((entry) => (entry.ok ? [] : [entry.error]))
-  return failures.find((error) => !(error instanceof MeasurementAbortedError)) ?? failures[0]
+/**
+ * The error that explains a failed batch: the first real failure in item order, not the cancellations it caused,
+ * named with the item it happened at (`where(index)`). A cancellation alone is reported as it is.
+ */
+export function batchError(settled: readonly Settled<unknown>[], where: (index: number) => string): unknown {
+  const failures = settled.flatMap((entry, index) => (entry.ok ? [] : [{ error: entry.error, index }]))
+  const real = failures.find((failure) => !(failure.error instanceof MeasurementAbortedError))
+  if (real) return errorAt(real.error, where(real.index))
+  return failures[0]?.error
 }
 
 /** Validates a single-turn test case, with a hint when a conversation was passed instead. */

@@ -157,6 +157,9 @@ describe('TurnContextualRelevancyMetric', () => {
     const result = await metric({ asyncMode: false }).measure(conversation)
 
     expect(result.error?.code).toBe('JUDGE_CALL_FAILED')
+    expect(result.error?.message.replace(/127\.0\.0\.1:\d+/, 'HOST')).toMatchInlineSnapshot(
+      `"Judging the retrieval context of turn 5 (its chunks 1 to 2) failed: The judge model "gpt-4.1" at HOST answered HTTP 400: Bad request"`,
+    )
     expect(result.trace.nodes.map((node) => node.status)).toEqual(['ran', 'failed'])
     expect(result.usage.judgeCalls).toBe(1)
   })

@@ -118,7 +118,12 @@ export class TurnContextualRelevancyMetric implements Metric<ConversationalTestC
     ]
     const trace = () => ({ metric: this.name, nodes, roots: nodes.map((node) => node.id), notes })
     if (settled.some((entry) => !entry.ok)) {
-      return finish(errorResult(context, batchError(settled), trace(), usage), this.options.verboseMode)
+      const error = batchError(settled, (index) => {
+        const target = targets[index] as Target
+        const chunks = target.chunks.length === 1 ? 'its 1 chunk' : `its chunks 1 to ${target.chunks.length}`
+        return `Judging the retrieval context of turn ${target.window.reply} (${chunks})`
+      })
+      return finish(errorResult(context, error, trace(), usage), this.options.verboseMode)
     }
     const perTurn = settled.map((entry, position) => {
       const { statements } = (entry as { value: TurnJudgement }).value

@@ -2,12 +2,14 @@ import { z } from 'zod'
 import { judgeMessages } from './shared.js'
 
 /** Prompt identity, part of every cache key: bump the version whenever the wording changes. */
-export const CONVERSATION_RELEVANCY_PROMPT = 'conversation-relevancy@1'
+export const CONVERSATION_RELEVANCY_PROMPT = 'conversation-relevancy@2'
 
 /** What the judge answers about one assistant reply. The reason comes first so the model reasons before deciding. */
 export const replyRelevancySchema = z.object({
   reason: z.string().describe('One or two sentences grounded in the conversation.'),
-  relevant: z.boolean().describe('true if the reply is relevant to the conversation so far, false if not.'),
+  relevant: z
+    .boolean()
+    .describe("true if the reply addresses the user's message, false if it does not address it at all."),
 })
 
 /** One turn as the judge sees it. */
@@ -23,10 +25,13 @@ export function conversationRelevancyPrompt(before: readonly WindowTurn[], reply
     'The data holds the recent turns of a conversation between a user and an AI assistant (each with its 0-based',
     'index and role), then the assistant reply to judge.',
     '',
-    'Decide whether the reply is relevant: whether it responds to what the user said, read with the earlier turns as',
-    'context. A brief or imperfect answer that addresses the user is relevant, and so is a light reply to small talk',
-    'or a greeting. It is irrelevant when it ignores the user, changes the subject, or answers something the user',
-    'did not ask. If no user turn precedes the reply, judge whether it is a sensible way for the assistant to open.',
+    "Decide whether the reply is relevant: whether it addresses the user's latest message, read with the earlier",
+    'turns as context. A reply that responds to that message is relevant even when it is brief, partial or',
+    'imperfect, asks a clarifying question, or is a light answer to small talk or a greeting. Material added to a',
+    'reply that does address the user (a greeting, an offer or upsell, a related suggestion) does not make it',
+    "irrelevant. It is irrelevant only when it does not address the user's message at all: it ignores it, or talks",
+    'about something else instead. If no user turn precedes the reply, judge whether it is a sensible way for the',
+    'assistant to open.',
     '',
     'Answer with a short "reason" first, then "relevant": true or false.',
   ].join('\n')

@@ -61,7 +61,7 @@ function renderNode(
     node.status === 'skipped' && node.role !== 'verdict' ? [] : node.children.flatMap((id) => byId.get(id) ?? [])
   const inner = prefix + continuation
   const detailPrefix = `${inner}${children.length > 0 || node.metric ? '│' : ' '}    `
-  for (const detail of detailLines(node)) lines.push(`${detailPrefix}${detail}`.trimEnd())
+  for (const detail of detailLines(node, byId)) lines.push(`${detailPrefix}${detail}`.trimEnd())
   if (node.metric) {
     const nested = node.metric.verboseLogs.split('\n').filter((line) => line.length > 0)
     const metricLast = children.length === 0
@@ -87,7 +87,7 @@ function headLine(node: TraceNode, underSkipped: boolean): string {
   }
   const step = node.step !== undefined ? `[${node.step}]` : node.status === 'failed' ? '[✖]' : '[ ]'
   const name = node.label ? `${ROLE_TITLES[node.role]} "${node.label}"` : ROLE_TITLES[node.role]
-  const window = node.turnWindow ? ` · turns ${node.turnWindow[0]}–${node.turnWindow[1]}` : ''
+  const window = windowText(node)
   const answer = node.verdict !== undefined ? ` → ${String(node.verdict)}` : ''
   const cost = node.status === 'ran' && node.usage && node.usage.judgeCalls > 0 ? ` · ${callSummary(node)}` : ''
   // Under a verdict that was not chosen, "not reached" says it all; elsewhere the reason is worth reading.
@@ -96,8 +96,27 @@ function headLine(node: TraceNode, underSkipped: boolean): string {
   return `${step} ${name}: ${oneLine(node.text)}${window}${answer}${cost}${status}`
 }
 
-function detailLines(node: TraceNode): string[] {
+/** The turns a node read: as shown to its judge when it ran, else as declared; a window from the end says so. */
+function windowText(node: TraceNode): string {
+  const declared = node.turnWindow
+  const fromEnd = declared !== undefined && (declared[0] < 0 || declared[1] < 0)
+  const asDeclared = declared ? `turnWindow [${declared[0]}, ${declared[1]}]` : ''
+  if (node.shownTurns) {
+    const shown = `turns ${node.shownTurns[0]}–${node.shownTurns[1]}`
+    return fromEnd ? ` · ${shown} (${asDeclared})` : ` · ${shown}`
+  }
+  if (!declared) return ''
+  return fromEnd ? ` · ${asDeclared}` : ` · turns ${declared[0]}–${declared[1]}`
+}
+
+function detailLines(node: TraceNode, byId: ReadonlyMap<string, TraceNode>): string[] {
   const lines: string[] = []
+  if (node.inputFrom !== undefined && node.status !== 'skipped') {
+    const source = byId.get(node.inputFrom)
+    const where = source?.step !== undefined ? `[${source.step}]` : `"${oneLine(source?.label ?? source?.text ?? '')}"`
+    const outputs = node.inputs.flatMap((id) => byId.get(id)?.outputLabel ?? [])
+    lines.push(`input: what ${where} was shown${outputs.length > 0 ? ` (${outputs.join(', ')})` : ''}`)
+  }
   if (node.output !== undefined) {
     const [first = '', ...rest] = node.output.trim().split('\n')
     const label = `${node.outputLabel ?? 'output'}: `

@@ -29,7 +29,10 @@ export interface TraceNode extends TraceNodeDetails {
   readonly label: string | undefined
   /** The criteria, instructions or verdict value. */
   readonly text: string
+  /** The node's turnWindow as declared (a negative index counts from the end of the conversation). */
   readonly turnWindow?: readonly [number, number] | undefined
+  /** The 0-based, inclusive turns the judge was shown, when a turnWindow chose them (resolved for this conversation). */
+  readonly shownTurns?: readonly [number, number] | undefined
   readonly status: 'ran' | 'skipped' | 'failed'
   /** 1-based position among the non-verdict nodes that ran, in topological order (independent of timing). */
   readonly step?: number | undefined
@@ -37,8 +40,13 @@ export interface TraceNode extends TraceNodeDetails {
   readonly skippedBecause?: string | undefined
   /** Why a failed node failed. */
   readonly error?: string | undefined
-  /** Ids of the TaskNodes whose output this node read. */
+  /** Ids of the TaskNodes whose output this node read (its own parents', or those of the node it inherits from). */
   readonly inputs: readonly string[]
+  /**
+   * For a judgement with no input of its own (no evaluationParams, no TaskNode parent): the id of the judgement
+   * above its chosen verdict, whose input (task outputs, parameters, turn window) it was shown.
+   */
+  readonly inputFrom?: string | undefined
   /** Ids of the entries drawn below this one in the tree. */
   readonly children: readonly string[]
   /** Judge calls made by this node itself (a child metric's calls are in its own result). */

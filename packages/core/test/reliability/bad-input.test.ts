@@ -51,6 +51,12 @@ const conversationalMetric: Metric<never> = bad({
 
 const catalogue: Record<string, () => unknown> = {
   'node without options': () => new TaskNode(bad(undefined)),
+  'two TaskNode parents with the same outputLabel': () => {
+    const judged = okBinary()
+    const task = (instructions: string) =>
+      new TaskNode({ instructions, outputLabel: 'Summary', evaluationParams: ['input'], children: [judged] })
+    return new DeepAcyclicGraph({ rootNodes: [task('Summarise the input'), task('Summarise it again')] })
+  },
   'TaskNode with blank instructions': () => new TaskNode(bad({ instructions: '  ', outputLabel: 'Out', children: [] })),
   'TaskNode without outputLabel': () => new TaskNode(bad({ instructions: 'Extract', children: [] })),
   'children that is not an array': () =>
@@ -61,7 +67,8 @@ const catalogue: Record<string, () => unknown> = {
   'evaluationParams with a typo': () =>
     new BinaryJudgementNode(bad({ criteria: 'Ok?', children: [], evaluationParams: ['actual_output'] })),
   'turnWindow reversed': () => conversationalDag([4, 2]),
-  'turnWindow negative': () => conversationalDag([-1, 2]),
+  'turnWindow from the end, reversed': () => conversationalDag([-1, -3]),
+  'turnWindow with a fraction': () => conversationalDag([0, 1.5]),
   'turnWindow without turn-level params': () => conversationalDag([0, 1], ['scenario']),
   'verdict with neither score nor child': () => new VerdictNode(bad({ verdict: true })),
   'verdict with both score and child': () => new VerdictNode(bad({ verdict: true, score: 1, child: okBinary() })),
@@ -266,7 +273,7 @@ test('every bad input fails with a message that names what is wrong and how to f
       - turns: a conversation needs at least one turn",
       "a single-turn case given to ConversationalDAGMetric": "result error TEST_CASE_INVALID: The metric "Polite" is a ConversationalDAGMetric, which judges conversations ({ turns: [...] }), but it was given a single-turn test case ({ input, ... }). Use DAGMetric with single-turn nodes for those.",
       "a test case without the parameter a node reads": "result error TEST_CASE_PARAM_MISSING: The test case has no 'actualOutput' but the metric "Format" needs it (needed by BinaryJudgementNode (criteria: "Ok?")). Add 'actualOutput' to the test case, or remove it from the metric's evaluationParams.",
-      "a turn window past the conversation": "result error TURN_WINDOW_OUT_OF_RANGE: ConversationalBinaryJudgementNode (criteria: "Polite?") cannot run on this conversation: its turnWindow [0, 5] ends past the conversation, which has 1 turn (indices 0 to 0). Use a window inside [0, 0] or drop turnWindow to read every turn.",
+      "a turn window past the conversation": "result error TURN_WINDOW_OUT_OF_RANGE: ConversationalBinaryJudgementNode (criteria: "Polite?") failed: its turnWindow [0, 5] does not fit this conversation of 1 turn (there is no turn 5). The turns are 0 to 0, or -1 to -1 counting from the end: use a window inside them, or drop turnWindow to read every turn.",
       "a turn with an unknown role": "result error TEST_CASE_INVALID: The metric "Polite" needs a conversational test case ({ turns: [...] }), but the test case is invalid:
       - turns.0.role: Invalid option: expected one of "user"|"assistant"",
       "binary judgement with three verdicts": "DagValidationError: Invalid DAG (1 problem):
@@ -282,7 +289,7 @@ test('every bad input fails with a message that names what is wrong and how to f
       "evaluationParams with a typo": "DagValidationError: Invalid DAG (1 problem):
       1. [evaluation-params] BinaryJudgementNode (criteria: "Ok?"): evaluationParams contains "actual_output", which is not one of LLMTestCaseParams. Did you mean "actualOutput"?",
       "judgement that is shown nothing": "DagValidationError: Invalid DAG (1 problem):
-      1. [node-without-input] BinaryJudgementNode (criteria: "Polite?"): would be shown nothing: it names no evaluationParams and has no TaskNode parent. Add evaluationParams (e.g. [LLMTestCaseParams.ACTUAL_OUTPUT]) or list it among a TaskNode's children so it reads that task's output.",
+      1. [node-without-input] BinaryJudgementNode (criteria: "Polite?"): would be shown nothing: it names no evaluationParams, has no TaskNode parent and is not under a verdict of a judgement (whose input it would then be shown). Add evaluationParams (e.g. [LLMTestCaseParams.ACTUAL_OUTPUT]) or list it among a TaskNode's children so it reads that task's output.",
       "judgement without criteria": "DagValidationError: Invalid DAG (1 problem):
       1. [criteria] BinaryJudgementNode: criteria must be a non-empty string (the question the judge answers); got undefined.",
       "mixed single-turn and conversational nodes": "DagValidationError: Invalid DAG (1 problem):
@@ -301,12 +308,16 @@ test('every bad input fails with a message that names what is wrong and how to f
       - windowSize must be a whole number from 1 and up (how many exchanges each judgement reads); got 0.",
       "root that is also a child": "DagValidationError: Invalid DAG (1 problem):
       1. [root-has-parent] BinaryJudgementNode (criteria: "Child?"): is listed in rootNodes but is also a child of TaskNode (instructions: "Extract"). Remove it from rootNodes: it runs when its parents let it.",
-      "turnWindow negative": "DagValidationError: Invalid DAG (1 problem):
-      1. [turn-window] ConversationalBinaryJudgementNode (criteria: "Polite?"): turnWindow must be [start, end]: two integers with 0 <= start <= end (inclusive, 0-based turn indices); got [-1,2]. For a single turn write [i, i].",
+      "turnWindow from the end, reversed": "DagValidationError: Invalid DAG (1 problem):
+      1. [turn-window] ConversationalBinaryJudgementNode (criteria: "Polite?"): turnWindow must be [start, end], inclusive: two integers, each >= 0 to count from the first turn or < 0 to count from the end ([-2, -1] is the last two turns), with start <= end when both count from the same end; got [-1,-3]. For a single turn write [i, i].",
       "turnWindow reversed": "DagValidationError: Invalid DAG (1 problem):
-      1. [turn-window] ConversationalBinaryJudgementNode (criteria: "Polite?"): turnWindow must be [start, end]: two integers with 0 <= start <= end (inclusive, 0-based turn indices); got [4,2]. For a single turn write [i, i].",
+      1. [turn-window] ConversationalBinaryJudgementNode (criteria: "Polite?"): turnWindow must be [start, end], inclusive: two integers, each >= 0 to count from the first turn or < 0 to count from the end ([-2, -1] is the last two turns), with start <= end when both count from the same end; got [4,2]. For a single turn write [i, i].",
+      "turnWindow with a fraction": "DagValidationError: Invalid DAG (1 problem):
+      1. [turn-window] ConversationalBinaryJudgementNode (criteria: "Polite?"): turnWindow must be [start, end], inclusive: two integers, each >= 0 to count from the first turn or < 0 to count from the end ([-2, -1] is the last two turns), with start <= end when both count from the same end; got [0,1.5]. For a single turn write [i, i].",
       "turnWindow without turn-level params": "DagValidationError: Invalid DAG (1 problem):
       1. [turn-window-without-turns] ConversationalBinaryJudgementNode (criteria: "Polite?"): turnWindow is set but evaluationParams names no turn-level parameter, so no turn would be shown. Add TurnParams.ROLE and TurnParams.CONTENT (or another turn-level parameter) to evaluationParams.",
+      "two TaskNode parents with the same outputLabel": "DagValidationError: Invalid DAG (1 problem):
+      1. [duplicate-output-label] BinaryJudgementNode (criteria: "Ok?"): reads two TaskNode outputs labelled "Summary", from TaskNode (instructions: "Summarise the input") and TaskNode (instructions: "Summarise it again"); the judge would see only one of them. Give each TaskNode its own outputLabel.",
       "verdict as a root": "DagValidationError: Invalid DAG (1 problem):
       1. [verdict-root] VerdictNode (verdict: true): a VerdictNode cannot be a root: put it under a judgement node.",
       "verdict child that is neither node nor metric": "DagValidationError: Invalid DAG (1 problem):

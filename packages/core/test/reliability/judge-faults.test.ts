@@ -62,6 +62,8 @@ const EXPECTED: Record<string, { score: number } | { code: string; message: RegE
   'empty choices': { code: 'JUDGE_CALL_FAILED', message: /no choices/ },
 }
 
+const SUMMARY_NODE = `ConversationalTaskNode (instructions: "Summarize the conversation and explain assistant'…")`
+
 function healthyAnswer(prompt: string): ScriptedReply {
   if (prompt.includes(PLAYFUL.summary)) return { json: { output: 'The assistant teased but answered.' } }
   if (prompt.includes(PLAYFUL.satisfied)) return { json: { reason: 'Answered.', verdict: true } }
@@ -115,6 +117,9 @@ describe('judge faults, all at once through the OpenAI SDK', () => {
         expect(result.success, model).toBe(false)
         expect(result.error?.code, model).toBe(expected?.code)
         expect(result.error?.message, model).toMatch(expected?.message ?? /./)
+        // Every call fails, so the walk stops at its first node, which the message and the error name.
+        expect(result.error?.node, model).toBe(SUMMARY_NODE)
+        expect(result.error?.message.startsWith(`${SUMMARY_NODE} failed: The judge model "${model}"`), model).toBe(true)
       }
     }
     expect(unhandled).toEqual([])

@@ -35,8 +35,9 @@ export const PLAYFUL = {
 } as const
 
 /**
- * The reference's playful-chatbot DAG. As in the single-turn walkthrough, the behaviour judgement is also a child
- * of the summary task, so it judges the summary rather than nothing (a node that reads no input is rejected).
+ * The reference's playful-chatbot DAG, exactly as its walkthrough builds it: the behaviour judgement names no
+ * evaluationParams and sits only under the "satisfied → true" verdict, so it is shown what that judgement was
+ * shown (the summary).
  */
 export function playfulChatbotDag() {
   const behaviour = new ConversationalNonBinaryJudgementNode({
@@ -58,26 +59,30 @@ export function playfulChatbotDag() {
     instructions: PLAYFUL.summary,
     outputLabel: 'Summary',
     evaluationParams: [TurnParams.ROLE, TurnParams.CONTENT],
-    children: [satisfied, behaviour],
+    children: [satisfied],
   })
   return new DeepAcyclicGraph({ rootNodes: [summary] })
 }
 
-/** The reference's meeting-summary test case. */
+/** The reference's meeting-summary test case, transcript and summary as printed. */
 export const meetingSummary: LLMTestCase = {
   input: [
     `Alice: "Today's agenda: product update, blockers, and marketing timeline. Bob, updates?"`,
     `Bob: "Core features are done, but we're optimizing performance for large datasets. Fixes by Friday, testing next week."`,
     `Alice: "Charlie, does this timeline work for marketing?"`,
     `Charlie: "We need finalized messaging by Monday."`,
+    `Alice: "Bob, can we provide a stable version by then?"`,
+    `Bob: "Yes, we'll share an early build."`,
+    `Charlie: "Great, we'll start preparing assets."`,
+    `Alice: "Plan: fixes by Friday, marketing prep Monday, sync next Wednesday. Thanks, everyone!"`,
   ].join('\n'),
   actualOutput: [
     'Intro:',
     'Alice outlined the agenda: product updates, blockers, and marketing alignment.',
     'Body:',
-    'Bob reported performance issues being optimized, with fixes expected by Friday.',
+    'Bob reported performance issues being optimized, with fixes expected by Friday. Charlie requested finalized messaging by Monday for marketing preparation. Bob confirmed an early stable build would be ready.',
     'Conclusion:',
-    'The team aligned on next steps.',
+    'The team aligned on next steps: engineering finalizing fixes, marketing preparing content, and a follow-up sync scheduled for Wednesday.',
   ].join('\n'),
 }
 
@@ -113,7 +118,8 @@ export function meetingSummaryDag() {
 /** Answers each request with the JSON of the first route whose text appears in the prompt's criteria/instructions. */
 export function routeByPrompt(routes: readonly (readonly [string, unknown])[]): Responder {
   return (request) => {
-    const prompt = lastUserMessage(request)
+    // The first user message is the task; a re-ask adds our correction after it.
+    const prompt = request.body.messages.find((message) => message.role === 'user')?.content ?? ''
     // Match only the task part, above the data block, so test-case text can never pick the route.
     const task = prompt.split(DATA_OPEN)[0] ?? ''
     const route = routes.find(([needle]) => task.includes(needle))

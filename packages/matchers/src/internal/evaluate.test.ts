@@ -116,11 +116,16 @@ describe('evaluateToPassMetric', () => {
       expect(outcome.pass).toBe(context.isNot)
       expect(outcome.message().split('\n').slice(0, 2)).toEqual([
         'ERROR Friendly: no score (threshold 0.7) · judge offline',
-        'error: The judge could not be reached.',
+        'error: ConversationalBinaryJudgementNode (criteria: "Is the assistant friendly?") failed: The judge could not be reached.',
       ])
       expect(outcome.record).toMatchObject({
         assertionPassed: false,
-        error: { code: 'JUDGE_CALL_FAILED', name: 'JudgeCallError', message: 'The judge could not be reached.' },
+        error: {
+          code: 'JUDGE_CALL_FAILED',
+          name: 'JudgeCallError',
+          message:
+            'ConversationalBinaryJudgementNode (criteria: "Is the assistant friendly?") failed: The judge could not be reached.',
+        },
       })
     }
   })

@@ -94,7 +94,7 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
 
   test('a judge failure fails the test under .not; a non-test case fails with what was expected', () => {
     expect(message('errors: a judge failure fails the test under not')).toContain(
-      'ERROR Playful Chatbot: no score (threshold 0.7) · judge offline-judge\nerror: The judge model "offline-judge" could not be reached',
+      'ERROR Playful Chatbot: no score (threshold 0.7) · judge offline-judge\nerror: ConversationalTaskNode "Describe tone" failed: The judge model "offline-judge" could not be reached',
     )
     expect(message('errors: a string is not a test case')).toContain(
       "expect(testCase).toPassMetric(metric) expects a test case: a conversation { turns: [...] } or a single-turn test case { input, actualOutput }, but received 'Will it rain tomorrow?' (string).",

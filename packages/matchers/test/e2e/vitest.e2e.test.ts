@@ -173,7 +173,9 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
       expect(firstLine(failed.failureMessage)).toBe(
         'ERROR Playful Chatbot: no score (threshold 0.7) · judge offline-judge',
       )
-      expect(failed.failure).toContain('error: The judge model "offline-judge" could not be reached')
+      expect(failed.failure).toContain(
+        'error: ConversationalTaskNode "Describe tone" failed: The judge model "offline-judge" could not be reached',
+      )
     }
     expect(junitCase(junit, 'errors: a judge failure fails the test under not').failure).toContain(
       'A metric that could not be computed fails the test, with or without .not.',

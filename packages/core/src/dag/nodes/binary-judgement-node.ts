@@ -15,7 +15,10 @@ export interface BinaryJudgementNodeOptions extends JudgementNodeBaseOptions<Ver
 export interface ConversationalBinaryJudgementNodeOptions extends JudgementNodeBaseOptions<ConversationalVerdictNode> {
   /** Turn-level and conversation-level fields the judge is shown. @default [] */
   evaluationParams?: readonly TurnParam[] | undefined
-  /** Inclusive, 0-based range of turns to show. @default every turn */
+  /**
+   * Inclusive range of turns to show: an index >= 0 counts from the first turn (0), one < 0 from the end (-1 is the
+   * last turn), so `[-2, -1]` is the last two turns of any conversation. @default every turn
+   */
   turnWindow?: readonly [number, number] | undefined
 }
 
@@ -36,7 +39,7 @@ abstract class BinaryJudgementBase extends JudgementNodeBase {
 
   protected async judge(context: NodeRunContext) {
     return context.judge({
-      messages: binaryJudgementPrompt(this.criteria, this.view.data(context.testCase, context.inputs)),
+      messages: binaryJudgementPrompt(this.criteria, context.input()),
       schema: binaryVerdictSchema,
       schemaName: 'binary_verdict',
       promptVersion: BINARY_JUDGEMENT_PROMPT,

@@ -1,6 +1,6 @@
 import type { ConversationalTestCase, LLMTestCase } from '../../test-case/schemas.js'
 import type { InputView } from '../inputs.js'
-import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
+import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue, ShownInput, TaskInput } from '../node.js'
 import {
   childrenOption,
   compact,
@@ -29,6 +29,7 @@ export abstract class JudgementNodeBase implements DagNode {
   readonly childEdge = 'choice' as const
   readonly canBeRoot = true
   readonly readsInput = true
+  readonly inheritsInput = true
   readonly traceRole = 'judgement' as const
   readonly kind: string
   readonly mode: NodeMode
@@ -61,8 +62,12 @@ export abstract class JudgementNodeBase implements DagNode {
     return this.criteria
   }
 
-  inspect(testCase: LLMTestCase | ConversationalTestCase) {
-    return { missingParams: this.view.missingParams(testCase), windowProblem: this.view.windowProblem(testCase) }
+  missingParams(testCase: LLMTestCase | ConversationalTestCase): readonly string[] {
+    return this.view.missingParams(testCase)
+  }
+
+  show(testCase: LLMTestCase | ConversationalTestCase, inputs: readonly TaskInput[]): ShownInput {
+    return this.view.show(testCase, inputs)
   }
 
   staticDetails() {

@@ -20,7 +20,10 @@ export interface ConversationalNonBinaryJudgementNodeOptions
   extends JudgementNodeBaseOptions<ConversationalVerdictNode> {
   /** Turn-level and conversation-level fields the judge is shown. @default [] */
   evaluationParams?: readonly TurnParam[] | undefined
-  /** Inclusive, 0-based range of turns to show. @default every turn */
+  /**
+   * Inclusive range of turns to show: an index >= 0 counts from the first turn (0), one < 0 from the end (-1 is the
+   * last turn), so `[-2, -1]` is the last two turns of any conversation. @default every turn
+   */
   turnWindow?: readonly [number, number] | undefined
 }
 
@@ -66,7 +69,7 @@ abstract class NonBinaryJudgementBase extends JudgementNodeBase {
     const options = this.options
     this.#schema ??= nonBinaryVerdictSchema(options as [string, ...string[]])
     return context.judge({
-      messages: nonBinaryJudgementPrompt(this.criteria, options, this.view.data(context.testCase, context.inputs)),
+      messages: nonBinaryJudgementPrompt(this.criteria, options, context.input()),
       schema: this.#schema,
       schemaName: 'non_binary_verdict',
       promptVersion: NON_BINARY_JUDGEMENT_PROMPT,

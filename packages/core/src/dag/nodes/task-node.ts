@@ -8,7 +8,7 @@ import {
   type InputView,
   singleTurnView,
 } from '../inputs.js'
-import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
+import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue, ShownInput, TaskInput } from '../node.js'
 import {
   childrenOption,
   compact,
@@ -42,7 +42,10 @@ export interface ConversationalTaskNodeOptions
   extends TaskNodeBaseOptions<Exclude<ConversationalNode, { traceRole: 'verdict' }>> {
   /** Turn-level and conversation-level fields the judge is shown. @default [] */
   evaluationParams?: readonly TurnParam[] | undefined
-  /** Inclusive, 0-based range of turns to show. @default every turn */
+  /**
+   * Inclusive range of turns to show: an index >= 0 counts from the first turn (0), one < 0 from the end (-1 is the
+   * last turn), so `[-2, -1]` is the last two turns of any conversation. @default every turn
+   */
   turnWindow?: readonly [number, number] | undefined
 }
 
@@ -50,6 +53,8 @@ abstract class TaskNodeBase implements DagNode {
   readonly childEdge = 'data' as const
   readonly canBeRoot = true
   readonly readsInput = true
+  // A task transforms data it is given; it never borrows what a judgement above it was shown.
+  readonly inheritsInput = false
   readonly traceRole = 'task' as const
   readonly instructions: string
   readonly outputLabel: string
@@ -84,8 +89,12 @@ abstract class TaskNodeBase implements DagNode {
     return this.instructions
   }
 
-  inspect(testCase: LLMTestCase | ConversationalTestCase) {
-    return { missingParams: this.#view.missingParams(testCase), windowProblem: this.#view.windowProblem(testCase) }
+  missingParams(testCase: LLMTestCase | ConversationalTestCase): readonly string[] {
+    return this.#view.missingParams(testCase)
+  }
+
+  show(testCase: LLMTestCase | ConversationalTestCase, inputs: readonly TaskInput[]): ShownInput {
+    return this.#view.show(testCase, inputs)
   }
 
   staticDetails() {
@@ -125,9 +134,8 @@ abstract class TaskNodeBase implements DagNode {
   }
 
   async run(context: NodeRunContext): Promise<NodeRunResult> {
-    const data = this.#view.data(context.testCase, context.inputs)
     const answer = await context.judge({
-      messages: taskNodePrompt(this.instructions, this.outputLabel, data),
+      messages: taskNodePrompt(this.instructions, this.outputLabel, context.input()),
       schema: taskOutputSchema,
       schemaName: 'task_output',
       promptVersion: TASK_NODE_PROMPT,

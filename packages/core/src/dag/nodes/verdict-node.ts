@@ -7,6 +7,7 @@ import {
   type NodeRunContext,
   type NodeRunResult,
   type ReportIssue,
+  type ShownInput,
 } from '../node.js'
 import { compact, describeNodeOptions, nodeOptionIssues } from './construction.js'
 import type { ConversationalNode, SingleTurnNode } from './types.js'
@@ -40,6 +41,7 @@ export abstract class VerdictNodeBase implements DagNode {
   readonly childEdge = 'control' as const
   readonly canBeRoot = false
   readonly readsInput = false
+  readonly inheritsInput = false
   readonly traceRole = 'verdict' as const
   readonly evaluationParams: readonly string[] = []
   readonly turnWindow = undefined
@@ -106,8 +108,12 @@ export abstract class VerdictNodeBase implements DagNode {
     return String(this.verdict)
   }
 
-  inspect() {
-    return { missingParams: [], windowProblem: undefined }
+  missingParams(): readonly string[] {
+    return []
+  }
+
+  show(): ShownInput {
+    return { data: {} }
   }
 
   staticDetails() {
