@@ -1,4 +1,5 @@
 import { TestCaseError } from '../errors.js'
+import { describeValue } from '../internal/describe-value.js'
 import {
   isLLMTestCaseParam,
   isTurnParam,
@@ -8,7 +9,7 @@ import {
   type TurnParam,
 } from '../test-case/params.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
-import { isDagNode, type ReportIssue, type ShownInput, type TaskInput } from './node.js'
+import type { ReportIssue, ShownInput, TaskInput } from './node.js'
 
 /**
  * How a node reads a test case: which parameters, which turns. Single-turn and conversational nodes differ only
@@ -183,16 +184,5 @@ function checkParams<P extends string>(
   return params
 }
 
-/** Renders any value briefly for an error message. */
-export function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value)
-  if (value === undefined) return 'undefined'
-  if (typeof value === 'function') return 'a function'
-  if (isDagNode(value)) return `a single ${value.describe()} (wrap it in an array)`
-  try {
-    const json = JSON.stringify(value)
-    return json.length > 80 ? `${json.slice(0, 79)}…` : json
-  } catch {
-    return String(value)
-  }
-}
+// The node files read describeValue from here; its home is internal/.
+export { describeValue }

@@ -1,5 +1,5 @@
-import { describeValue } from '../dag/inputs.js'
 import { ConfigurationError } from '../errors.js'
+import { describeValue } from '../internal/describe-value.js'
 import { resolveJudge } from '../judge/resolve-judge.js'
 import type { JudgeModel } from '../judge/types.js'
 import { withDefaultRuntime } from '../runtime/judge-runtime.js'

@@ -1,4 +1,4 @@
-import { describeValue } from '../dag/inputs.js'
+import { describeValue } from '../internal/describe-value.js'
 import type { CommonMetricOptions, OptionProblems } from '../metric/options.js'
 import { wholeNumberOption } from './support.js'
 

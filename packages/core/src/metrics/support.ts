@@ -1,5 +1,5 @@
-import { describeValue } from '../dag/inputs.js'
-import { errorAt, MeasurementAbortedError, TestCaseError } from '../errors.js'
+import { MeasurementAbortedError, TestCaseError } from '../errors.js'
+import { describeValue } from '../internal/describe-value.js'
 import type { JudgeModel, JudgeRequest, JudgeResponse } from '../judge/types.js'
 import {
   type CommonMetricOptions,
@@ -33,73 +33,6 @@ export async function callJudge<T>(
   const started = performance.now()
   const response = await judge.generate({ ...request, signal })
   return { value: response.value, response, usage: usageOf(response), latencyMs: performance.now() - started }
-}
-
-/** Waits for a promise this measurement does not own, giving up (but not cancelling it) when `signal` aborts. */
-export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise
-  if (signal.aborted) return Promise.reject(new MeasurementAbortedError(signal.reason))
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new MeasurementAbortedError(signal.reason))
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
-}
-
-/** How one of several independent jobs ended. */
-export type Settled<R> = { readonly ok: true; readonly value: R } | { readonly ok: false; readonly error: unknown }
-
-/**
- * Runs one job per item, concurrently or one at a time. The first failure cancels the jobs still running, so a
- * broken judge costs one call, not one per item. Results keep the items' order.
- */
-export async function runJobs<I, R>(
-  items: readonly I[],
-  concurrently: boolean,
-  signal: AbortSignal | undefined,
-  job: (item: I, signal: AbortSignal) => Promise<R>,
-): Promise<Settled<R>[]> {
-  const stop = new AbortController()
-  const onAbort = () => stop.abort(signal?.reason)
-  if (signal?.aborted) onAbort()
-  else signal?.addEventListener('abort', onAbort, { once: true })
-  const run = async (item: I): Promise<Settled<R>> => {
-    try {
-      if (stop.signal.aborted) throw new MeasurementAbortedError(stop.signal.reason)
-      return { ok: true, value: await job(item, stop.signal) }
-    } catch (error) {
-      if (!stop.signal.aborted) stop.abort(error)
-      return { ok: false, error }
-    }
-  }
-  try {
-    if (concurrently) return await Promise.all(items.map(run))
-    const settled: Settled<R>[] = []
-    for (const item of items) settled.push(await run(item))
-    return settled
-  } finally {
-    signal?.removeEventListener('abort', onAbort)
-  }
-}
-
-/**
- * The error that explains a failed batch: the first real failure in item order, not the cancellations it caused,
- * named with the item it happened at (`where(index)`). A cancellation alone is reported as it is.
- */
-export function batchError(settled: readonly Settled<unknown>[], where: (index: number) => string): unknown {
-  const failures = settled.flatMap((entry, index) => (entry.ok ? [] : [{ error: entry.error, index }]))
-  const real = failures.find((failure) => !(failure.error instanceof MeasurementAbortedError))
-  if (real) return errorAt(real.error, where(real.index))
-  return failures[0]?.error
 }
 
 /** Validates a single-turn test case, with a hint when a conversation was passed instead. */
@@ -150,22 +83,11 @@ export function stepNode(
   return { role: 'step', status: 'ran', inputs: [], children: [], ...entry }
 }
 
-/** The error text a failed step shows in the trace. */
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
-
 /** Prints the result when the metric was built with `verboseMode`, then returns it. */
 export function finish(result: MetricResult, verboseMode: boolean): MetricResult {
   // verboseMode is an explicit request to print; reports use result.verboseLogs instead.
   if (verboseMode) console.log(`${'─'.repeat(60)}\n${renderResult(result)}\n${'─'.repeat(60)}`)
   return result
-}
-
-/** Shortens text for a one-line reason. */
-export function shortText(text: string, max = 80): string {
-  const flat = text.replace(/\s+/g, ' ').trim()
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }
 
 /** Options of the metrics that judge a conversation window by window. */

@@ -1,4 +1,6 @@
 import { MissingTestCaseParamError } from '../errors.js'
+import { batchError, runJobs, type Settled } from '../internal/jobs.js'
+import { messageOf, shortText } from '../internal/text.js'
 import type { ResolvedMetricOptions } from '../metric/options.js'
 import { buildResult, errorResult } from '../metric/result.js'
 import { applyStrictMode } from '../metric/score.js'
@@ -15,16 +17,11 @@ import { formatScore } from '../trace/render.js'
 import type { TraceNode } from '../trace/types.js'
 import { type ReplyWindow, replyWindows } from './conversation-windows.js'
 import {
-  batchError,
   callJudge,
   finish,
   type JudgeCall,
-  messageOf,
   parseConversation,
   resolveWindowedOptions,
-  runJobs,
-  type Settled,
-  shortText,
   stepNode,
   type WindowedMetricOptions,
 } from './support.js'
