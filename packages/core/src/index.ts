@@ -49,6 +49,7 @@ export {
   MissingTestCaseParamError,
   NoVerdictReachedError,
   TestCaseError,
+  toJudgetreeError,
 } from './errors.js'
 export { type EvaluateOptions, type Evaluation, type EvaluationMetric, evaluate } from './evaluate/evaluate.js'
 export type { EvaluationProgress, OutputStream } from './evaluate/progress-bar.js'

@@ -1,4 +1,4 @@
-import { type JudgetreeError, MissingTestCaseParamError, TestCaseError } from '../errors.js'
+import { type JudgetreeError, MissingTestCaseParamError, TestCaseError, toJudgeCallError } from '../errors.js'
 import {
   type CommonMetricOptions,
   checkKnownOptions,
@@ -293,7 +293,7 @@ async function summarised(
     })
     return Object.freeze({ ...result, reason: response.value.reason, usage: addUsage(result.usage, usageOf(response)) })
   } catch (error) {
-    return errorResult(context, error, result.trace, result.usage)
+    return errorResult(context, toJudgeCallError(error), result.trace, result.usage)
   }
 }
 

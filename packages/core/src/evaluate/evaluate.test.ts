@@ -87,6 +87,7 @@ describe('evaluate', () => {
     expect(results[1]?.result.error?.message).toBe(
       'The metric "Crasher" failed instead of returning a result: metric bug',
     )
+    expect(results[1]?.result.error?.code).toBe('METRIC_FAILED')
     expect(summary).toMatchObject({
       metrics: 7,
       passed: 2,

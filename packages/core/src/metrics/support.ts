@@ -1,4 +1,4 @@
-import { MeasurementAbortedError, TestCaseError } from '../errors.js'
+import { MeasurementAbortedError, TestCaseError, toJudgeCallError } from '../errors.js'
 import { describeValue } from '../internal/describe-value.js'
 import type { JudgeModel, JudgeRequest, JudgeResponse } from '../judge/types.js'
 import {
@@ -31,7 +31,12 @@ export async function callJudge<T>(
 ): Promise<JudgeCall<T>> {
   if (signal?.aborted) throw new MeasurementAbortedError(signal.reason)
   const started = performance.now()
-  const response = await judge.generate({ ...request, signal })
+  let response: JudgeResponse<T>
+  try {
+    response = await judge.generate({ ...request, signal })
+  } catch (error) {
+    throw toJudgeCallError(error)
+  }
   return { value: response.value, response, usage: usageOf(response), latencyMs: performance.now() - started }
 }
 
