@@ -1,12 +1,6 @@
 // @judgetree/core: the public surface. Everything exported is listed by name so a change shows in a diff. The
 // judge plumbing (runtime, cache modes, coordinator) is its own entry, @judgetree/core/runtime.
 
-export {
-  ConversationalDAGMetric,
-  type ConversationalDAGMetricOptions,
-  DAGMetric,
-  type DAGMetricOptions,
-} from './dag/dag-metric.js'
 export { DeepAcyclicGraph, type DeepAcyclicGraphOptions } from './dag/graph.js'
 export type { MermaidOptions } from './dag/mermaid.js'
 export type { DagNode, EdgeKind, NodeMode } from './dag/node.js'
@@ -74,6 +68,12 @@ export {
   type TurnRelevancyMetricOptions,
 } from './metrics/conversation-relevancy.js'
 export { ConversationalGEval, type ConversationalGEvalOptions } from './metrics/conversational-geval.js'
+export {
+  ConversationalDAGMetric,
+  type ConversationalDAGMetricOptions,
+  DAGMetric,
+  type DAGMetricOptions,
+} from './metrics/dag-metric.js'
 export { GEval, type GEvalOptions } from './metrics/geval.js'
 export type { GEvalBaseOptions, Rubric } from './metrics/geval-rubric.js'
 export {

@@ -7,10 +7,10 @@ import {
   PLAYFUL,
   playfulChatbotDag,
 } from '../../test/support/walkthroughs.js'
-import { ConversationalDAGMetric, DAGMetric } from '../dag/dag-metric.js'
 import { ConfigurationError, MeasurementAbortedError } from '../errors.js'
 import { OpenAIJudge } from '../judge/openai-judge.js'
 import type { ConversationalMetric } from '../metric/types.js'
+import { ConversationalDAGMetric, DAGMetric } from '../metrics/dag-metric.js'
 import { createJudgeRuntime } from '../runtime/judge-runtime.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import { evaluate } from './evaluate.js'

@@ -1,3 +1,12 @@
+import { describeValue } from '../internal/describe-value.js'
+import { checkMetricOptions } from '../metric/metric-base.js'
+import {
+  COMMON_OPTION_KEYS,
+  type CommonMetricOptions,
+  type ResolvedMetricOptions,
+  wholeNumberOption,
+} from '../metric/options.js'
+
 /** The turns a judgement of one assistant reply reads: `start..reply`, both 0-based and inclusive. */
 export interface ReplyWindow {
   /** Index of the assistant turn being judged; always the window's last turn. */
@@ -35,4 +44,36 @@ export function replyWindows(turns: readonly { readonly role: 'user' | 'assistan
     windows.push({ reply: index, start: exchangeStarts[first] ?? 0 })
   }
   return windows
+}
+
+/** Options of the metrics that judge a conversation window by window. */
+export interface WindowedMetricOptions extends CommonMetricOptions {
+  /** Identifies the metric in reports. */
+  name?: string | undefined
+  /** How many exchanges (a user turn and the replies to it) each judgement reads, ending at the judged turn. */
+  windowSize?: number | undefined
+}
+
+/** Checks the options of a windowed metric, throwing a ConfigurationError that lists every problem. */
+export function resolveWindowedOptions(
+  type: string,
+  options: WindowedMetricOptions,
+  defaults: { readonly name: string; readonly windowSize: number },
+): { readonly options: ResolvedMetricOptions; readonly windowSize: number } {
+  const spec = {
+    keys: [...COMMON_OPTION_KEYS, 'windowSize'],
+    notAnObject: (value: unknown) =>
+      `new ${type}(options) takes an options object (or nothing); got ${describeValue(value)}.`,
+    defaultName: defaults.name,
+  }
+  return checkMetricOptions(type, options, spec, (checked, problems) => ({
+    windowSize: wholeNumberOption(
+      checked.windowSize,
+      'windowSize',
+      { min: 1 },
+      defaults.windowSize,
+      problems,
+      'how many exchanges each judgement reads',
+    ),
+  }))
 }

@@ -1,6 +1,5 @@
 import { describeValue } from '../internal/describe-value.js'
-import type { CommonMetricOptions, OptionProblems } from '../metric/options.js'
-import { wholeNumberOption } from './support.js'
+import { type CommonMetricOptions, type OptionProblems, wholeNumberOption } from '../metric/options.js'
 
 /** One rubric entry: scores from `scoreRange[0]` to `scoreRange[1]` (inclusive) mean `expectedOutcome`. */
 export interface Rubric {
