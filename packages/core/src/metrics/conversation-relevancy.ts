@@ -2,7 +2,6 @@ import { TestCaseError } from '../errors.js'
 import { batchError, runJobs, type Settled } from '../internal/jobs.js'
 import { messageOf, shortText } from '../internal/text.js'
 import { callJudge, stepNode } from '../metric/judge-call.js'
-import { MetricBase } from '../metric/metric-base.js'
 import type { ResolvedMetricOptions } from '../metric/options.js'
 import { buildResult, errorResult, type MeasurementContext } from '../metric/result.js'
 import { applyStrictMode } from '../metric/score.js'
@@ -17,7 +16,7 @@ import {
 import type { ConversationalTestCase } from '../test-case/schemas.js'
 import { formatScore } from '../trace/render.js'
 import type { TraceNode } from '../trace/types.js'
-import { replyWindows, resolveWindowedOptions, type WindowedMetricOptions } from './conversation-windows.js'
+import { replyWindows, WindowedMetric, type WindowedMetricOptions, windowTurns } from './conversation-windows.js'
 
 /** Options for {@link ConversationRelevancyMetric}. */
 export interface ConversationRelevancyMetricOptions extends WindowedMetricOptions {
@@ -37,17 +36,9 @@ type ReplyJudgement = Awaited<ReturnType<typeof judgeReply>>
  * @example
  * const result = await new ConversationRelevancyMetric({ threshold: 0.75 }).measure({ turns })
  */
-export class ConversationRelevancyMetric extends MetricBase<ConversationalTestCase> {
-  readonly kind = 'conversational' as const
-  readonly windowSize: number
-
+export class ConversationRelevancyMetric extends WindowedMetric {
   constructor(options: ConversationRelevancyMetricOptions = {}) {
-    const resolved = resolveWindowedOptions('ConversationRelevancyMetric', options, {
-      name: 'Conversation Relevancy',
-      windowSize: 3,
-    })
-    super('ConversationRelevancyMetric', resolved.options)
-    this.windowSize = resolved.windowSize
+    super('ConversationRelevancyMetric', options, { name: 'Conversation Relevancy', windowSize: 3 })
   }
 
   protected override async run(
@@ -55,7 +46,7 @@ export class ConversationRelevancyMetric extends MetricBase<ConversationalTestCa
     context: MeasurementContext,
     signal: AbortSignal | undefined,
   ): Promise<MetricResult> {
-    const turns: WindowTurn[] = parsed.turns.map((turn, index) => ({ index, role: turn.role, content: turn.content }))
+    const turns = windowTurns(parsed)
     if (!turns.some((turn) => turn.role === 'assistant')) {
       throw new TestCaseError(
         `The metric "${this.name}" judges assistant replies, but the conversation has none (${turns.length} user ` +

@@ -1,11 +1,13 @@
 import { describeValue } from '../internal/describe-value.js'
-import { checkMetricOptions } from '../metric/metric-base.js'
+import { checkMetricOptions, MetricBase } from '../metric/metric-base.js'
 import {
   COMMON_OPTION_KEYS,
   type CommonMetricOptions,
   type ResolvedMetricOptions,
   wholeNumberOption,
 } from '../metric/options.js'
+import type { WindowTurn } from '../prompts/conversation-relevancy.js'
+import type { ConversationalTestCase } from '../test-case/schemas.js'
 
 /** The turns a judgement of one assistant reply reads: `start..reply`, both 0-based and inclusive. */
 export interface ReplyWindow {
@@ -55,7 +57,7 @@ export interface WindowedMetricOptions extends CommonMetricOptions {
 }
 
 /** Checks the options of a windowed metric, throwing a ConfigurationError that lists every problem. */
-export function resolveWindowedOptions(
+function resolveWindowedOptions(
   type: string,
   options: WindowedMetricOptions,
   defaults: { readonly name: string; readonly windowSize: number },
@@ -76,4 +78,25 @@ export function resolveWindowedOptions(
       'how many exchanges each judgement reads',
     ),
   }))
+}
+
+/** A conversational metric that judges each assistant reply on a window of the exchanges ending at it. */
+export abstract class WindowedMetric extends MetricBase<ConversationalTestCase> {
+  readonly kind = 'conversational' as const
+  readonly windowSize: number
+
+  protected constructor(
+    type: string,
+    options: WindowedMetricOptions,
+    defaults: { readonly name: string; readonly windowSize: number },
+  ) {
+    const resolved = resolveWindowedOptions(type, options, defaults)
+    super(type, resolved.options)
+    this.windowSize = resolved.windowSize
+  }
+}
+
+/** The turns as the windowed prompts show them: index, role and content. */
+export function windowTurns(testCase: ConversationalTestCase): WindowTurn[] {
+  return testCase.turns.map((turn, index) => ({ index, role: turn.role, content: turn.content }))
 }

@@ -1,12 +1,9 @@
 import { checkConversationalOptions, conversationalView } from '../dag/inputs.js'
-import { MissingTestCaseParamError } from '../errors.js'
-import { checkMetricOptions, MetricBase } from '../metric/metric-base.js'
-import type { MeasurementContext } from '../metric/result.js'
-import type { MetricResult } from '../metric/types.js'
+import { checkMetricOptions } from '../metric/metric-base.js'
 import { PARAM_LABELS, TURN_LEVEL_PARAMS, type TurnParam, TurnParams } from '../test-case/params.js'
 import type { ConversationalTestCase } from '../test-case/schemas.js'
-import { checkGEvalOptions, GEVAL_OPTION_KEYS, type GEvalBaseOptions, type Rubric } from './geval-rubric.js'
-import { GEvalScorer } from './geval-scorer.js'
+import { GEvalBase } from './geval-base.js'
+import { checkGEvalOptions, GEVAL_OPTION_KEYS, type GEvalBaseOptions } from './geval-rubric.js'
 
 /** Options for {@link ConversationalGEval}. */
 export interface ConversationalGEvalOptions extends GEvalBaseOptions {
@@ -24,18 +21,10 @@ export interface ConversationalGEvalOptions extends GEvalBaseOptions {
  *   criteria: 'Does the assistant acknowledge the user’s feelings before solving the problem?',
  * })
  */
-export class ConversationalGEval extends MetricBase<ConversationalTestCase> {
+export class ConversationalGEval extends GEvalBase<ConversationalTestCase> {
   readonly kind = 'conversational' as const
-  readonly criteria: string | undefined
-  readonly evaluationSteps: readonly string[] | undefined
   /** The fields shown: ROLE and CONTENT first, then the ones you named (your array is not changed). */
   readonly evaluationParams: readonly TurnParam[]
-  readonly rubric: readonly Rubric[] | undefined
-  /** The judge's integer score range: 0..10, or the rubric's min start..max end. */
-  readonly scoreRange: readonly [number, number]
-  readonly topLogprobs: number
-  readonly #view: ReturnType<typeof conversationalView>
-  readonly #scorer: GEvalScorer
 
   constructor(options: ConversationalGEvalOptions) {
     const spec = {
@@ -49,31 +38,16 @@ export class ConversationalGEval extends MetricBase<ConversationalTestCase> {
         problems.add(message.replace('this node', 'this metric')),
       ).params,
     }))
-    super('ConversationalGEval', checked.options)
-    const { definition, params } = checked
     // The judge cannot read a conversation without who said what; a copy, so the caller's array is untouched.
-    const shown: TurnParam[] = [TurnParams.ROLE, TurnParams.CONTENT, ...params]
-    this.evaluationParams = Object.freeze([...new Set(shown)])
-    this.criteria = definition.criteria
-    this.evaluationSteps = definition.evaluationSteps
-    this.rubric = definition.rubric
-    this.scoreRange = definition.scoreRange
-    this.topLogprobs = definition.topLogprobs
-    this.#view = conversationalView(this.evaluationParams, undefined)
-    this.#scorer = new GEvalScorer(definition, this.options, {
-      conversational: true,
-      turnFields: this.evaluationParams.filter((param) => TURN_LEVEL_PARAMS.has(param)).map((p) => PARAM_LABELS[p]),
-      caseFields: this.evaluationParams.filter((param) => !TURN_LEVEL_PARAMS.has(param)).map((p) => PARAM_LABELS[p]),
+    const params = Object.freeze([...new Set([TurnParams.ROLE, TurnParams.CONTENT, ...checked.params])])
+    super('ConversationalGEval', checked.options, checked.definition, {
+      view: conversationalView(params, undefined),
+      fields: {
+        conversational: true,
+        turnFields: params.filter((param) => TURN_LEVEL_PARAMS.has(param)).map((param) => PARAM_LABELS[param]),
+        caseFields: params.filter((param) => !TURN_LEVEL_PARAMS.has(param)).map((param) => PARAM_LABELS[param]),
+      },
     })
-  }
-
-  protected override async run(
-    testCase: ConversationalTestCase,
-    measurement: MeasurementContext,
-    signal: AbortSignal | undefined,
-  ): Promise<MetricResult> {
-    const missing = this.#view.missingParams(testCase)
-    if (missing.length > 0) throw new MissingTestCaseParamError(this.name, missing, 'its evaluationParams')
-    return this.#scorer.score(this.#view.show(testCase, []).data, signal, measurement.started)
+    this.evaluationParams = params
   }
 }

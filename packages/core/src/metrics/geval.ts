@@ -1,12 +1,9 @@
 import { checkSingleTurnParams, singleTurnView } from '../dag/inputs.js'
-import { MissingTestCaseParamError } from '../errors.js'
-import { checkMetricOptions, MetricBase } from '../metric/metric-base.js'
-import type { MeasurementContext } from '../metric/result.js'
-import type { MetricResult } from '../metric/types.js'
+import { checkMetricOptions } from '../metric/metric-base.js'
 import { type LLMTestCaseParam, PARAM_LABELS } from '../test-case/params.js'
 import type { LLMTestCase } from '../test-case/schemas.js'
-import { checkGEvalOptions, GEVAL_OPTION_KEYS, type GEvalBaseOptions, type Rubric } from './geval-rubric.js'
-import { GEvalScorer } from './geval-scorer.js'
+import { GEvalBase } from './geval-base.js'
+import { checkGEvalOptions, GEVAL_OPTION_KEYS, type GEvalBaseOptions } from './geval-rubric.js'
 
 /** Options for {@link GEval}. */
 export interface GEvalOptions extends GEvalBaseOptions {
@@ -25,17 +22,9 @@ export interface GEvalOptions extends GEvalBaseOptions {
  *   evaluationParams: [LLMTestCaseParams.ACTUAL_OUTPUT, LLMTestCaseParams.EXPECTED_OUTPUT],
  * })
  */
-export class GEval extends MetricBase<LLMTestCase> {
+export class GEval extends GEvalBase<LLMTestCase> {
   readonly kind = 'single-turn' as const
-  readonly criteria: string | undefined
-  readonly evaluationSteps: readonly string[] | undefined
   readonly evaluationParams: readonly LLMTestCaseParam[]
-  readonly rubric: readonly Rubric[] | undefined
-  /** The judge's integer score range: 0..10, or the rubric's min start..max end. */
-  readonly scoreRange: readonly [number, number]
-  readonly topLogprobs: number
-  readonly #view: ReturnType<typeof singleTurnView>
-  readonly #scorer: GEvalScorer
 
   constructor(options: GEvalOptions) {
     const spec = {
@@ -61,29 +50,11 @@ export class GEval extends MetricBase<LLMTestCase> {
       }
       return { definition, params }
     })
-    super('GEval', checked.options)
-    const { definition, params } = checked
-    this.criteria = definition.criteria
-    this.evaluationSteps = definition.evaluationSteps
-    this.evaluationParams = Object.freeze(params)
-    this.rubric = definition.rubric
-    this.scoreRange = definition.scoreRange
-    this.topLogprobs = definition.topLogprobs
-    this.#view = singleTurnView(this.evaluationParams)
-    this.#scorer = new GEvalScorer(definition, this.options, {
-      conversational: false,
-      turnFields: [],
-      caseFields: params.map((param) => PARAM_LABELS[param]),
+    const params = Object.freeze(checked.params)
+    super('GEval', checked.options, checked.definition, {
+      view: singleTurnView(params),
+      fields: { conversational: false, turnFields: [], caseFields: params.map((param) => PARAM_LABELS[param]) },
     })
-  }
-
-  protected override async run(
-    testCase: LLMTestCase,
-    measurement: MeasurementContext,
-    signal: AbortSignal | undefined,
-  ): Promise<MetricResult> {
-    const missing = this.#view.missingParams(testCase)
-    if (missing.length > 0) throw new MissingTestCaseParamError(this.name, missing, 'its evaluationParams')
-    return this.#scorer.score(this.#view.show(testCase, []).data, signal, measurement.started)
+    this.evaluationParams = params
   }
 }

@@ -2,7 +2,6 @@ import { MissingTestCaseParamError } from '../errors.js'
 import { batchError, runJobs, type Settled } from '../internal/jobs.js'
 import { messageOf, shortText } from '../internal/text.js'
 import { callJudge, type JudgeCall, stepNode } from '../metric/judge-call.js'
-import { MetricBase } from '../metric/metric-base.js'
 import type { ResolvedMetricOptions } from '../metric/options.js'
 import { buildResult, errorResult, type MeasurementContext } from '../metric/result.js'
 import { applyStrictMode } from '../metric/score.js'
@@ -20,8 +19,9 @@ import type { TraceNode } from '../trace/types.js'
 import {
   type ReplyWindow,
   replyWindows,
-  resolveWindowedOptions,
+  WindowedMetric,
   type WindowedMetricOptions,
+  windowTurns,
 } from './conversation-windows.js'
 
 /** Options for {@link TurnContextualRelevancyMetric}. */
@@ -57,17 +57,9 @@ interface Target {
  * @example
  * const result = await new TurnContextualRelevancyMetric().measure({ turns })
  */
-export class TurnContextualRelevancyMetric extends MetricBase<ConversationalTestCase> {
-  readonly kind = 'conversational' as const
-  readonly windowSize: number
-
+export class TurnContextualRelevancyMetric extends WindowedMetric {
   constructor(options: TurnContextualRelevancyMetricOptions = {}) {
-    const resolved = resolveWindowedOptions('TurnContextualRelevancyMetric', options, {
-      name: 'Turn Contextual Relevancy',
-      windowSize: 10,
-    })
-    super('TurnContextualRelevancyMetric', resolved.options)
-    this.windowSize = resolved.windowSize
+    super('TurnContextualRelevancyMetric', options, { name: 'Turn Contextual Relevancy', windowSize: 10 })
   }
 
   protected override async run(
@@ -75,7 +67,7 @@ export class TurnContextualRelevancyMetric extends MetricBase<ConversationalTest
     context: MeasurementContext,
     signal: AbortSignal | undefined,
   ): Promise<MetricResult> {
-    const turns: WindowTurn[] = parsed.turns.map((turn, index) => ({ index, role: turn.role, content: turn.content }))
+    const turns = windowTurns(parsed)
     const targets: Target[] = replyWindows(turns, this.windowSize).flatMap((window) => {
       const chunks = parsed.turns[window.reply]?.retrievalContext ?? []
       return chunks.length > 0 ? [{ window, chunks }] : []
