@@ -51,7 +51,15 @@ export type { EvaluationResult, EvaluationSummary, MetricSummary } from './evalu
 export { OpenAIJudge, type OpenAIJudgeOptions } from './judge/openai-judge.js'
 export { costOf, DEFAULT_MODEL_PRICES, type ModelPrice, registerModelPrices } from './judge/pricing.js'
 export type { JudgeMessage, JudgeModel, JudgeRequest, JudgeResponse, JudgeUsage, TokenLogprob } from './judge/types.js'
-export type { CommonMetricOptions } from './metric/options.js'
+export {
+  BaseMetric,
+  type BaseMetricOptions,
+  type MetricContext,
+  type MetricJudgeRequest,
+  type MetricScore,
+  type MetricStep,
+} from './metric/base-metric.js'
+export type { CommonMetricOptions, ResolvedMetricOptions } from './metric/options.js'
 export type {
   ConversationalMetric,
   MeasureOptions,
