@@ -1,7 +1,7 @@
-import { checkConversationalOptions, conversationalView } from '../dag/inputs.js'
 import { checkMetricOptions } from '../metric/metric-base.js'
 import { PARAM_LABELS, TURN_LEVEL_PARAMS, type TurnParam, TurnParams } from '../test-case/params.js'
 import type { ConversationalTestCase } from '../test-case/schemas.js'
+import { checkConversationalOptions, conversationalView } from '../test-case/view.js'
 import { GEvalBase } from './geval-base.js'
 import { checkGEvalOptions, GEVAL_OPTION_KEYS, type GEvalBaseOptions } from './geval-rubric.js'
 
@@ -34,8 +34,11 @@ export class ConversationalGEval extends GEvalBase<ConversationalTestCase> {
     }
     const checked = checkMetricOptions('ConversationalGEval', options, spec, (checking, problems) => ({
       definition: checkGEvalOptions(checking, problems),
-      params: checkConversationalOptions(checking.evaluationParams, undefined, (_rule, message) =>
-        problems.add(message.replace('this node', 'this metric')),
+      params: checkConversationalOptions(
+        checking.evaluationParams,
+        undefined,
+        (_rule, message) => problems.add(message),
+        'this metric',
       ).params,
     }))
     // The judge cannot read a conversation without who said what; a copy, so the caller's array is untouched.

@@ -1,4 +1,3 @@
-import type { InputView } from '../dag/inputs.js'
 import { MissingTestCaseParamError } from '../errors.js'
 import { MetricBase } from '../metric/metric-base.js'
 import type { ResolvedMetricOptions } from '../metric/options.js'
@@ -6,6 +5,7 @@ import type { MeasurementContext } from '../metric/result.js'
 import type { MetricResult } from '../metric/types.js'
 import type { GEvalFields } from '../prompts/geval-steps.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
+import type { InputView } from '../test-case/view.js'
 import type { GEvalDefinition, Rubric } from './geval-rubric.js'
 import { GEvalScorer } from './geval-scorer.js'
 

@@ -1,7 +1,7 @@
-import { checkSingleTurnParams, singleTurnView } from '../dag/inputs.js'
 import { checkMetricOptions } from '../metric/metric-base.js'
 import { type LLMTestCaseParam, PARAM_LABELS } from '../test-case/params.js'
 import type { LLMTestCase } from '../test-case/schemas.js'
+import { checkSingleTurnParams, singleTurnView } from '../test-case/view.js'
 import { GEvalBase } from './geval-base.js'
 import { checkGEvalOptions, GEVAL_OPTION_KEYS, type GEvalBaseOptions } from './geval-rubric.js'
 
@@ -44,8 +44,10 @@ export class GEval extends GEvalBase<LLMTestCase> {
           'needs evaluationParams: the fields the judge is shown, e.g. [LLMTestCaseParams.INPUT, LLMTestCaseParams.ACTUAL_OUTPUT].',
         )
       } else {
-        params = checkSingleTurnParams(checking.evaluationParams, (_rule, message) =>
-          problems.add(message.replace('this node', 'this metric')),
+        params = checkSingleTurnParams(
+          checking.evaluationParams,
+          (_rule, message) => problems.add(message),
+          'this metric',
         )
       }
       return { definition, params }
