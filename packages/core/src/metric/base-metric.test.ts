@@ -132,7 +132,10 @@ describe('BaseMetric', () => {
   test('a conversation given to a single-turn metric fails the measurement with a hint', async () => {
     const result = await new NoPromisesMetric({ model: promising }).measure({ turns: [] } as never)
     expect(result.error?.code).toBe('TEST_CASE_INVALID')
-    expect(result.error?.message).toContain('is a NoPromisesMetric, which judges single-turn test cases')
+    expect(result.error?.message).toBe(
+      'The metric "No Promises" is a NoPromisesMetric, which judges single-turn test cases ({ input, actualOutput }), ' +
+        'but it was given a conversation ({ turns }). Use a conversational metric such as ConversationalGEval instead.',
+    )
   })
 
   test('a bug in score() is METRIC_FAILED, naming the metric, and keeps the trace so far', async () => {

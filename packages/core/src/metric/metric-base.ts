@@ -89,6 +89,13 @@ export abstract class MetricBase<TestCase extends LLMTestCase | ConversationalTe
     signal: AbortSignal | undefined,
   ): Promise<MetricResult>
 
+  /** What to use instead, said when a test case of the other kind is passed. */
+  protected otherKindHint(): string {
+    return this.kind === 'single-turn'
+      ? 'Use a conversational metric such as ConversationalGEval instead.'
+      : 'Use a single-turn metric such as GEval instead.'
+  }
+
   /** Validates the test case for this metric's kind, with a hint when the other kind was passed. */
   protected parse(testCase: unknown): TestCase {
     const looksLike = (present: string, absent: string) =>
@@ -97,7 +104,7 @@ export abstract class MetricBase<TestCase extends LLMTestCase | ConversationalTe
       if (looksLike('turns', 'input')) {
         throw new TestCaseError(
           `The metric "${this.name}" is a ${this.#type}, which judges single-turn test cases ({ input, actualOutput }), but it ` +
-            'was given a conversation ({ turns }). Use a conversational metric such as ConversationalGEval instead.',
+            `was given a conversation ({ turns }). ${this.otherKindHint()}`,
         )
       }
       return parseLLMTestCase(testCase, this.name) as TestCase
@@ -105,7 +112,7 @@ export abstract class MetricBase<TestCase extends LLMTestCase | ConversationalTe
     if (looksLike('input', 'turns')) {
       throw new TestCaseError(
         `The metric "${this.name}" is a ${this.#type}, which judges conversations ({ turns: [...] }), but it was given a ` +
-          'single-turn test case ({ input, ... }). Use a single-turn metric such as GEval instead.',
+          `single-turn test case ({ input, ... }). ${this.otherKindHint()}`,
       )
     }
     return parseConversationalTestCase(testCase, this.name) as TestCase

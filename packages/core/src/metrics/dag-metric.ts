@@ -1,7 +1,7 @@
 import { type WalkOutcome, walkDag } from '../dag/executor.js'
 import { type DeepAcyclicGraph, type GraphPlan, graphPlan, isDeepAcyclicGraph } from '../dag/graph.js'
 import type { ConversationalNode, SingleTurnNode } from '../dag/nodes/types.js'
-import { MissingTestCaseParamError, TestCaseError, toJudgeCallError } from '../errors.js'
+import { MissingTestCaseParamError, toJudgeCallError } from '../errors.js'
 import { checkMetricOptions, MetricBase } from '../metric/metric-base.js'
 import { COMMON_OPTION_KEYS, type CommonMetricOptions } from '../metric/options.js'
 import { buildResult, errorResult, type MeasurementContext } from '../metric/result.js'
@@ -9,7 +9,6 @@ import { applyStrictMode, clampScore } from '../metric/score.js'
 import type { MetricResult } from '../metric/types.js'
 import { addUsage, usageOf } from '../metric/usage.js'
 import { REASON_SUMMARY_PROMPT, reasonSummaryPrompt, reasonSummarySchema } from '../prompts/reason-summary.js'
-import { parseConversationalTestCase, parseLLMTestCase } from '../test-case/parse.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import { formatScore, oneLine } from '../trace/render.js'
 
@@ -75,6 +74,12 @@ abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCa
     this.#plan = graphPlan(options.dag)
   }
 
+  protected override otherKindHint(): string {
+    return this.kind === 'single-turn'
+      ? 'Use ConversationalDAGMetric with Conversational* nodes for conversations.'
+      : 'Use DAGMetric with single-turn nodes for those.'
+  }
+
   /** Walks the DAG for one test case. */
   protected override async run(
     testCase: TestCase,
@@ -108,16 +113,6 @@ export class DAGMetric extends DagMetricBase<LLMTestCase> {
   constructor(options: DAGMetricOptions) {
     super('DAGMetric', 'single-turn', options)
   }
-
-  protected override parse(testCase: unknown): LLMTestCase {
-    if (typeof testCase === 'object' && testCase !== null && 'turns' in testCase && !('input' in testCase)) {
-      throw new TestCaseError(
-        `The metric "${this.name}" is a DAGMetric, which judges single-turn test cases ({ input, actualOutput }), ` +
-          'but it was given a conversation ({ turns }). Use ConversationalDAGMetric with Conversational* nodes for conversations.',
-      )
-    }
-    return parseLLMTestCase(testCase, this.name)
-  }
 }
 
 /**
@@ -132,16 +127,6 @@ export class ConversationalDAGMetric extends DagMetricBase<ConversationalTestCas
 
   constructor(options: ConversationalDAGMetricOptions) {
     super('ConversationalDAGMetric', 'conversational', options)
-  }
-
-  protected override parse(testCase: unknown): ConversationalTestCase {
-    if (typeof testCase === 'object' && testCase !== null && 'input' in testCase && !('turns' in testCase)) {
-      throw new TestCaseError(
-        `The metric "${this.name}" is a ConversationalDAGMetric, which judges conversations ({ turns: [...] }), ` +
-          'but it was given a single-turn test case ({ input, ... }). Use DAGMetric with single-turn nodes for those.',
-      )
-    }
-    return parseConversationalTestCase(testCase, this.name)
   }
 }
 
