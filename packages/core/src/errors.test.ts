@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { errorAt, JudgeCallError, JudgetreeError } from './errors.js'
+import { errorAt, JudgeCallError, JudgetreeError, toJudgetreeError } from './errors.js'
 
 describe('errorAt', () => {
   test('names where the error happened and keeps its class and fields, leaving the original untouched', () => {
@@ -25,5 +25,23 @@ describe('errorAt', () => {
     expect(located).toBeInstanceOf(JudgetreeError)
     expect(located).toMatchObject({ code: 'JUDGE_CALL_FAILED', cause, node: undefined })
     expect(located.message).toBe('Judging the reply at turn 3 failed: fetch failed')
+  })
+})
+
+describe('toJudgetreeError', () => {
+  test('a judgetree error passes unchanged, so a judge failure keeps its code', () => {
+    const judgeFailure = new JudgeCallError('The judge model "m" answered HTTP 503: overloaded', { status: 503 })
+    expect(toJudgetreeError(judgeFailure, 'The metric "Polite" failed')).toBe(judgeFailure)
+  })
+
+  test("anything else is the metric's own failure, METRIC_FAILED, named and caused by it", () => {
+    const cause = new TypeError("Cannot read properties of undefined (reading 'length')")
+    const wrapped = toJudgetreeError(cause, 'The metric "No Promises" failed')
+    expect(wrapped).toBeInstanceOf(JudgetreeError)
+    expect(wrapped).toMatchObject({ code: 'METRIC_FAILED', cause })
+    expect(wrapped.message).toBe(
+      `The metric "No Promises" failed: Cannot read properties of undefined (reading 'length')`,
+    )
+    expect(toJudgetreeError('plain text', 'x failed').message).toBe('x failed: plain text')
   })
 })

@@ -7,6 +7,7 @@ export type JudgetreeErrorCode =
   | 'TURN_WINDOW_OUT_OF_RANGE'
   | 'JUDGE_OUTPUT_INVALID'
   | 'JUDGE_CALL_FAILED'
+  | 'METRIC_FAILED'
   | 'NO_VERDICT_REACHED'
   | 'MEASUREMENT_ABORTED'
   | 'CACHE_MISS'
@@ -53,6 +54,28 @@ export function errorAt(error: unknown, where: string, fields: { node?: string }
     Object.defineProperty(located, 'node', { value: fields.node, enumerable: true, configurable: true })
   }
   return located
+}
+
+/**
+ * Any thrown value as a judgetree error: judgetree errors pass unchanged; anything else (a bug in a metric's own
+ * code, a `TypeError`) becomes a METRIC_FAILED error caused by it, its message `<context>: <original message>`, so
+ * it is never mistaken for a judge failure.
+ *
+ * @example
+ * toJudgetreeError(new TypeError('x is undefined'), 'The metric "No Promises" failed').code // 'METRIC_FAILED'
+ */
+export function toJudgetreeError(error: unknown, context: string): JudgetreeError {
+  if (error instanceof JudgetreeError) return error
+  const message = error instanceof Error ? error.message : String(error)
+  return new JudgetreeError('METRIC_FAILED', `${context}: ${message}`, { cause: error })
+}
+
+/** A judge's failure as a judgetree error: judgetree errors pass unchanged; anything else becomes JUDGE_CALL_FAILED. */
+export function toJudgeCallError(error: unknown): JudgetreeError {
+  if (error instanceof JudgetreeError) return error
+  return new JudgetreeError('JUDGE_CALL_FAILED', error instanceof Error ? error.message : String(error), {
+    cause: error,
+  })
 }
 
 /** One broken rule found while validating a DAG: what, where and how to fix it. */

@@ -1,12 +1,6 @@
 // @judgetree/core: the public surface. Everything exported is listed by name so a change shows in a diff. The
 // judge plumbing (runtime, cache modes, coordinator) is its own entry, @judgetree/core/runtime.
 
-export {
-  ConversationalDAGMetric,
-  type ConversationalDAGMetricOptions,
-  DAGMetric,
-  type DAGMetricOptions,
-} from './dag/dag-metric.js'
 export { DeepAcyclicGraph, type DeepAcyclicGraphOptions } from './dag/graph.js'
 export type { MermaidOptions } from './dag/mermaid.js'
 export type { DagNode, EdgeKind, NodeMode } from './dag/node.js'
@@ -49,6 +43,7 @@ export {
   MissingTestCaseParamError,
   NoVerdictReachedError,
   TestCaseError,
+  toJudgetreeError,
 } from './errors.js'
 export { type EvaluateOptions, type Evaluation, type EvaluationMetric, evaluate } from './evaluate/evaluate.js'
 export type { EvaluationProgress, OutputStream } from './evaluate/progress-bar.js'
@@ -56,7 +51,15 @@ export type { EvaluationResult, EvaluationSummary, MetricSummary } from './evalu
 export { OpenAIJudge, type OpenAIJudgeOptions } from './judge/openai-judge.js'
 export { costOf, DEFAULT_MODEL_PRICES, type ModelPrice, registerModelPrices } from './judge/pricing.js'
 export type { JudgeMessage, JudgeModel, JudgeRequest, JudgeResponse, JudgeUsage, TokenLogprob } from './judge/types.js'
-export type { CommonMetricOptions } from './metric/options.js'
+export {
+  BaseMetric,
+  type BaseMetricOptions,
+  type MetricContext,
+  type MetricJudgeRequest,
+  type MetricScore,
+  type MetricStep,
+} from './metric/base-metric.js'
+export type { CommonMetricOptions, ResolvedMetricOptions } from './metric/options.js'
 export type {
   ConversationalMetric,
   MeasureOptions,
@@ -73,6 +76,12 @@ export {
   type TurnRelevancyMetricOptions,
 } from './metrics/conversation-relevancy.js'
 export { ConversationalGEval, type ConversationalGEvalOptions } from './metrics/conversational-geval.js'
+export {
+  ConversationalDAGMetric,
+  type ConversationalDAGMetricOptions,
+  DAGMetric,
+  type DAGMetricOptions,
+} from './metrics/dag-metric.js'
 export { GEval, type GEvalOptions } from './metrics/geval.js'
 export type { GEvalBaseOptions, Rubric } from './metrics/geval-rubric.js'
 export {

@@ -1,5 +1,5 @@
 import { type DagIssue, DagValidationError } from '../errors.js'
-import { describeValue } from './inputs.js'
+import { describeValue } from '../internal/describe-value.js'
 import { dagToMermaid, type MermaidOptions } from './mermaid.js'
 import { type DagNode, type EdgeKind, isDagNode, type NodeMode } from './node.js'
 import type { ConversationalNode, SingleTurnNode } from './nodes/types.js'

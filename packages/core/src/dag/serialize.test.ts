@@ -3,7 +3,7 @@ import { meetingSummaryDag, playfulChatbotDag } from '../../test/support/walkthr
 import type { DagValidationError } from '../errors.js'
 import { scriptedJudge } from '../judge/scripted-judge.js'
 import type { Metric } from '../metric/types.js'
-import { ConversationalDAGMetric } from './dag-metric.js'
+import { ConversationalDAGMetric } from '../metrics/dag-metric.js'
 import { DeepAcyclicGraph } from './graph.js'
 import { BinaryJudgementNode } from './nodes/binary-judgement-node.js'
 import { VerdictNode } from './nodes/verdict-node.js'

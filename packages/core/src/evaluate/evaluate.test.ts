@@ -7,10 +7,10 @@ import {
   PLAYFUL,
   playfulChatbotDag,
 } from '../../test/support/walkthroughs.js'
-import { ConversationalDAGMetric, DAGMetric } from '../dag/dag-metric.js'
 import { ConfigurationError, MeasurementAbortedError } from '../errors.js'
 import { OpenAIJudge } from '../judge/openai-judge.js'
 import type { ConversationalMetric } from '../metric/types.js'
+import { ConversationalDAGMetric, DAGMetric } from '../metrics/dag-metric.js'
 import { createJudgeRuntime } from '../runtime/judge-runtime.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import { evaluate } from './evaluate.js'
@@ -87,6 +87,7 @@ describe('evaluate', () => {
     expect(results[1]?.result.error?.message).toBe(
       'The metric "Crasher" failed instead of returning a result: metric bug',
     )
+    expect(results[1]?.result.error?.code).toBe('METRIC_FAILED')
     expect(summary).toMatchObject({
       metrics: 7,
       passed: 2,

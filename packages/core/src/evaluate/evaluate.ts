@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events'
-import { ConfigurationError, JudgetreeError, MeasurementAbortedError } from '../errors.js'
+import { ConfigurationError, MeasurementAbortedError, toJudgetreeError } from '../errors.js'
 import type { MetricResult } from '../metric/types.js'
 import { NO_USAGE } from '../metric/usage.js'
 import { defaultJudgeRuntime } from '../runtime/judge-runtime.js'
@@ -137,14 +137,7 @@ async function measureSafely(
   } catch (error) {
     problem = error
   }
-  const error =
-    problem instanceof JudgetreeError
-      ? problem
-      : new JudgetreeError(
-          'JUDGE_CALL_FAILED',
-          `The metric "${metric.name}" failed instead of returning a result: ${problem instanceof Error ? problem.message : String(problem)}`,
-          { cause: problem },
-        )
+  const error = toJudgetreeError(problem, `The metric "${metric.name}" failed instead of returning a result`)
   const trace = { metric: metric.name, nodes: [], roots: [], notes: [] }
   return Object.freeze({
     name: metric.name,

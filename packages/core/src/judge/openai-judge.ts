@@ -6,6 +6,8 @@ import type {
 } from 'openai/resources/chat/completions'
 import { z } from 'zod'
 import { ConfigurationError, JudgeCallError, JudgeOutputError, MeasurementAbortedError } from '../errors.js'
+import { nonEmpty, readEnv } from '../internal/env.js'
+import { scrubSecrets } from '../internal/scrub.js'
 import { costOf, type ModelPrice } from './pricing.js'
 import type { JudgeMessage, JudgeModel, JudgeRequest, JudgeResponse, TokenLogprob } from './types.js'
 
@@ -53,7 +55,6 @@ type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false
 const DEFAULT_MODEL = 'gpt-4.1'
 const MAX_TOP_LOGPROBS = 20
 const RAW_EXCERPT_CHARS = 500
-const KEY_LIKE = /sk-[A-Za-z0-9_-]{16,}/g
 const jsonSchemas = new WeakMap<object, Record<string, unknown>>()
 
 /** A judge backed by the OpenAI Chat Completions API or any server that speaks it. */
@@ -156,14 +157,14 @@ export class OpenAIJudge implements JudgeModel {
         })
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error)
-        throw new ConfigurationError(`Could not create the OpenAI client: ${scrubWith(secret, message)}`)
+        throw new ConfigurationError(`Could not create the OpenAI client: ${scrubSecrets(message, secret)}`)
       }
     }
     this.#connection = {
       client,
       host: hostOf(client.baseURL),
       maxRetries: options.maxRetries ?? client.maxRetries,
-      scrub: (text) => scrubWith(secret, text),
+      scrub: (text) => scrubSecrets(text, secret),
     }
     return this.#connection
   }
@@ -393,12 +394,6 @@ function invalidOption(name: string, expected: string, got: unknown): Configurat
   )
 }
 
-function scrubWith(secret: string | null | undefined, text: string): string {
-  // Very short "keys" (placeholders for local servers) would mangle ordinary words if replaced.
-  const exact = secret !== null && secret !== undefined && secret.length >= 8 ? text.split(secret).join('sk-***') : text
-  return exact.replace(KEY_LIKE, 'sk-***')
-}
-
 function rootMessage(error: Error): string {
   let current: unknown = error
   for (let depth = 0; depth < 8 && current instanceof Error && current.cause instanceof Error; depth++) {
@@ -441,13 +436,4 @@ function hostOf(baseURL: string): string {
   } catch {
     return baseURL
   }
-}
-
-function readEnv(name: string): string | undefined {
-  return nonEmpty(process.env[name])
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  const trimmed = value?.trim()
-  return trimmed === undefined || trimmed === '' ? undefined : trimmed
 }

@@ -1,8 +1,19 @@
-import { describeValue } from '../dag/inputs.js'
 import { ConfigurationError } from '../errors.js'
+import { describeValue } from '../internal/describe-value.js'
 import { resolveJudge } from '../judge/resolve-judge.js'
 import type { JudgeModel } from '../judge/types.js'
 import { withDefaultRuntime } from '../runtime/judge-runtime.js'
+
+/** The keys of {@link CommonMetricOptions} plus `name`, which every metric takes. */
+export const COMMON_OPTION_KEYS = [
+  'name',
+  'threshold',
+  'model',
+  'includeReason',
+  'strictMode',
+  'asyncMode',
+  'verboseMode',
+] as const
 
 /** Options every built-in metric takes. */
 export interface CommonMetricOptions {
@@ -104,4 +115,23 @@ export function checkKnownOptions(options: object, known: readonly string[], pro
         : `unknown option \`${key}\`; the options are ${known.map((name) => `\`${name}\``).join(', ')}.`,
     )
   }
+}
+
+/** Checks an optional whole-number option, returning the default when it is absent or invalid. */
+export function wholeNumberOption(
+  value: unknown,
+  name: string,
+  range: { readonly min: number; readonly max?: number },
+  fallback: number,
+  problems: OptionProblems,
+  hint: string,
+): number {
+  if (value === undefined) return fallback
+  const { min, max } = range
+  if (typeof value === 'number' && Number.isInteger(value) && value >= min && (max === undefined || value <= max)) {
+    return value
+  }
+  const bounds = max === undefined ? `from ${min} and up` : `from ${min} to ${max}`
+  problems.add(`${name} must be a whole number ${bounds} (${hint}); got ${describeValue(value)}.`)
+  return fallback
 }

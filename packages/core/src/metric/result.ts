@@ -1,4 +1,4 @@
-import { JudgetreeError } from '../errors.js'
+import { toJudgetreeError } from '../errors.js'
 import { renderTrace } from '../trace/render.js'
 import type { MetricTrace } from '../trace/types.js'
 import type { ResolvedMetricOptions } from './options.js'
@@ -44,19 +44,17 @@ export function buildResult(
   })
 }
 
-/** Builds the result of a measurement that could not produce a score: it fails, and says why. */
+/**
+ * Builds the result of a measurement that could not produce a score: it fails, and says why. A thrown value that is
+ * not a judgetree error is the metric's own bug (METRIC_FAILED); judge calls report their failures as judgetree errors.
+ */
 export function errorResult(
   context: MeasurementContext,
   error: unknown,
   trace: MetricTrace = { metric: context.options.name, nodes: [], roots: [], notes: [] },
   usage: MetricUsage = NO_USAGE,
 ): MetricResult {
-  const judgetreeError =
-    error instanceof JudgetreeError
-      ? error
-      : new JudgetreeError('JUDGE_CALL_FAILED', error instanceof Error ? error.message : String(error), {
-          cause: error,
-        })
+  const judgetreeError = toJudgetreeError(error, `The metric "${context.options.name}" failed`)
   let logs: string | undefined
   return Object.freeze({
     name: context.options.name,

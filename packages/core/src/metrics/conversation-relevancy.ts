@@ -1,8 +1,11 @@
 import { TestCaseError } from '../errors.js'
+import { batchError, runJobs, type Settled } from '../internal/jobs.js'
+import { messageOf, shortText } from '../internal/text.js'
+import { callJudge, stepNode } from '../metric/judge-call.js'
 import type { ResolvedMetricOptions } from '../metric/options.js'
-import { buildResult, errorResult } from '../metric/result.js'
+import { buildResult, errorResult, type MeasurementContext } from '../metric/result.js'
 import { applyStrictMode } from '../metric/score.js'
-import type { MeasureOptions, Metric, MetricResult } from '../metric/types.js'
+import type { MetricResult } from '../metric/types.js'
 import { addUsage, NO_USAGE } from '../metric/usage.js'
 import {
   CONVERSATION_RELEVANCY_PROMPT,
@@ -13,20 +16,7 @@ import {
 import type { ConversationalTestCase } from '../test-case/schemas.js'
 import { formatScore } from '../trace/render.js'
 import type { TraceNode } from '../trace/types.js'
-import { replyWindows } from './conversation-windows.js'
-import {
-  batchError,
-  callJudge,
-  finish,
-  messageOf,
-  parseConversation,
-  resolveWindowedOptions,
-  runJobs,
-  type Settled,
-  shortText,
-  stepNode,
-  type WindowedMetricOptions,
-} from './support.js'
+import { replyWindows, WindowedMetric, type WindowedMetricOptions, windowTurns } from './conversation-windows.js'
 
 /** Options for {@link ConversationRelevancyMetric}. */
 export interface ConversationRelevancyMetricOptions extends WindowedMetricOptions {
@@ -46,44 +36,25 @@ type ReplyJudgement = Awaited<ReturnType<typeof judgeReply>>
  * @example
  * const result = await new ConversationRelevancyMetric({ threshold: 0.75 }).measure({ turns })
  */
-export class ConversationRelevancyMetric implements Metric<ConversationalTestCase> {
-  readonly kind = 'conversational' as const
-  readonly name: string
-  /** The threshold results are compared against (1 under strictMode). */
-  readonly threshold: number
-  readonly options: ResolvedMetricOptions
-  readonly windowSize: number
-
+export class ConversationRelevancyMetric extends WindowedMetric {
   constructor(options: ConversationRelevancyMetricOptions = {}) {
-    const resolved = resolveWindowedOptions('ConversationRelevancyMetric', options, {
-      name: 'Conversation Relevancy',
-      windowSize: 3,
-    })
-    this.options = resolved.options
-    this.windowSize = resolved.windowSize
-    this.name = this.options.name
-    this.threshold = this.options.strictMode ? 1 : this.options.threshold
+    super('ConversationRelevancyMetric', options, { name: 'Conversation Relevancy', windowSize: 3 })
   }
 
-  /** Scores one conversation. Never rejects: a judge failure or a conversation without replies is a result with `error`. */
-  async measure(testCase: ConversationalTestCase, options: MeasureOptions = {}): Promise<MetricResult> {
-    const started = performance.now()
-    const context = { options: this.options, started }
-    let turns: WindowTurn[]
-    try {
-      const parsed = parseConversation(testCase, this.name, 'ConversationRelevancyMetric')
-      turns = parsed.turns.map((turn, index) => ({ index, role: turn.role, content: turn.content }))
-      if (!turns.some((turn) => turn.role === 'assistant')) {
-        throw new TestCaseError(
-          `The metric "${this.name}" judges assistant replies, but the conversation has none (${turns.length} user ` +
-            `turn${turns.length === 1 ? '' : 's'}). Add the assistant's replies to the turns.`,
-        )
-      }
-    } catch (error) {
-      return finish(errorResult(context, error), this.options.verboseMode)
+  protected override async run(
+    parsed: ConversationalTestCase,
+    context: MeasurementContext,
+    signal: AbortSignal | undefined,
+  ): Promise<MetricResult> {
+    const turns = windowTurns(parsed)
+    if (!turns.some((turn) => turn.role === 'assistant')) {
+      throw new TestCaseError(
+        `The metric "${this.name}" judges assistant replies, but the conversation has none (${turns.length} user ` +
+          `turn${turns.length === 1 ? '' : 's'}). Add the assistant's replies to the turns.`,
+      )
     }
     const windows = replyWindows(turns, this.windowSize)
-    const settled = await runJobs(windows, this.options.asyncMode, options.signal, (window, signal) =>
+    const settled = await runJobs(windows, this.options.asyncMode, signal, (window, signal) =>
       judgeReply(this.options, turns, window.start, window.reply, signal),
     )
     const nodes = windows.map((window, position) =>
@@ -99,7 +70,7 @@ export class ConversationRelevancyMetric implements Metric<ConversationalTestCas
     const trace = () => ({ metric: this.name, nodes, roots: nodes.map((node) => node.id), notes })
     if (settled.some((entry) => !entry.ok)) {
       const error = batchError(settled, (index) => `Judging the reply at turn ${windows[index]?.reply}`)
-      return finish(errorResult(context, error, trace(), usage), this.options.verboseMode)
+      return errorResult(context, error, trace(), usage)
     }
     const judged = settled.map((entry) => (entry as { value: ReplyJudgement }).value)
     const irrelevant = judged.filter((judgement) => !judgement.value.relevant)
@@ -109,7 +80,7 @@ export class ConversationRelevancyMetric implements Metric<ConversationalTestCas
     notes.unshift(`${relevantCount} of ${judged.length} replies were relevant: ${formatScore(raw)}`)
     if (score !== raw) notes.push(`strict mode: the score ${formatScore(raw)} is below 1, so it counts as 0`)
     const reason = this.options.includeReason ? relevancyReason(judged.length, irrelevant) : undefined
-    return finish(buildResult(context, { score, threshold, reason, trace: trace(), usage }), this.options.verboseMode)
+    return buildResult(context, { score, threshold, reason, trace: trace(), usage })
   }
 }
 

@@ -1,3 +1,14 @@
+import { describeValue } from '../internal/describe-value.js'
+import { checkMetricOptions, MetricBase } from '../metric/metric-base.js'
+import {
+  COMMON_OPTION_KEYS,
+  type CommonMetricOptions,
+  type ResolvedMetricOptions,
+  wholeNumberOption,
+} from '../metric/options.js'
+import type { WindowTurn } from '../prompts/conversation-relevancy.js'
+import type { ConversationalTestCase } from '../test-case/schemas.js'
+
 /** The turns a judgement of one assistant reply reads: `start..reply`, both 0-based and inclusive. */
 export interface ReplyWindow {
   /** Index of the assistant turn being judged; always the window's last turn. */
@@ -35,4 +46,57 @@ export function replyWindows(turns: readonly { readonly role: 'user' | 'assistan
     windows.push({ reply: index, start: exchangeStarts[first] ?? 0 })
   }
   return windows
+}
+
+/** Options of the metrics that judge a conversation window by window. */
+export interface WindowedMetricOptions extends CommonMetricOptions {
+  /** Identifies the metric in reports. */
+  name?: string | undefined
+  /** How many exchanges (a user turn and the replies to it) each judgement reads, ending at the judged turn. */
+  windowSize?: number | undefined
+}
+
+/** Checks the options of a windowed metric, throwing a ConfigurationError that lists every problem. */
+function resolveWindowedOptions(
+  type: string,
+  options: WindowedMetricOptions,
+  defaults: { readonly name: string; readonly windowSize: number },
+): { readonly options: ResolvedMetricOptions; readonly windowSize: number } {
+  const spec = {
+    keys: [...COMMON_OPTION_KEYS, 'windowSize'],
+    notAnObject: (value: unknown) =>
+      `new ${type}(options) takes an options object (or nothing); got ${describeValue(value)}.`,
+    defaultName: defaults.name,
+  }
+  return checkMetricOptions(type, options, spec, (checked, problems) => ({
+    windowSize: wholeNumberOption(
+      checked.windowSize,
+      'windowSize',
+      { min: 1 },
+      defaults.windowSize,
+      problems,
+      'how many exchanges each judgement reads',
+    ),
+  }))
+}
+
+/** A conversational metric that judges each assistant reply on a window of the exchanges ending at it. */
+export abstract class WindowedMetric extends MetricBase<ConversationalTestCase> {
+  readonly kind = 'conversational' as const
+  readonly windowSize: number
+
+  protected constructor(
+    type: string,
+    options: WindowedMetricOptions,
+    defaults: { readonly name: string; readonly windowSize: number },
+  ) {
+    const resolved = resolveWindowedOptions(type, options, defaults)
+    super(type, resolved.options)
+    this.windowSize = resolved.windowSize
+  }
+}
+
+/** The turns as the windowed prompts show them: index, role and content. */
+export function windowTurns(testCase: ConversationalTestCase): WindowTurn[] {
+  return testCase.turns.map((turn, index) => ({ index, role: turn.role, content: turn.content }))
 }

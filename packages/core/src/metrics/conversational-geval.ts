@@ -1,18 +1,9 @@
-import { checkConversationalOptions, conversationalView } from '../dag/inputs.js'
-import { MissingTestCaseParamError } from '../errors.js'
-import {
-  checkKnownOptions,
-  OptionProblems,
-  type ResolvedMetricOptions,
-  resolveCommonOptions,
-} from '../metric/options.js'
-import { errorResult } from '../metric/result.js'
-import type { MeasureOptions, Metric, MetricResult } from '../metric/types.js'
+import { checkMetricOptions } from '../metric/metric-base.js'
 import { PARAM_LABELS, TURN_LEVEL_PARAMS, type TurnParam, TurnParams } from '../test-case/params.js'
 import type { ConversationalTestCase } from '../test-case/schemas.js'
-import { checkGEvalOptions, GEVAL_OPTION_KEYS, type GEvalBaseOptions, type Rubric } from './geval-rubric.js'
-import { GEvalScorer } from './geval-scorer.js'
-import { finish, parseConversation } from './support.js'
+import { checkConversationalOptions, conversationalView } from '../test-case/view.js'
+import { GEvalBase } from './geval-base.js'
+import { checkGEvalOptions, GEVAL_OPTION_KEYS, type GEvalBaseOptions } from './geval-rubric.js'
 
 /** Options for {@link ConversationalGEval}. */
 export interface ConversationalGEvalOptions extends GEvalBaseOptions {
@@ -30,68 +21,36 @@ export interface ConversationalGEvalOptions extends GEvalBaseOptions {
  *   criteria: 'Does the assistant acknowledge the user’s feelings before solving the problem?',
  * })
  */
-export class ConversationalGEval implements Metric<ConversationalTestCase> {
+export class ConversationalGEval extends GEvalBase<ConversationalTestCase> {
   readonly kind = 'conversational' as const
-  readonly name: string
-  /** The threshold results are compared against (1 under strictMode). */
-  readonly threshold: number
-  readonly options: ResolvedMetricOptions
-  readonly criteria: string | undefined
-  readonly evaluationSteps: readonly string[] | undefined
   /** The fields shown: ROLE and CONTENT first, then the ones you named (your array is not changed). */
   readonly evaluationParams: readonly TurnParam[]
-  readonly rubric: readonly Rubric[] | undefined
-  /** The judge's integer score range: 0..10, or the rubric's min start..max end. */
-  readonly scoreRange: readonly [number, number]
-  readonly topLogprobs: number
-  readonly #view: ReturnType<typeof conversationalView>
-  readonly #scorer: GEvalScorer
 
   constructor(options: ConversationalGEvalOptions) {
-    const problems = new OptionProblems(`ConversationalGEval "${String(options?.name)}"`)
-    if (typeof options !== 'object' || options === null) {
-      problems.add(
+    const spec = {
+      keys: GEVAL_OPTION_KEYS,
+      notAnObject: () =>
         'new ConversationalGEval(options) needs an options object with { name, criteria or evaluationSteps }.',
-      )
-      problems.throwIfAny()
     }
-    checkKnownOptions(options, GEVAL_OPTION_KEYS, problems)
-    this.options = resolveCommonOptions(options, problems)
-    const definition = checkGEvalOptions(options, problems)
-    const { params } = checkConversationalOptions(options.evaluationParams, undefined, (_rule, message) =>
-      problems.add(message.replace('this node', 'this metric')),
-    )
-    problems.throwIfAny()
+    const checked = checkMetricOptions('ConversationalGEval', options, spec, (checking, problems) => ({
+      definition: checkGEvalOptions(checking, problems),
+      params: checkConversationalOptions(
+        checking.evaluationParams,
+        undefined,
+        (_rule, message) => problems.add(message),
+        'this metric',
+      ).params,
+    }))
     // The judge cannot read a conversation without who said what; a copy, so the caller's array is untouched.
-    const shown: TurnParam[] = [TurnParams.ROLE, TurnParams.CONTENT, ...params]
-    this.evaluationParams = Object.freeze([...new Set(shown)])
-    this.name = this.options.name
-    this.threshold = this.options.strictMode ? 1 : this.options.threshold
-    this.criteria = definition.criteria
-    this.evaluationSteps = definition.evaluationSteps
-    this.rubric = definition.rubric
-    this.scoreRange = definition.scoreRange
-    this.topLogprobs = definition.topLogprobs
-    this.#view = conversationalView(this.evaluationParams, undefined)
-    this.#scorer = new GEvalScorer(definition, this.options, {
-      conversational: true,
-      turnFields: this.evaluationParams.filter((param) => TURN_LEVEL_PARAMS.has(param)).map((p) => PARAM_LABELS[p]),
-      caseFields: this.evaluationParams.filter((param) => !TURN_LEVEL_PARAMS.has(param)).map((p) => PARAM_LABELS[p]),
+    const params = Object.freeze([...new Set([TurnParams.ROLE, TurnParams.CONTENT, ...checked.params])])
+    super('ConversationalGEval', checked.options, checked.definition, {
+      view: conversationalView(params, undefined),
+      fields: {
+        conversational: true,
+        turnFields: params.filter((param) => TURN_LEVEL_PARAMS.has(param)).map((param) => PARAM_LABELS[param]),
+        caseFields: params.filter((param) => !TURN_LEVEL_PARAMS.has(param)).map((param) => PARAM_LABELS[param]),
+      },
     })
-  }
-
-  /** Scores one conversation. Never rejects: a missing parameter or a judge failure is a result with `error`. */
-  async measure(testCase: ConversationalTestCase, options: MeasureOptions = {}): Promise<MetricResult> {
-    const started = performance.now()
-    let parsed: ConversationalTestCase
-    try {
-      parsed = parseConversation(testCase, this.name, 'ConversationalGEval')
-      const missing = this.#view.missingParams(parsed)
-      if (missing.length > 0) throw new MissingTestCaseParamError(this.name, missing, 'its evaluationParams')
-    } catch (error) {
-      return finish(errorResult({ options: this.options, started }, error), this.options.verboseMode)
-    }
-    const result = await this.#scorer.score(this.#view.show(parsed, []).data, options.signal, started)
-    return finish(result, this.options.verboseMode)
+    this.evaluationParams = params
   }
 }

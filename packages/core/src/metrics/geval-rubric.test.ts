@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ConfigurationError } from '../errors.js'
-import { LLMTestCaseParams } from '../test-case/params.js'
+import { LLMTestCaseParams, TurnParams } from '../test-case/params.js'
 import { GEval, type GEvalOptions } from './geval.js'
 
 const STEPS = ['Compare the facts in Actual Output with Expected Output.']
@@ -46,6 +46,12 @@ describe('GEval options', () => {
   it('requires criteria or steps, and evaluationParams', () => {
     expect(() => new GEval({ name: 'Empty' } as never)).toThrow(
       /needs criteria[\s\S]*needs evaluationParams: the fields the judge is shown/,
+    )
+  })
+
+  it('names the metric, not a node, when evaluationParams holds the other kind of parameter', () => {
+    expect(() => geval({ evaluationParams: [TurnParams.CONTENT] as never })).toThrow(
+      'evaluationParams contains "content", which is one of TurnParams; this metric needs LLMTestCaseParams.',
     )
   })
 

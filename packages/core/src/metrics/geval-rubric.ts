@@ -1,6 +1,10 @@
-import { describeValue } from '../dag/inputs.js'
-import type { CommonMetricOptions, OptionProblems } from '../metric/options.js'
-import { wholeNumberOption } from './support.js'
+import { describeValue } from '../internal/describe-value.js'
+import {
+  COMMON_OPTION_KEYS,
+  type CommonMetricOptions,
+  type OptionProblems,
+  wholeNumberOption,
+} from '../metric/options.js'
 
 /** One rubric entry: scores from `scoreRange[0]` to `scoreRange[1]` (inclusive) mean `expectedOutcome`. */
 export interface Rubric {
@@ -41,14 +45,9 @@ export const GEVAL_OPTION_KEYS = [
   'evaluationSteps',
   'evaluationParams',
   'rubric',
-  'threshold',
-  'model',
-  'includeReason',
-  'strictMode',
-  'asyncMode',
-  'verboseMode',
+  ...COMMON_OPTION_KEYS.slice(1),
   'topLogprobs',
-] as const
+]
 
 /** Checks criteria/evaluationSteps, rubric and topLogprobs, reporting every problem. */
 export function checkGEvalOptions(options: GEvalBaseOptions, problems: OptionProblems): GEvalDefinition {

@@ -1,3 +1,6 @@
+import { abortable } from '../internal/jobs.js'
+import { messageOf } from '../internal/text.js'
+import { callJudge, type JudgeCall, stepNode } from '../metric/judge-call.js'
 import type { ResolvedMetricOptions } from '../metric/options.js'
 import { buildResult, errorResult } from '../metric/result.js'
 import { applyStrictMode, clampScore } from '../metric/score.js'
@@ -9,7 +12,6 @@ import { formatScore } from '../trace/render.js'
 import type { MetricTrace, TraceNode } from '../trace/types.js'
 import type { GEvalDefinition } from './geval-rubric.js'
 import { type ScoreWeighting, weightScore } from './logprob-score.js'
-import { abortable, callJudge, type JudgeCall, messageOf, stepNode } from './support.js'
 
 type StepsCall = JudgeCall<{ steps: string[] }>
 type StepsOutcome =

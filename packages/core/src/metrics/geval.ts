@@ -1,18 +1,9 @@
-import { checkSingleTurnParams, singleTurnView } from '../dag/inputs.js'
-import { MissingTestCaseParamError } from '../errors.js'
-import {
-  checkKnownOptions,
-  OptionProblems,
-  type ResolvedMetricOptions,
-  resolveCommonOptions,
-} from '../metric/options.js'
-import { errorResult } from '../metric/result.js'
-import type { MeasureOptions, Metric, MetricResult } from '../metric/types.js'
+import { checkMetricOptions } from '../metric/metric-base.js'
 import { type LLMTestCaseParam, PARAM_LABELS } from '../test-case/params.js'
 import type { LLMTestCase } from '../test-case/schemas.js'
-import { checkGEvalOptions, GEVAL_OPTION_KEYS, type GEvalBaseOptions, type Rubric } from './geval-rubric.js'
-import { GEvalScorer } from './geval-scorer.js'
-import { finish, parseSingleTurn } from './support.js'
+import { checkSingleTurnParams, singleTurnView } from '../test-case/view.js'
+import { GEvalBase } from './geval-base.js'
+import { checkGEvalOptions, GEVAL_OPTION_KEYS, type GEvalBaseOptions } from './geval-rubric.js'
 
 /** Options for {@link GEval}. */
 export interface GEvalOptions extends GEvalBaseOptions {
@@ -31,76 +22,41 @@ export interface GEvalOptions extends GEvalBaseOptions {
  *   evaluationParams: [LLMTestCaseParams.ACTUAL_OUTPUT, LLMTestCaseParams.EXPECTED_OUTPUT],
  * })
  */
-export class GEval implements Metric<LLMTestCase> {
+export class GEval extends GEvalBase<LLMTestCase> {
   readonly kind = 'single-turn' as const
-  readonly name: string
-  /** The threshold results are compared against (1 under strictMode). */
-  readonly threshold: number
-  readonly options: ResolvedMetricOptions
-  readonly criteria: string | undefined
-  readonly evaluationSteps: readonly string[] | undefined
   readonly evaluationParams: readonly LLMTestCaseParam[]
-  readonly rubric: readonly Rubric[] | undefined
-  /** The judge's integer score range: 0..10, or the rubric's min start..max end. */
-  readonly scoreRange: readonly [number, number]
-  readonly topLogprobs: number
-  readonly #view: ReturnType<typeof singleTurnView>
-  readonly #scorer: GEvalScorer
 
   constructor(options: GEvalOptions) {
-    const problems = new OptionProblems(`GEval "${String(options?.name)}"`)
-    if (typeof options !== 'object' || options === null) {
-      problems.add(
+    const spec = {
+      keys: GEVAL_OPTION_KEYS,
+      notAnObject: () =>
         'new GEval(options) needs an options object with { name, criteria or evaluationSteps, evaluationParams }.',
-      )
-      problems.throwIfAny()
     }
-    checkKnownOptions(options, GEVAL_OPTION_KEYS, problems)
-    this.options = resolveCommonOptions(options, problems)
-    const definition = checkGEvalOptions(options, problems)
-    let params: LLMTestCaseParam[] = []
-    if (Array.isArray(options.evaluationParams) && options.evaluationParams.length === 0) {
-      problems.add(
-        'evaluationParams is empty: list the fields the judge is shown, e.g. [LLMTestCaseParams.ACTUAL_OUTPUT].',
-      )
-    } else if (options.evaluationParams === undefined) {
-      problems.add(
-        'needs evaluationParams: the fields the judge is shown, e.g. [LLMTestCaseParams.INPUT, LLMTestCaseParams.ACTUAL_OUTPUT].',
-      )
-    } else {
-      params = checkSingleTurnParams(options.evaluationParams, (_rule, message) =>
-        problems.add(message.replace('this node', 'this metric')),
-      )
-    }
-    problems.throwIfAny()
-    this.name = this.options.name
-    this.threshold = this.options.strictMode ? 1 : this.options.threshold
-    this.criteria = definition.criteria
-    this.evaluationSteps = definition.evaluationSteps
-    this.evaluationParams = Object.freeze(params)
-    this.rubric = definition.rubric
-    this.scoreRange = definition.scoreRange
-    this.topLogprobs = definition.topLogprobs
-    this.#view = singleTurnView(this.evaluationParams)
-    this.#scorer = new GEvalScorer(definition, this.options, {
-      conversational: false,
-      turnFields: [],
-      caseFields: params.map((param) => PARAM_LABELS[param]),
+    const checked = checkMetricOptions('GEval', options, spec, (checking, problems) => {
+      const definition = checkGEvalOptions(checking, problems)
+      let params: LLMTestCaseParam[] = []
+      if (Array.isArray(checking.evaluationParams) && checking.evaluationParams.length === 0) {
+        problems.add(
+          'evaluationParams is empty: list the fields the judge is shown, e.g. [LLMTestCaseParams.ACTUAL_OUTPUT].',
+        )
+      } else if (checking.evaluationParams === undefined) {
+        problems.add(
+          'needs evaluationParams: the fields the judge is shown, e.g. [LLMTestCaseParams.INPUT, LLMTestCaseParams.ACTUAL_OUTPUT].',
+        )
+      } else {
+        params = checkSingleTurnParams(
+          checking.evaluationParams,
+          (_rule, message) => problems.add(message),
+          'this metric',
+        )
+      }
+      return { definition, params }
     })
-  }
-
-  /** Scores one test case. Never rejects: a missing parameter or a judge failure is a result with `error`. */
-  async measure(testCase: LLMTestCase, options: MeasureOptions = {}): Promise<MetricResult> {
-    const started = performance.now()
-    let parsed: LLMTestCase
-    try {
-      parsed = parseSingleTurn(testCase, this.name, 'GEval')
-      const missing = this.#view.missingParams(parsed)
-      if (missing.length > 0) throw new MissingTestCaseParamError(this.name, missing, 'its evaluationParams')
-    } catch (error) {
-      return finish(errorResult({ options: this.options, started }, error), this.options.verboseMode)
-    }
-    const result = await this.#scorer.score(this.#view.show(parsed, []).data, options.signal, started)
-    return finish(result, this.options.verboseMode)
+    const params = Object.freeze(checked.params)
+    super('GEval', checked.options, checked.definition, {
+      view: singleTurnView(params),
+      fields: { conversational: false, turnFields: [], caseFields: params.map((param) => PARAM_LABELS[param]) },
+    })
+    this.evaluationParams = params
   }
 }

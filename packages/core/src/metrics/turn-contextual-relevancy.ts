@@ -1,8 +1,11 @@
 import { MissingTestCaseParamError } from '../errors.js'
+import { batchError, runJobs, type Settled } from '../internal/jobs.js'
+import { messageOf, shortText } from '../internal/text.js'
+import { callJudge, type JudgeCall, stepNode } from '../metric/judge-call.js'
 import type { ResolvedMetricOptions } from '../metric/options.js'
-import { buildResult, errorResult } from '../metric/result.js'
+import { buildResult, errorResult, type MeasurementContext } from '../metric/result.js'
 import { applyStrictMode } from '../metric/score.js'
-import type { MeasureOptions, Metric, MetricResult, MetricUsage } from '../metric/types.js'
+import type { MetricResult, MetricUsage } from '../metric/types.js'
 import { addUsage, NO_USAGE } from '../metric/usage.js'
 import type { WindowTurn } from '../prompts/conversation-relevancy.js'
 import {
@@ -13,21 +16,13 @@ import {
 import type { ConversationalTestCase } from '../test-case/schemas.js'
 import { formatScore } from '../trace/render.js'
 import type { TraceNode } from '../trace/types.js'
-import { type ReplyWindow, replyWindows } from './conversation-windows.js'
 import {
-  batchError,
-  callJudge,
-  finish,
-  type JudgeCall,
-  messageOf,
-  parseConversation,
-  resolveWindowedOptions,
-  runJobs,
-  type Settled,
-  shortText,
-  stepNode,
+  type ReplyWindow,
+  replyWindows,
+  WindowedMetric,
   type WindowedMetricOptions,
-} from './support.js'
+  windowTurns,
+} from './conversation-windows.js'
 
 /** Options for {@link TurnContextualRelevancyMetric}. */
 export interface TurnContextualRelevancyMetricOptions extends WindowedMetricOptions {
@@ -62,45 +57,25 @@ interface Target {
  * @example
  * const result = await new TurnContextualRelevancyMetric().measure({ turns })
  */
-export class TurnContextualRelevancyMetric implements Metric<ConversationalTestCase> {
-  readonly kind = 'conversational' as const
-  readonly name: string
-  /** The threshold results are compared against (1 under strictMode). */
-  readonly threshold: number
-  readonly options: ResolvedMetricOptions
-  readonly windowSize: number
-
+export class TurnContextualRelevancyMetric extends WindowedMetric {
   constructor(options: TurnContextualRelevancyMetricOptions = {}) {
-    const resolved = resolveWindowedOptions('TurnContextualRelevancyMetric', options, {
-      name: 'Turn Contextual Relevancy',
-      windowSize: 10,
-    })
-    this.options = resolved.options
-    this.windowSize = resolved.windowSize
-    this.name = this.options.name
-    this.threshold = this.options.strictMode ? 1 : this.options.threshold
+    super('TurnContextualRelevancyMetric', options, { name: 'Turn Contextual Relevancy', windowSize: 10 })
   }
 
-  /** Scores one conversation. Never rejects: a judge failure or a conversation without context is a result with `error`. */
-  async measure(testCase: ConversationalTestCase, options: MeasureOptions = {}): Promise<MetricResult> {
-    const started = performance.now()
-    const context = { options: this.options, started }
-    let turns: WindowTurn[]
-    let targets: Target[]
-    try {
-      const parsed = parseConversation(testCase, this.name, 'TurnContextualRelevancyMetric')
-      turns = parsed.turns.map((turn, index) => ({ index, role: turn.role, content: turn.content }))
-      targets = replyWindows(turns, this.windowSize).flatMap((window) => {
-        const chunks = parsed.turns[window.reply]?.retrievalContext ?? []
-        return chunks.length > 0 ? [{ window, chunks }] : []
-      })
-      if (targets.length === 0) {
-        throw new MissingTestCaseParamError(this.name, ['retrievalContext'], 'at least one assistant turn')
-      }
-    } catch (error) {
-      return finish(errorResult(context, error), this.options.verboseMode)
+  protected override async run(
+    parsed: ConversationalTestCase,
+    context: MeasurementContext,
+    signal: AbortSignal | undefined,
+  ): Promise<MetricResult> {
+    const turns = windowTurns(parsed)
+    const targets: Target[] = replyWindows(turns, this.windowSize).flatMap((window) => {
+      const chunks = parsed.turns[window.reply]?.retrievalContext ?? []
+      return chunks.length > 0 ? [{ window, chunks }] : []
+    })
+    if (targets.length === 0) {
+      throw new MissingTestCaseParamError(this.name, ['retrievalContext'], 'at least one assistant turn')
     }
-    const settled = await runJobs(targets, this.options.asyncMode, options.signal, (target, signal) =>
+    const settled = await runJobs(targets, this.options.asyncMode, signal, (target, signal) =>
       judgeTurn(this.options, turns, target, signal),
     )
     const nodes = targets.map((target, position) => traceEntry(position, target, turns, settled[position]))
@@ -123,7 +98,7 @@ export class TurnContextualRelevancyMetric implements Metric<ConversationalTestC
         const chunks = target.chunks.length === 1 ? 'its 1 chunk' : `its chunks 1 to ${target.chunks.length}`
         return `Judging the retrieval context of turn ${target.window.reply} (${chunks})`
       })
-      return finish(errorResult(context, error, trace(), usage), this.options.verboseMode)
+      return errorResult(context, error, trace(), usage)
     }
     const perTurn = settled.map((entry, position) => {
       const { statements } = (entry as { value: TurnJudgement }).value
@@ -149,7 +124,7 @@ export class TurnContextualRelevancyMetric implements Metric<ConversationalTestC
       ? `Mean statement relevancy over ${perTurn.length} assistant turn(s) with retrieval context: ${turnScores.join(', ')}.` +
         (irrelevant.length === 0 ? ' Every statement was relevant.' : ` Irrelevant: ${listSome(irrelevant, 5)}.`)
       : undefined
-    return finish(buildResult(context, { score, threshold, reason, trace: trace(), usage }), this.options.verboseMode)
+    return buildResult(context, { score, threshold, reason, trace: trace(), usage })
   }
 }
 

@@ -1,6 +1,8 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import type { z } from 'zod'
+import { scrubSecrets } from '../internal/scrub.js'
+import { messageOf } from '../internal/text.js'
 import type { JudgeResponse } from '../judge/types.js'
 import { CACHE_FORMAT_VERSION } from './cache-key.js'
 
@@ -25,8 +27,6 @@ export type CacheLookup =
   | { readonly status: 'hit'; readonly response: JudgeResponse<unknown> }
   | { readonly status: 'miss' }
   | { readonly status: 'damaged'; readonly problem: string }
-
-const KEY_LIKE = /sk-[A-Za-z0-9_-]{16,}/g
 
 /**
  * Judge answers on disk, one JSON file per key, written atomically so many processes can share a directory.
@@ -150,11 +150,5 @@ function shapeProblem(entry: StoredEntry, key: string): string | undefined {
 
 /** Belt and braces: an API key must never reach a file that people commit, even if a server echoed it back. */
 function withoutSecrets(text: string): string {
-  const key = process.env.OPENAI_API_KEY?.trim()
-  const exact = key !== undefined && key.length >= 8 ? text.split(key).join('sk-***') : text
-  return exact.replace(KEY_LIKE, 'sk-***')
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
+  return scrubSecrets(text, process.env.OPENAI_API_KEY?.trim())
 }

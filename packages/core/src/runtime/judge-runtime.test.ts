@@ -5,10 +5,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { z } from 'zod'
 import { jsonReply, type OpenAIServer, startOpenAIServer } from '../../test/support/openai-server.js'
 import { PLAYFUL, playfulChatbotDag } from '../../test/support/walkthroughs.js'
-import { ConversationalDAGMetric } from '../dag/dag-metric.js'
 import { ConfigurationError, MeasurementAbortedError } from '../errors.js'
 import { OpenAIJudge } from '../judge/openai-judge.js'
 import type { JudgeRequest } from '../judge/types.js'
+import { ConversationalDAGMetric } from '../metrics/dag-metric.js'
 import { createJudgeRuntime, defaultJudgeRuntime, isRuntimeJudge } from './judge-runtime.js'
 
 const schema = z.object({ verdict: z.boolean() })

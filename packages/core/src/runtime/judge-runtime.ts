@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import { CacheMissError, ConfigurationError } from '../errors.js'
+import { readEnv } from '../internal/env.js'
 import type { JudgeModel, JudgeRequest, JudgeResponse } from '../judge/types.js'
 import { CACHE_MODES, type CacheLookup, type CacheMode, JudgeCacheStore } from './cache.js'
 import { cacheKeyOf } from './cache-key.js'
@@ -79,7 +80,7 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
   const limiter = new CallLimiter({
     concurrency,
     requestsPerMinute,
-    coordinatorUrl: () => options.coordinatorUrl ?? nonEmpty(process.env.JUDGETREE_COORDINATOR_URL),
+    coordinatorUrl: () => options.coordinatorUrl ?? readEnv('JUDGETREE_COORDINATOR_URL'),
     warn,
   })
   const inFlight = new Map<string, SharedCall>()
@@ -185,9 +186,4 @@ function replayMiss(
       'set), then commit .judgetree/cache. A changed prompt, test case, model or judge option needs a new recording.',
     key,
   )
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  const trimmed = value?.trim()
-  return trimmed === undefined || trimmed === '' ? undefined : trimmed
 }

@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors.js'
+import { readEnv } from '../internal/env.js'
 import { CACHE_MODES, type CacheMode } from './cache.js'
 
 export const DEFAULT_CONCURRENCY = 8
@@ -16,7 +17,7 @@ export function envRequestsPerMinute(): number | undefined {
 
 /** JUDGETREE_CACHE, else 'read-write'. */
 export function envCacheMode(): CacheMode {
-  const raw = env('JUDGETREE_CACHE')
+  const raw = readEnv('JUDGETREE_CACHE')
   if (raw !== undefined && !CACHE_MODES.includes(raw as CacheMode)) {
     throw new ConfigurationError(
       `JUDGETREE_CACHE must be one of ${CACHE_MODES.map((mode) => `'${mode}'`).join(', ')}; got '${raw}'.`,
@@ -27,7 +28,7 @@ export function envCacheMode(): CacheMode {
 
 /** JUDGETREE_CACHE_DIR, else `.judgetree/cache`. */
 export function envCacheDir(): string {
-  return env('JUDGETREE_CACHE_DIR') ?? DEFAULT_CACHE_DIR
+  return readEnv('JUDGETREE_CACHE_DIR') ?? DEFAULT_CACHE_DIR
 }
 
 /** Checks limits passed as options, p-queue style: what was expected, and what was given. */
@@ -54,16 +55,11 @@ function expected(name: string, what: string, got: unknown): string {
 }
 
 function envNumber(name: string, what: string, ok: (value: number) => boolean): number | undefined {
-  const raw = env(name)
+  const raw = readEnv(name)
   if (raw === undefined) return undefined
   const value = Number(raw)
   if (!(Number.isFinite(value) && value > 0 && ok(value))) {
     throw new ConfigurationError(`${name} must be ${what}; got '${raw}'.`)
   }
   return value
-}
-
-function env(name: string): string | undefined {
-  const value = process.env[name]?.trim()
-  return value === undefined || value === '' ? undefined : value
 }

@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'vitest'
-import { ConversationalDAGMetric } from '../dag/dag-metric.js'
 import { DeepAcyclicGraph } from '../dag/graph.js'
 import { ConversationalBinaryJudgementNode } from '../dag/nodes/binary-judgement-node.js'
 import { ConversationalNonBinaryJudgementNode } from '../dag/nodes/non-binary-judgement-node.js'
 import { ConversationalTaskNode } from '../dag/nodes/task-node.js'
 import { ConversationalVerdictNode } from '../dag/nodes/verdict-node.js'
 import { scriptedJudge } from '../judge/scripted-judge.js'
+import { ConversationalDAGMetric } from '../metrics/dag-metric.js'
 import { TurnParams } from '../test-case/params.js'
 import { renderResult, renderSummaryLine, renderTrace } from './render.js'
 

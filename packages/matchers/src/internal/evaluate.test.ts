@@ -144,6 +144,8 @@ describe('evaluateToPassMetric', () => {
         'error: The metric "Hand-made" failed: oops\n' +
         'A metric that could not be computed fails the test, with or without .not.',
     )
+    // A bug in the metric's own code is not a judge failure.
+    expect(outcome.record?.error).toMatchObject({ code: 'METRIC_FAILED', name: 'JudgetreeError' })
   })
 
   test("an aborted signal of the user fails the assertion with the metric's MEASUREMENT_ABORTED error, also under .not", async () => {

@@ -1,10 +1,10 @@
 import {
   formatScore,
-  JudgetreeError,
   type Metric,
   type MetricResult,
   renderResult,
   renderSummaryLine,
+  toJudgetreeError,
 } from '@judgetree/core'
 import { describeValue } from './describe-value.js'
 import { anySignal } from './pending.js'
@@ -172,11 +172,7 @@ async function measureSafely(
   } catch (error) {
     problem = error
   }
-  const message = problem instanceof Error ? problem.message : String(problem)
-  const error =
-    problem instanceof JudgetreeError
-      ? problem
-      : new JudgetreeError('JUDGE_CALL_FAILED', `The metric "${metric.name}" failed: ${message}`, { cause: problem })
+  const error = toJudgetreeError(problem, `The metric "${metric.name}" failed`)
   return {
     name: metric.name,
     score: 0,

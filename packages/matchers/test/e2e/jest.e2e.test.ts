@@ -54,7 +54,7 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
     expect(run.code).toBe(1)
     expect(run.output).not.toContain('\u001b[')
     expect(run.output).not.toMatch(/Node\.js v\d+/)
-    expect(results.size).toBe(15)
+    expect(results.size).toBe(18)
   })
 
   test('a failing metric: first line is the summary, then the reason, then the trace tree', () => {
@@ -143,25 +143,77 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
     )
   })
 
+  test('a user metric on BaseMetric, public API only, passes and fails with its trace; its bug is METRIC_FAILED', () => {
+    expect(status('user metric: a reply without a forbidden promise passes')).toBe('passed')
+    expect(message('user metric: a promised refund fails')).toContain(
+      [
+        'FAIL No Forbidden Promises: score 0 (threshold 0.5) · judge promise-judge',
+        'reason: Forbidden: I guarantee you a full refund.',
+        '[1] Step "Promises": list what the reply promises · 1 judge call',
+        '     answer: {"promises":["I guarantee you a full refund"],"reason":"1 promise(s) found."}',
+        '[2] Step "Policy": no promise of: refund → false',
+      ].join('\n'),
+    )
+    const report = readReport(reportFile)
+    const [record] = evaluationsOf(report, 'user metric: a promised refund fails')
+    expect(record).toMatchObject({ name: 'No Forbidden Promises', score: 0, usage: { judgeCalls: 1, cachedCalls: 0 } })
+    const [buggy] = evaluationsOf(report, 'user metric: a bug in its own code fails the test as METRIC_FAILED')
+    expect(buggy?.error).toMatchObject({
+      code: 'METRIC_FAILED',
+      message: `The metric "Buggy Promises" failed: Cannot read properties of undefined (reading 'length')`,
+    })
+  })
+
   test('the reporter prints failed evaluations after Jest’s summary and ends with the summary line', () => {
     const lines = run.stderr.split('\n')
-    const start = lines.indexOf('judgetree: 7 failed evaluations')
+    const start = lines.indexOf('judgetree: 9 failed evaluations')
     expect(start).toBeGreaterThan(-1)
     const header = lines.indexOf(
       'tests/conversation.test.ts > playful chatbot not: fails a playful conversation (.not: expected the metric to fail)',
     )
     expect(header).toBeGreaterThan(start)
     expect(lines[header + 1]).toBe('    PASS Playful Chatbot: score 0.9 (threshold 0.7) · judge scripted-judge')
-    // 12 evaluations: 5 conversation, 2 single-turn, 1 judge error, 1 un-awaited, 2 concurrent, 1 slow; the
-    // offline judge makes no call, each single-turn one makes 1, each conversational one 2, except the
-    // un-awaited one: cancelled when its test ended, it errors, and its cancelled calls are not counted. One of
-    // the failed metrics was asserted with .not.
+    // 15 evaluations: 5 conversation, 2 single-turn, 1 judge error, 1 un-awaited, 2 concurrent, 1 slow, 3 of the
+    // user metric; the offline judge makes no call, each single-turn one makes 1, each conversational one 2, except
+    // the un-awaited one: cancelled when its test ended, it errors, and its cancelled calls are not counted; the
+    // user metric's bug errors before its call. One of the failed metrics was asserted with .not.
     expect(lines.findLast((line) => line.startsWith('judgetree: '))).toBe(
-      'judgetree: 12 metrics, 5 passed, 5 failed (1 expected by .not), 2 errored · 18 judge calls (0 cached) · 0 tokens · $0.0000',
+      'judgetree: 15 metrics, 6 passed, 6 failed (1 expected by .not), 3 errored · 20 judge calls (0 cached) · 0 tokens · $0.0000',
     )
     expect(readFileSync(stepSummary, 'utf8')).toContain(
       '| ❌ | Playful Chatbot | 0.3 | 0.7 | tests/conversation.test.ts &gt; playful chatbot fails a flat conversation |',
     )
+  })
+})
+
+describe("a user metric's judge calls go through the judge runtime: JUDGETREE_CACHE=read-write, run twice", () => {
+  const scratch = scratchDir()
+  const runs: RunResult[] = []
+
+  beforeAll(async () => {
+    for (const name of ['first', 'second']) {
+      runs.push(
+        await runJest('jest-basic', ['tests/user-metric.test.ts'], {
+          JUDGETREE_CACHE: 'read-write',
+          JUDGETREE_CACHE_DIR: join(scratch, 'cache'),
+          FIXTURE_REPORT_FILE: join(scratch, `${name}.json`),
+        }),
+      )
+    }
+  }, 60_000)
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+
+  test('the first run asks the judge and records the answers; the second answers both calls from the cache', () => {
+    const summaryOf = (run: RunResult) => run.stderr.split('\n').findLast((line) => line.includes(' metrics, '))
+    expect(summaryOf(runs[0] as RunResult)).toBe(
+      'judgetree: 3 metrics, 1 passed, 1 failed, 1 errored · 2 judge calls (0 cached) · 0 tokens · $0.0000',
+    )
+    expect(summaryOf(runs[1] as RunResult)).toBe(
+      'judgetree: 3 metrics, 1 passed, 1 failed, 1 errored · 2 judge calls (2 cached) · 0 tokens · $0.0000',
+    )
+    const [cached] = evaluationsOf(readReport(join(scratch, 'second.json')), 'user metric: a promised refund fails')
+    expect(cached?.usage).toMatchObject({ judgeCalls: 1, cachedCalls: 1 })
+    expect(cached?.trace.nodes[0]).toMatchObject({ label: 'Promises', cached: true })
   })
 })
 

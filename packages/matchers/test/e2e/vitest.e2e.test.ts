@@ -254,10 +254,11 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
     // Counted from the fixture: concurrent.test.ts adds 2 metrics (1 passed, 1 failed, 4 judge calls) when
     // the runner binds concurrent tests; the offline judge's errors make no judge call.
     // The un-awaited evaluation is cancelled when its test ends: it errors, and its cancelled calls are not counted.
+    // user-metric.test.ts adds 3 metrics: 1 passed, 1 failed, 1 errored (its bug), 2 judge calls.
     const concurrent = BINDS_CONCURRENT_TESTS ? 1 : 0
-    const [metrics, passed, failed] = [12 + 2 * concurrent, 4 + concurrent, 5 + concurrent]
-    const calls = 16 + 4 * concurrent
-    const failures = 8 + concurrent
+    const [metrics, passed, failed] = [15 + 2 * concurrent, 5 + concurrent, 6 + concurrent]
+    const calls = 18 + 4 * concurrent
+    const failures = 10 + concurrent
     const tokens = 2 * (PROMPT_TOKENS + COMPLETION_TOKENS)
     const cost = costOf('gpt-4.1', 2 * PROMPT_TOKENS, 2 * COMPLETION_TOKENS)?.toFixed(4)
     const lines = run.stdout.trimEnd().split('\n')
@@ -269,7 +270,7 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
     expect(lines[header + 2]).toMatch(/^ {4}reason: The walk scored 0\.3\./)
     expect(lines).toContain('judgetree: JSON report in .judgetree/report.json')
     expect(lines.filter((line) => line.startsWith('judgetree: ') && line.includes(' metrics, ')).at(-1)).toBe(
-      `judgetree: ${metrics} metrics, ${passed} passed, ${failed} failed (1 expected by .not), 3 errored · ${calls} judge calls (0 cached) · ${tokens} tokens · $${cost}`,
+      `judgetree: ${metrics} metrics, ${passed} passed, ${failed} failed (1 expected by .not), 4 errored · ${calls} judge calls (0 cached) · ${tokens} tokens · $${cost}`,
     )
   })
 
@@ -277,7 +278,7 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
     const report = readReport(reportFile)
     expect(report).toMatchObject({ version: 1, runner: 'vitest', shard: null })
     expect(report.summary).toMatchObject({
-      errored: 3,
+      errored: 4,
       expectedFailures: 1,
       promptTokens: 2 * PROMPT_TOKENS,
       cachedCalls: 0,
@@ -299,6 +300,34 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
     expect(errored?.error).toMatchObject({ code: 'JUDGE_CALL_FAILED', name: 'JudgeCallError' })
   })
 
+  test('a user metric on BaseMetric, public API only, passes and fails with its trace; its bug is METRIC_FAILED', () => {
+    expect(junitCase(junit, 'user metric: a reply without a forbidden promise passes').failure).toBeUndefined()
+    const failed = junitCase(junit, 'user metric: a promised refund fails')
+    expect(firstLine(failed.failureMessage)).toBe(
+      'FAIL No Forbidden Promises: score 0 (threshold 0.5) · judge promise-judge',
+    )
+    expect(failed.failure).toContain(
+      [
+        'reason: Forbidden: I guarantee you a full refund.',
+        '[1] Step "Promises": list what the reply promises · 1 judge call',
+        '     answer: {"promises":["I guarantee you a full refund"],"reason":"1 promise(s) found."}',
+        '[2] Step "Policy": no promise of: refund → false',
+      ].join('\n'),
+    )
+    const report = readReport(reportFile)
+    const [record] = evaluationsOf(report, 'user metric: a promised refund fails')
+    expect(record).toMatchObject({ name: 'No Forbidden Promises', score: 0, usage: { judgeCalls: 1, cachedCalls: 0 } })
+    expect(record?.trace.nodes.map((node) => [node.kind, node.status])).toEqual([
+      ['JudgeCall', 'ran'],
+      ['Step', 'ran'],
+    ])
+    const [buggy] = evaluationsOf(report, 'user metric: a bug in its own code fails the test as METRIC_FAILED')
+    expect(buggy?.error).toMatchObject({
+      code: 'METRIC_FAILED',
+      message: `The metric "Buggy Promises" failed: Cannot read properties of undefined (reading 'length')`,
+    })
+  })
+
   test('$GITHUB_STEP_SUMMARY gets the totals, a table of evaluations and the failed ones’ traces', () => {
     const markdown = readFileSync(stepSummary, 'utf8')
     expect(markdown).toMatch(/(^|\n)## judgetree\n/)
@@ -310,6 +339,38 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
     )
     expect(markdown).toContain('<details><summary>❌ FAIL Playful Chatbot: score 0.3 (threshold 0.7)')
     expect(markdown).toContain('└─ ● false → 3  ◀ score 0.3')
+  })
+})
+
+describe("a user metric's judge calls go through the judge runtime: JUDGETREE_CACHE=read-write, run twice", () => {
+  const scratch = scratchDir()
+  const runs: RunResult[] = []
+
+  beforeAll(async () => {
+    for (const name of ['first', 'second']) {
+      runs.push(
+        await runVitest('vitest-basic', ['run', 'tests/user-metric.test.ts'], {
+          JUDGETREE_CACHE: 'read-write',
+          JUDGETREE_CACHE_DIR: join(scratch, 'cache'),
+          FIXTURE_REPORT_FILE: join(scratch, `${name}.json`),
+        }),
+      )
+    }
+  }, 60_000)
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+
+  test('the first run asks the judge and records the answers; the second answers both calls from the cache', () => {
+    const summaryOf = (run: RunResult) => run.stdout.split('\n').findLast((line) => line.includes(' metrics, '))
+    expect(summaryOf(runs[0] as RunResult)).toBe(
+      'judgetree: 3 metrics, 1 passed, 1 failed, 1 errored · 2 judge calls (0 cached) · 0 tokens · $0.0000',
+    )
+    expect(summaryOf(runs[1] as RunResult)).toBe(
+      'judgetree: 3 metrics, 1 passed, 1 failed, 1 errored · 2 judge calls (2 cached) · 0 tokens · $0.0000',
+    )
+    const [cached] = evaluationsOf(readReport(join(scratch, 'second.json')), 'user metric: a promised refund fails')
+    expect(cached?.usage).toMatchObject({ judgeCalls: 1, cachedCalls: 1 })
+    expect(cached?.trace.nodes[0]).toMatchObject({ label: 'Promises', cached: true })
+    expect(readdirSync(join(scratch, 'cache')).length).toBeGreaterThan(0)
   })
 })
 

@@ -1,6 +1,11 @@
 import { BINARY_JUDGEMENT_PROMPT, binaryJudgementPrompt, binaryVerdictSchema } from '../../prompts/binary-judgement.js'
 import type { LLMTestCaseParam, TurnParam } from '../../test-case/params.js'
-import { checkConversationalOptions, checkSingleTurnParams, conversationalView, singleTurnView } from '../inputs.js'
+import {
+  checkConversationalOptions,
+  checkSingleTurnParams,
+  conversationalView,
+  singleTurnView,
+} from '../../test-case/view.js'
 import type { NodeRunContext, ReportIssue } from '../node.js'
 import { JudgementNodeBase, type JudgementNodeBaseOptions } from './judgement-base.js'
 import type { ConversationalVerdictNode, VerdictNode, VerdictNodeBase } from './verdict-node.js'

@@ -1,5 +1,5 @@
 import { type DagIssue, DagValidationError } from '../../errors.js'
-import { describeValue } from '../inputs.js'
+import { describeValue } from '../../internal/describe-value.js'
 import type { ReportIssue } from '../node.js'
 
 /**

@@ -1,5 +1,5 @@
 import type { ConversationalTestCase, LLMTestCase } from '../../test-case/schemas.js'
-import type { InputView } from '../inputs.js'
+import type { InputView } from '../../test-case/view.js'
 import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue, ShownInput, TaskInput } from '../node.js'
 import {
   childrenOption,

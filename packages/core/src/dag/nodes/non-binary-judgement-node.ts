@@ -4,7 +4,12 @@ import {
   nonBinaryVerdictSchema,
 } from '../../prompts/non-binary-judgement.js'
 import type { LLMTestCaseParam, TurnParam } from '../../test-case/params.js'
-import { checkConversationalOptions, checkSingleTurnParams, conversationalView, singleTurnView } from '../inputs.js'
+import {
+  checkConversationalOptions,
+  checkSingleTurnParams,
+  conversationalView,
+  singleTurnView,
+} from '../../test-case/view.js'
 import type { NodeRunContext, ReportIssue } from '../node.js'
 import { JudgementNodeBase, type JudgementNodeBaseOptions } from './judgement-base.js'
 import type { ConversationalVerdictNode, VerdictNode, VerdictNodeBase } from './verdict-node.js'

@@ -7,7 +7,7 @@ import {
   conversationalView,
   type InputView,
   singleTurnView,
-} from '../inputs.js'
+} from '../../test-case/view.js'
 import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue, ShownInput, TaskInput } from '../node.js'
 import {
   childrenOption,

@@ -1,5 +1,5 @@
+import { describeValue } from '../../internal/describe-value.js'
 import type { ConversationalMetric, Metric, SingleTurnMetric } from '../../metric/types.js'
-import { describeValue } from '../inputs.js'
 import {
   type DagNode,
   isDagNode,

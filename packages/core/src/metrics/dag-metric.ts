@@ -1,22 +1,16 @@
-import { type JudgetreeError, MissingTestCaseParamError, TestCaseError } from '../errors.js'
-import {
-  type CommonMetricOptions,
-  checkKnownOptions,
-  OptionProblems,
-  type ResolvedMetricOptions,
-  resolveCommonOptions,
-} from '../metric/options.js'
+import { type WalkOutcome, walkDag } from '../dag/executor.js'
+import { type DeepAcyclicGraph, type GraphPlan, graphPlan, isDeepAcyclicGraph } from '../dag/graph.js'
+import type { ConversationalNode, SingleTurnNode } from '../dag/nodes/types.js'
+import { MissingTestCaseParamError, toJudgeCallError } from '../errors.js'
+import { checkMetricOptions, MetricBase } from '../metric/metric-base.js'
+import { COMMON_OPTION_KEYS, type CommonMetricOptions } from '../metric/options.js'
 import { buildResult, errorResult, type MeasurementContext } from '../metric/result.js'
 import { applyStrictMode, clampScore } from '../metric/score.js'
-import type { MeasureOptions, Metric, MetricKind, MetricResult } from '../metric/types.js'
+import type { MetricResult } from '../metric/types.js'
 import { addUsage, usageOf } from '../metric/usage.js'
 import { REASON_SUMMARY_PROMPT, reasonSummaryPrompt, reasonSummarySchema } from '../prompts/reason-summary.js'
-import { parseConversationalTestCase, parseLLMTestCase } from '../test-case/parse.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
-import { formatScore, oneLine, renderResult } from '../trace/render.js'
-import { type WalkOutcome, walkDag } from './executor.js'
-import { type DeepAcyclicGraph, type GraphPlan, graphPlan, isDeepAcyclicGraph } from './graph.js'
-import type { ConversationalNode, SingleTurnNode } from './nodes/types.js'
+import { formatScore, oneLine } from '../trace/render.js'
 
 /** Options both DAG metrics take beyond the common ones. */
 interface DagOptions extends CommonMetricOptions {
@@ -43,24 +37,10 @@ export interface ConversationalDAGMetricOptions extends DagOptions {
   dag: DeepAcyclicGraph<ConversationalNode>
 }
 
-const DAG_OPTION_KEYS = [
-  'name',
-  'dag',
-  'threshold',
-  'model',
-  'includeReason',
-  'strictMode',
-  'asyncMode',
-  'verboseMode',
-  'summarizeReason',
-] as const
+const DAG_OPTION_KEYS = ['name', 'dag', ...COMMON_OPTION_KEYS.slice(1), 'summarizeReason']
 
-abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCase> implements Metric<TestCase> {
-  readonly name: string
-  readonly threshold: number
+abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCase> extends MetricBase<TestCase> {
   readonly dag: DeepAcyclicGraph
-  readonly options: ResolvedMetricOptions
-  abstract readonly kind: MetricKind
   readonly #plan: GraphPlan
   readonly #summarizeReason: boolean
 
@@ -69,61 +49,54 @@ abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCa
     mode: GraphPlan['mode'],
     options: DAGMetricOptions | ConversationalDAGMetricOptions,
   ) {
-    const problems = new OptionProblems(`${type} "${String(options?.name)}"`)
-    if (typeof options !== 'object' || options === null) {
-      problems.add(`new ${type}(options) needs an options object with at least { name, dag }.`)
-      problems.throwIfAny()
+    const spec = {
+      keys: DAG_OPTION_KEYS,
+      notAnObject: () => `new ${type}(options) needs an options object with at least { name, dag }.`,
     }
-    checkKnownOptions(options, DAG_OPTION_KEYS, problems)
-    this.options = resolveCommonOptions(options, problems)
-    if (options.summarizeReason !== undefined && typeof options.summarizeReason !== 'boolean') {
-      problems.add(`summarizeReason must be true or false; got ${JSON.stringify(options.summarizeReason)}.`)
-    }
+    const checked = checkMetricOptions(type, options, spec, (checking, problems) => {
+      if (checking.summarizeReason !== undefined && typeof checking.summarizeReason !== 'boolean') {
+        problems.add(`summarizeReason must be true or false; got ${JSON.stringify(checking.summarizeReason)}.`)
+      }
+      if (!isDeepAcyclicGraph(checking.dag)) {
+        problems.add('dag must be a graph built with `new DeepAcyclicGraph({ rootNodes: [...] })`.')
+      } else if (checking.dag.mode !== mode) {
+        problems.add(
+          mode === 'single-turn'
+            ? 'dag is built from Conversational* nodes; use ConversationalDAGMetric for conversations, or TaskNode/BinaryJudgementNode/… here.'
+            : 'dag is built from single-turn nodes; use DAGMetric for single-turn test cases, or Conversational* nodes here.',
+        )
+      }
+      return {}
+    })
+    super(type, checked.options)
     this.#summarizeReason = options.summarizeReason ?? false
-    if (!isDeepAcyclicGraph(options.dag)) {
-      problems.add('dag must be a graph built with `new DeepAcyclicGraph({ rootNodes: [...] })`.')
-    } else if (options.dag.mode !== mode) {
-      problems.add(
-        mode === 'single-turn'
-          ? 'dag is built from Conversational* nodes; use ConversationalDAGMetric for conversations, or TaskNode/BinaryJudgementNode/… here.'
-          : 'dag is built from single-turn nodes; use DAGMetric for single-turn test cases, or Conversational* nodes here.',
-      )
-    }
-    problems.throwIfAny()
-    this.name = this.options.name
-    this.threshold = this.options.strictMode ? 1 : this.options.threshold
     this.dag = options.dag
     this.#plan = graphPlan(options.dag)
   }
 
-  /** Walks the DAG for one test case. Never rejects: problems come back as a result with `error` set. */
-  async measure(testCase: TestCase, options: MeasureOptions = {}): Promise<MetricResult> {
-    const started = performance.now()
-    const context: MeasurementContext = { options: this.options, started }
-    let parsed: TestCase
-    try {
-      parsed = this.parse(testCase)
-      checkTestCase(this.#plan, parsed, this.name)
-    } catch (error) {
-      return this.#finish(errorResult(context, error as JudgetreeError))
-    }
-    const outcome = await walkDag({
-      plan: this.#plan,
-      testCase: parsed,
-      judge: this.options.judge,
-      asyncMode: this.options.asyncMode,
-      signal: options.signal,
-    })
-    const result = resultOf(outcome, this.#plan, context)
-    if (!this.#summarizeReason || !this.options.includeReason || result.error) return this.#finish(result)
-    return this.#finish(await summarised(result, outcome, this.#plan, context, options.signal))
+  protected override otherKindHint(): string {
+    return this.kind === 'single-turn'
+      ? 'Use ConversationalDAGMetric with Conversational* nodes for conversations.'
+      : 'Use DAGMetric with single-turn nodes for those.'
   }
 
-  protected abstract parse(testCase: unknown): TestCase
-
-  #finish(result: MetricResult): MetricResult {
-    if (this.options.verboseMode) printVerbose(result)
-    return result
+  /** Walks the DAG for one test case. */
+  protected override async run(
+    testCase: TestCase,
+    context: MeasurementContext,
+    signal: AbortSignal | undefined,
+  ): Promise<MetricResult> {
+    checkTestCase(this.#plan, testCase, this.name)
+    const outcome = await walkDag({
+      plan: this.#plan,
+      testCase,
+      judge: this.options.judge,
+      asyncMode: this.options.asyncMode,
+      signal,
+    })
+    const result = resultOf(outcome, this.#plan, context)
+    if (!this.#summarizeReason || !this.options.includeReason || result.error) return result
+    return summarised(result, outcome, this.#plan, context, signal)
   }
 }
 
@@ -140,16 +113,6 @@ export class DAGMetric extends DagMetricBase<LLMTestCase> {
   constructor(options: DAGMetricOptions) {
     super('DAGMetric', 'single-turn', options)
   }
-
-  protected parse(testCase: unknown): LLMTestCase {
-    if (typeof testCase === 'object' && testCase !== null && 'turns' in testCase && !('input' in testCase)) {
-      throw new TestCaseError(
-        `The metric "${this.name}" is a DAGMetric, which judges single-turn test cases ({ input, actualOutput }), ` +
-          'but it was given a conversation ({ turns }). Use ConversationalDAGMetric with Conversational* nodes for conversations.',
-      )
-    }
-    return parseLLMTestCase(testCase, this.name)
-  }
 }
 
 /**
@@ -164,16 +127,6 @@ export class ConversationalDAGMetric extends DagMetricBase<ConversationalTestCas
 
   constructor(options: ConversationalDAGMetricOptions) {
     super('ConversationalDAGMetric', 'conversational', options)
-  }
-
-  protected parse(testCase: unknown): ConversationalTestCase {
-    if (typeof testCase === 'object' && testCase !== null && 'input' in testCase && !('turns' in testCase)) {
-      throw new TestCaseError(
-        `The metric "${this.name}" is a ConversationalDAGMetric, which judges conversations ({ turns: [...] }), ` +
-          'but it was given a single-turn test case ({ input, ... }). Use DAGMetric with single-turn nodes for those.',
-      )
-    }
-    return parseConversationalTestCase(testCase, this.name)
   }
 }
 
@@ -293,11 +246,6 @@ async function summarised(
     })
     return Object.freeze({ ...result, reason: response.value.reason, usage: addUsage(result.usage, usageOf(response)) })
   } catch (error) {
-    return errorResult(context, error, result.trace, result.usage)
+    return errorResult(context, toJudgeCallError(error), result.trace, result.usage)
   }
-}
-
-function printVerbose(result: MetricResult): void {
-  // verboseMode is an explicit request to print, like the reference library's; reports use verboseLogs instead.
-  console.log(`${'─'.repeat(60)}\n${renderResult(result)}\n${'─'.repeat(60)}`)
 }

@@ -1,4 +1,6 @@
+import type { ReportIssue, ShownInput, TaskInput } from '../dag/node.js'
 import { TestCaseError } from '../errors.js'
+import { describeValue } from '../internal/describe-value.js'
 import {
   isLLMTestCaseParam,
   isTurnParam,
@@ -6,9 +8,8 @@ import {
   PARAM_LABELS,
   TURN_LEVEL_PARAMS,
   type TurnParam,
-} from '../test-case/params.js'
-import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
-import { isDagNode, type ReportIssue, type ShownInput, type TaskInput } from './node.js'
+} from './params.js'
+import type { ConversationalTestCase, LLMTestCase } from './schemas.js'
 
 /**
  * How a node reads a test case: which parameters, which turns. Single-turn and conversational nodes differ only
@@ -109,18 +110,27 @@ export function resolveTurnWindow(window: readonly [number, number], count: numb
   )
 }
 
-/** Checks a single-turn node's `evaluationParams` option. */
-export function checkSingleTurnParams(value: unknown, report: ReportIssue): LLMTestCaseParam[] {
-  return checkParams(value, report, isLLMTestCaseParam, 'LLMTestCaseParams', 'TurnParams', isTurnParam)
+/** Checks a single-turn node's or metric's `evaluationParams` option; `subject` names it in messages. */
+export function checkSingleTurnParams(value: unknown, report: ReportIssue, subject = 'this node'): LLMTestCaseParam[] {
+  return checkParams(value, report, subject, isLLMTestCaseParam, 'LLMTestCaseParams', 'TurnParams', isTurnParam)
 }
 
-/** Checks a conversational node's `evaluationParams` and `turnWindow` options. */
+/** Checks a conversational node's or metric's `evaluationParams` and `turnWindow`; `subject` names it in messages. */
 export function checkConversationalOptions(
   params: unknown,
   turnWindow: unknown,
   report: ReportIssue,
+  subject = 'this node',
 ): { params: TurnParam[]; turnWindow: readonly [number, number] | undefined } {
-  const checked = checkParams(params, report, isTurnParam, 'TurnParams', 'LLMTestCaseParams', isLLMTestCaseParam)
+  const checked = checkParams(
+    params,
+    report,
+    subject,
+    isTurnParam,
+    'TurnParams',
+    'LLMTestCaseParams',
+    isLLMTestCaseParam,
+  )
   if (turnWindow === undefined) return { params: checked, turnWindow: undefined }
   const valid =
     Array.isArray(turnWindow) &&
@@ -150,6 +160,7 @@ export function checkConversationalOptions(
 function checkParams<P extends string>(
   value: unknown,
   report: ReportIssue,
+  subject: string,
   isParam: (value: unknown) => value is P,
   enumName: string,
   otherEnum: string,
@@ -167,7 +178,7 @@ function checkParams<P extends string>(
     } else if (isOther(param)) {
       report(
         'evaluation-params',
-        `evaluationParams contains ${describeValue(param)}, which is one of ${otherEnum}; this node needs ${enumName}.`,
+        `evaluationParams contains ${describeValue(param)}, which is one of ${otherEnum}; ${subject} needs ${enumName}.`,
       )
     } else {
       // Users coming from the Python library write snake_case; point them at the camelCase name.
@@ -181,18 +192,4 @@ function checkParams<P extends string>(
     }
   }
   return params
-}
-
-/** Renders any value briefly for an error message. */
-export function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value)
-  if (value === undefined) return 'undefined'
-  if (typeof value === 'function') return 'a function'
-  if (isDagNode(value)) return `a single ${value.describe()} (wrap it in an array)`
-  try {
-    const json = JSON.stringify(value)
-    return json.length > 80 ? `${json.slice(0, 79)}…` : json
-  } catch {
-    return String(value)
-  }
 }

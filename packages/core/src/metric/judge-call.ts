@@ -1,0 +1,37 @@
+import { MeasurementAbortedError, toJudgeCallError } from '../errors.js'
+import type { JudgeModel, JudgeRequest, JudgeResponse } from '../judge/types.js'
+import type { TraceNode } from '../trace/types.js'
+import type { MetricUsage } from './types.js'
+import { usageOf } from './usage.js'
+
+/** One judge answer with what it cost. */
+export interface JudgeCall<T> {
+  readonly value: T
+  readonly response: JudgeResponse<T>
+  readonly usage: MetricUsage
+  readonly latencyMs: number
+}
+
+/** Asks the judge once, timing the call and counting its usage; whatever the judge throws is a judge failure. */
+export async function callJudge<T>(
+  judge: JudgeModel,
+  request: Omit<JudgeRequest<T>, 'signal'>,
+  signal: AbortSignal | undefined,
+): Promise<JudgeCall<T>> {
+  if (signal?.aborted) throw new MeasurementAbortedError(signal.reason)
+  const started = performance.now()
+  let response: JudgeResponse<T>
+  try {
+    response = await judge.generate({ ...request, signal })
+  } catch (error) {
+    throw toJudgeCallError(error)
+  }
+  return { value: response.value, response, usage: usageOf(response), latencyMs: performance.now() - started }
+}
+
+/** A trace entry for one step of a non-DAG metric; `ran` unless told otherwise. */
+export function stepNode(
+  entry: Omit<TraceNode, 'role' | 'inputs' | 'children' | 'status'> & Partial<Pick<TraceNode, 'status' | 'children'>>,
+): TraceNode {
+  return { role: 'step', status: 'ran', inputs: [], children: [], ...entry }
+}

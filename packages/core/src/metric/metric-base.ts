@@ -1,0 +1,120 @@
+import { TestCaseError } from '../errors.js'
+import { parseConversationalTestCase, parseLLMTestCase } from '../test-case/parse.js'
+import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
+import { renderResult } from '../trace/render.js'
+import {
+  type CommonMetricOptions,
+  checkKnownOptions,
+  OptionProblems,
+  type ResolvedMetricOptions,
+  resolveCommonOptions,
+} from './options.js'
+import { errorResult, type MeasurementContext } from './result.js'
+import type { MeasureOptions, Metric, MetricResult } from './types.js'
+
+/** The kind a metric declares for the test cases it judges. */
+export type KindOf<TestCase> = TestCase extends ConversationalTestCase ? 'conversational' : 'single-turn'
+
+/** What a metric's constructor checks beyond its own options. */
+export interface OptionSpec {
+  /** Every option key the metric takes; any other key is reported. */
+  readonly keys: readonly string[]
+  /** The problem reported when the options are not an object. */
+  readonly notAnObject: (options: unknown) => string
+  /** The name used when the options give none. @default none: `name` is required */
+  readonly defaultName?: string | undefined
+}
+
+/**
+ * Checks a metric's options: the shape, unknown keys, the common options and then the metric's own (`extras`), and
+ * throws one ConfigurationError listing every problem.
+ */
+export function checkMetricOptions<Options extends CommonMetricOptions & { name?: unknown }, Extra extends object>(
+  type: string,
+  options: Options,
+  spec: OptionSpec,
+  extras: (options: Options, problems: OptionProblems) => Extra,
+): Extra & { readonly options: ResolvedMetricOptions } {
+  const problems = new OptionProblems(`${type} "${String(options?.name ?? spec.defaultName)}"`)
+  if (typeof options !== 'object' || options === null) {
+    problems.add(spec.notAnObject(options))
+    problems.throwIfAny()
+  }
+  checkKnownOptions(options, spec.keys, problems)
+  const resolved = resolveCommonOptions(options, problems, spec.defaultName)
+  const extra = extras(options, problems)
+  problems.throwIfAny()
+  return { ...extra, options: resolved }
+}
+
+/**
+ * What every metric shares: its fields, validation of the test case by kind, timing, the error result for
+ * anything thrown, and verbose printing. A metric implements `run` on a validated test case.
+ */
+export abstract class MetricBase<TestCase extends LLMTestCase | ConversationalTestCase> implements Metric<TestCase> {
+  /** Which kind of test case this metric judges. */
+  abstract readonly kind: KindOf<TestCase>
+  readonly name: string
+  /** The threshold results are compared against (1 under strictMode). */
+  readonly threshold: number
+  readonly options: ResolvedMetricOptions
+  /** The class name shown in messages, e.g. `GEval`. */
+  readonly #type: string
+
+  protected constructor(type: string, options: ResolvedMetricOptions) {
+    this.#type = type
+    this.options = options
+    this.name = options.name
+    this.threshold = options.strictMode ? 1 : options.threshold
+  }
+
+  /** Scores one test case. Never rejects: a bad test case, a judge failure or a bug is a result with `error`. */
+  async measure(testCase: TestCase, options: MeasureOptions = {}): Promise<MetricResult> {
+    const measurement: MeasurementContext = { options: this.options, started: performance.now() }
+    let result: MetricResult
+    try {
+      result = await this.run(this.parse(testCase), measurement, options.signal)
+    } catch (error) {
+      result = errorResult(measurement, error)
+    }
+    // verboseMode is an explicit request to print, like the reference library's; reports use verboseLogs instead.
+    if (this.options.verboseMode) console.log(`${'─'.repeat(60)}\n${renderResult(result)}\n${'─'.repeat(60)}`)
+    return result
+  }
+
+  /** Measures a validated test case. What it throws becomes the result's error (METRIC_FAILED unless a judgetree error). */
+  protected abstract run(
+    testCase: TestCase,
+    measurement: MeasurementContext,
+    signal: AbortSignal | undefined,
+  ): Promise<MetricResult>
+
+  /** What to use instead, said when a test case of the other kind is passed. */
+  protected otherKindHint(): string {
+    return this.kind === 'single-turn'
+      ? 'Use a conversational metric such as ConversationalGEval instead.'
+      : 'Use a single-turn metric such as GEval instead.'
+  }
+
+  /** Validates the test case for this metric's kind, with a hint when the other kind was passed. */
+  protected parse(testCase: unknown): TestCase {
+    const looksLike = (present: string, absent: string) =>
+      typeof testCase === 'object' && testCase !== null && present in testCase && !(absent in testCase)
+    if (this.kind === 'single-turn') {
+      if (looksLike('turns', 'input')) {
+        throw new TestCaseError(
+          `The metric "${this.name}" is a ${this.#type}, which judges single-turn test cases ({ input, actualOutput }), but it ` +
+            `was given a conversation ({ turns }). ${this.otherKindHint()}`,
+        )
+      }
+      return parseLLMTestCase(testCase, this.name) as TestCase
+    }
+    if (looksLike('input', 'turns')) {
+      throw new TestCaseError(
+        `The metric "${this.name}" is a ${this.#type}, which judges conversations ({ turns: [...] }), but it was given a ` +
+          `single-turn test case ({ input, ... }). ${this.otherKindHint()}`,
+      )
+    }
+    return parseConversationalTestCase(testCase, this.name) as TestCase
+  }
+}
