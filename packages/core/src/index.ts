@@ -17,6 +17,16 @@ export {
   type ConversationalBinaryJudgementNodeOptions,
 } from './dag/nodes/binary-judgement-node.js'
 export {
+  type CodeCheckResult,
+  CodeNode,
+  type CodeNodeOptions,
+  type CodeNodeTurn,
+  type CodeNodeView,
+  ConversationalCodeNode,
+  type ConversationalCodeNodeOptions,
+  type ConversationalCodeNodeView,
+} from './dag/nodes/code-node.js'
+export {
   ConversationalNonBinaryJudgementNode,
   type ConversationalNonBinaryJudgementNodeOptions,
   NonBinaryJudgementNode,

@@ -168,12 +168,14 @@ function planGraph(options: unknown): GraphPlan {
   const dataParents = (node: DagNode) => (parents.get(node) ?? []).filter((parent) => parent.edge === 'data')
   const hasOwnInput = (node: DagNode) => node.evaluationParams.length > 0 || dataParents(node).length > 0
   // The judgements whose verdicts lead to a node: what such a node is shown when it has no input of its own.
+  // Only nodes that inherit input themselves lend it: what a code or tool-call node reads is no judge's input.
   const judgementsAbove = (node: DagNode) => [
     ...new Set(
       (parents.get(node) ?? [])
         .filter((parent) => parent.edge === 'control')
         .flatMap((verdict) => (parents.get(verdict.node) ?? []).filter((parent) => parent.edge === 'choice'))
-        .map((parent) => parent.node),
+        .map((parent) => parent.node)
+        .filter((judgement) => judgement.inheritsInput),
     ),
   ]
   // The nodes with input of their own that an inheriting node ends up shown the input of (transitively).

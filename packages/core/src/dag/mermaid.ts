@@ -59,11 +59,13 @@ export function dagToMermaid(dag: DeepAcyclicGraph, options: MermaidOptions = {}
 function shape(node: DagNode): string {
   const fields = node.fields()
   const title = node.label ?? node.text
+  // Nodes that decide without a judge (code, tool calls) are hexagons, named by their trace title.
+  const decidedBy = node.staticDetails().title
   switch (node.traceRole) {
     case 'task':
       return `["Task: ${escapeLabel(title)}"]`
     case 'judgement':
-      return `{"${escapeLabel(title)}"}`
+      return decidedBy === undefined ? `{"${escapeLabel(title)}"}` : `{{"${escapeLabel(`${decidedBy}: ${title}`)}"}}`
     default: {
       const score = fields.score === undefined ? '' : ` → ${fields.score}`
       return `(["${escapeLabel(String(fields.verdict))}${score}"])`

@@ -97,6 +97,11 @@ export interface DagNode {
    * when its turnWindow does not fit the conversation.
    */
   show(testCase: LLMTestCase | ConversationalTestCase, inputs: readonly TaskInput[]): ShownInput
+  /**
+   * Why the node cannot be written by `toJSON` (e.g. it holds a function); undefined when `fields()` is all of it.
+   * @default undefined
+   */
+  readonly unserializable?: string | undefined
   /** The node's own options, not its children, as JSON-ready data (a verdict's child metric is `metric`). */
   fields(): Readonly<Record<string, unknown>>
   /** What the trace shows for this node whether or not it ran, such as a verdict's score. */

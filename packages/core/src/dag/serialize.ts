@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { type DagIssue, DagValidationError } from '../errors.js'
+import { ConfigurationError, type DagIssue, DagValidationError } from '../errors.js'
 import type { Metric } from '../metric/types.js'
 import { DeepAcyclicGraph, graphPlan } from './graph.js'
 import type { DagNode } from './node.js'
@@ -27,6 +27,15 @@ export interface DagFromJSONOptions {
 /** Writes a graph as JSON-ready data; a verdict's child metric is written as its name. */
 export function dagToJSON(dag: DeepAcyclicGraph): SerializedDag {
   const plan = graphPlan(dag)
+  const blocked = plan.order.flatMap((node) =>
+    node.unserializable === undefined ? [] : [`${plan.names.get(node) ?? node.describe()}: ${node.unserializable}`],
+  )
+  if (blocked.length > 0) {
+    throw new ConfigurationError(
+      `This DAG cannot be written as JSON: ${blocked.join('; ')}. Keep the DAG in code (export it from a module ` +
+        'your tests import), or replace each such node with one made of data, such as a BinaryJudgementNode.',
+    )
+  }
   const nodes: SerializedDag['nodes'] = {}
   for (const node of plan.order) {
     const { metric, ...fields } = node.fields() as { metric?: Metric<never> } & Record<string, unknown>

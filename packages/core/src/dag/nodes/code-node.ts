@@ -1,0 +1,256 @@
+import { JudgetreeError } from '../../errors.js'
+import { type LLMTestCaseParam, TURN_LEVEL_PARAMS, type TurnParam } from '../../test-case/params.js'
+import type { ConversationalTestCase, LLMTestCase, Turn } from '../../test-case/schemas.js'
+import { checkConversationalOptions, checkSingleTurnParams, describeValue, resolveTurnWindow } from '../inputs.js'
+import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue, ShownInput, TaskInput } from '../node.js'
+import { childrenOption, compact, nodeOptionIssues, optionalLabel, requireText } from './construction.js'
+import { checkVerdictChildren } from './verdict-children.js'
+import {
+  type ConversationalVerdictNode,
+  isVerdictNode,
+  type VerdictNode,
+  type VerdictNodeBase,
+} from './verdict-node.js'
+
+/** What a check returns: a verdict (`true`/`false`, or one of its children's string verdicts), or one with a reason. */
+export type CodeCheckResult =
+  | boolean
+  | string
+  | { readonly verdict: boolean | string; readonly reason?: string | undefined }
+
+/** What a single-turn CodeNode's check is given: the fields it names, and its TaskNode parents' outputs by label. */
+export type CodeNodeView = {
+  /** The outputs of its direct TaskNode parents, by `outputLabel`. */
+  readonly outputs: Readonly<Record<string, string>>
+} & { readonly [Param in LLMTestCaseParam]?: LLMTestCase[Param] }
+
+/** One turn as a ConversationalCodeNode's check sees it: its 0-based index, role and the turn-level fields it names. */
+export interface CodeNodeTurn {
+  readonly index: number
+  readonly role: Turn['role']
+  readonly content?: string | undefined
+  readonly retrievalContext?: readonly string[] | undefined
+  readonly toolsCalled?: Turn['toolsCalled']
+}
+
+/**
+ * What a ConversationalCodeNode's check is given: the turns in its window (when it names a turn-level parameter),
+ * the conversation-level parameters it names, and its TaskNode parents' outputs by label.
+ */
+export interface ConversationalCodeNodeView {
+  readonly outputs: Readonly<Record<string, string>>
+  readonly turns?: readonly CodeNodeTurn[]
+  readonly scenario?: string | undefined
+  readonly expectedOutcome?: string | undefined
+  readonly chatbotRole?: string | undefined
+  readonly userDescription?: string | undefined
+  readonly context?: readonly string[] | undefined
+}
+
+interface CodeNodeBaseOptions<View, Child> {
+  /** Names the check in traces, messages and Mermaid, e.g. "Under 200 words". */
+  name: string
+  /**
+   * Decides the verdict without a judge call: return `true`/`false` (the node then has VerdictNode children true
+   * and false), or one of its children's string verdicts; or `{ verdict, reason }` to explain it in the trace. May be
+   * async. A thrown error fails the measurement, naming this node.
+   */
+  check: (view: View) => CodeCheckResult | Promise<CodeCheckResult>
+  /** The possible outcomes, each a VerdictNode. */
+  children: readonly Child[]
+  /** Shown in traces instead of the name. */
+  label?: string | undefined
+}
+
+/** Options for {@link CodeNode}. */
+export interface CodeNodeOptions extends CodeNodeBaseOptions<CodeNodeView, VerdictNode> {
+  /** Test-case fields the check is given. @default [] (only the outputs of parent TaskNodes) */
+  evaluationParams?: readonly LLMTestCaseParam[] | undefined
+}
+
+/** Options for {@link ConversationalCodeNode}. */
+export interface ConversationalCodeNodeOptions
+  extends CodeNodeBaseOptions<ConversationalCodeNodeView, ConversationalVerdictNode> {
+  /** Turn-level and conversation-level fields the check is given. @default [] */
+  evaluationParams?: readonly TurnParam[] | undefined
+  /** Inclusive range of turns the check is given; negative indices count from the end. @default every turn */
+  turnWindow?: readonly [number, number] | undefined
+}
+
+/** What a code node is told about the test case: it decides in code, so it gets data, not a prompt. */
+type CodeViewOf = (testCase: LLMTestCase | ConversationalTestCase, outputs: Record<string, string>) => ShownInput
+
+abstract class CodeNodeBase implements DagNode {
+  readonly childEdge = 'choice' as const
+  readonly canBeRoot = true
+  // A check with nothing to read could only return a constant: the graph rejects it like an empty judgement.
+  readonly readsInput = true
+  // What a judgement above was shown is a prompt's data, not the fields a check is written against.
+  readonly inheritsInput = false
+  readonly traceRole = 'judgement' as const
+  readonly unserializable = 'its check is a function, and a function is not data'
+  readonly kind: string
+  readonly mode: NodeMode
+  readonly name: string
+  readonly label: string | undefined
+  readonly children: readonly VerdictNodeBase[]
+  readonly evaluationParams: readonly string[]
+  readonly turnWindow: readonly [number, number] | undefined
+  readonly #check: (view: never) => CodeCheckResult | Promise<CodeCheckResult>
+  readonly #view: CodeViewOf
+
+  protected constructor(
+    kind: string,
+    mode: NodeMode,
+    options: CodeNodeBaseOptions<never, unknown>,
+    readOf: (report: ReportIssue) => {
+      params: readonly string[]
+      turnWindow?: readonly [number, number] | undefined
+      view: CodeViewOf
+    },
+  ) {
+    const { report, done } = nodeOptionIssues(kind, options)
+    this.kind = kind
+    this.mode = mode
+    this.name = requireText(options, 'name', report, 'what the check decides, shown in traces')
+    const check = (options as { check?: unknown }).check
+    if (typeof check !== 'function') {
+      report('check', `check must be a function (view) => verdict; got ${describeValue(check)}.`)
+    }
+    this.#check = check as (view: never) => CodeCheckResult
+    this.label = optionalLabel(options, report)
+    this.children = childrenOption<VerdictNodeBase>(options, report)
+    const read = readOf(report)
+    this.evaluationParams = read.params
+    this.turnWindow = read.turnWindow
+    this.#view = read.view
+    done()
+  }
+
+  get text(): string {
+    return this.name
+  }
+
+  missingParams(testCase: LLMTestCase | ConversationalTestCase): readonly string[] {
+    const record = testCase as unknown as Record<string, unknown>
+    // Turn-level fields are optional per turn (user turns have no retrieval context), so they are never missing.
+    const own = this.mode === 'single-turn' ? this.evaluationParams : this.evaluationParams.filter(isCaseLevel)
+    return own.filter((param) => record[param] == null)
+  }
+
+  show(testCase: LLMTestCase | ConversationalTestCase, inputs: readonly TaskInput[]): ShownInput {
+    return this.#view(testCase, Object.fromEntries(inputs.map((input) => [input.label, input.output])))
+  }
+
+  staticDetails() {
+    return { title: 'Code' }
+  }
+
+  fields() {
+    return compact({
+      name: this.name,
+      evaluationParams: this.evaluationParams.length > 0 ? this.evaluationParams : undefined,
+      turnWindow: this.turnWindow,
+      label: this.label,
+    })
+  }
+
+  describe(): string {
+    return `${this.kind} "${this.label ?? this.name}"`
+  }
+
+  validateChildren(report: ReportIssue): void {
+    checkVerdictChildren(`a ${this.kind}`, this.children, report, true)
+  }
+
+  async run(context: NodeRunContext): Promise<NodeRunResult> {
+    const view = context.input() as never
+    let answer: CodeCheckResult
+    try {
+      answer = await this.#check(view)
+    } catch (error) {
+      // TODO(after merge): METRIC_FAILED, the code for failures that are not the judge's.
+      throw new JudgetreeError(
+        'JUDGE_CALL_FAILED',
+        `its check threw: ${error instanceof Error ? error.message : String(error)}`,
+        {
+          cause: error,
+        },
+      )
+    }
+    const { verdict, reason } =
+      typeof answer === 'object' && answer !== null ? answer : { verdict: answer, reason: undefined }
+    const chosen = this.children.filter((child) => isVerdictNode(child) && child.verdict === verdict)
+    if (chosen.length === 0) {
+      const options = this.children.map((child) => JSON.stringify(child.verdict)).join(', ')
+      throw new JudgetreeError(
+        'JUDGE_OUTPUT_INVALID',
+        `its check returned ${describeValue(answer)}, which is not one of its verdicts (${options}). ` +
+          'Return one of them, or { verdict, reason }.',
+      )
+    }
+    return {
+      activates: chosen,
+      details: {
+        verdict,
+        reason: typeof reason === 'string' ? reason : `the check returned ${JSON.stringify(verdict)}`,
+      },
+    }
+  }
+}
+
+function isCaseLevel(param: string): boolean {
+  return !TURN_LEVEL_PARAMS.has(param as TurnParam)
+}
+
+/** Decides a single-turn verdict with your own function: no judge call. */
+export class CodeNode extends CodeNodeBase {
+  // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
+  declare readonly mode: 'single-turn'
+
+  constructor(options: CodeNodeOptions) {
+    super('CodeNode', 'single-turn', options as never, (report) => {
+      const params = checkSingleTurnParams(options?.evaluationParams, report)
+      return {
+        params,
+        view: (testCase, outputs) => ({
+          data: { outputs, ...Object.fromEntries(params.map((param) => [param, (testCase as LLMTestCase)[param]])) },
+        }),
+      }
+    })
+  }
+}
+
+/** Decides a verdict about a conversation with your own function: no judge call. */
+export class ConversationalCodeNode extends CodeNodeBase {
+  // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
+  declare readonly mode: 'conversational'
+
+  constructor(options: ConversationalCodeNodeOptions) {
+    super('ConversationalCodeNode', 'conversational', options as never, (report) => {
+      const { params, turnWindow } = checkConversationalOptions(options?.evaluationParams, options?.turnWindow, report)
+      const turnFields = params.filter((param) => TURN_LEVEL_PARAMS.has(param) && param !== 'role')
+      const readsTurns = params.some((param) => TURN_LEVEL_PARAMS.has(param))
+      const caseFields = params.filter((param) => !TURN_LEVEL_PARAMS.has(param))
+      return {
+        params,
+        turnWindow,
+        view: (testCase, outputs) => {
+          const conversation = testCase as ConversationalTestCase
+          const turns = turnWindow ? resolveTurnWindow(turnWindow, conversation.turns.length) : undefined
+          const data: Record<string, unknown> = { outputs }
+          if (readsTurns) {
+            const [start, end] = turns ?? [0, conversation.turns.length - 1]
+            data.turns = conversation.turns.slice(start, end + 1).map((turn, offset) => ({
+              index: start + offset,
+              role: turn.role,
+              ...Object.fromEntries(turnFields.map((field) => [field, turn[field as keyof Turn]])),
+            }))
+          }
+          for (const field of caseFields) data[field] = conversation[field as keyof ConversationalTestCase]
+          return { data, ...(turns ? { turns } : {}) }
+        },
+      }
+    })
+  }
+}
