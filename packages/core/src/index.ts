@@ -38,6 +38,12 @@ export {
   TaskNode,
   type TaskNodeOptions,
 } from './dag/nodes/task-node.js'
+export {
+  ConversationalToolCallNode,
+  type ConversationalToolCallNodeOptions,
+  ToolCallNode,
+  type ToolCallNodeOptions,
+} from './dag/nodes/tool-call-node.js'
 export type { ConversationalNode, SingleTurnNode } from './dag/nodes/types.js'
 export {
   ConversationalVerdictNode,

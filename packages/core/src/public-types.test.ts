@@ -17,6 +17,7 @@ import {
   LLMTestCaseParams,
   type MetricResult,
   TaskNode,
+  ToolCallNode,
   TurnParams,
   VerdictNode,
   type VerdictNodeOptions,
@@ -103,7 +104,7 @@ describe('public types', () => {
     expectTypeOf<ConversationalDAGMetric>().toMatchTypeOf<ConversationalMetric>()
   })
 
-  test('code nodes: typed views, and no mixing of modes', () => {
+  test('code and tool-call nodes: typed views, and no mixing of modes', () => {
     const code = new CodeNode({
       name: 'Short',
       evaluationParams: [LLMTestCaseParams.ACTUAL_OUTPUT],
@@ -132,19 +133,22 @@ describe('public types', () => {
     )
     // @ts-expect-error a check returns a verdict, not a number
     typeOnly(() => new CodeNode({ name: 'x', check: () => 1, children: [] }))
+    const tools = new ToolCallNode({ required: ['search'], children: verdicts() })
     const conversational = new ConversationalBinaryJudgementNode({
       criteria: 'Ok?',
       children: conversationalVerdicts(),
     })
     typeOnly(
-      () => new BinaryJudgementNode({ criteria: 'x', children: [new VerdictNode({ verdict: true, child: code })] }),
+      () => new ToolCallNode({ required: ['search'], children: [new VerdictNode({ verdict: true, child: code })] }),
     )
+    // @ts-expect-error a single-turn tool-call node takes single-turn verdicts only
+    typeOnly(() => new ToolCallNode({ forbidden: ['x'], children: conversationalVerdicts() }))
     // @ts-expect-error a conversational verdict continues at conversational nodes only
-    typeOnly(() => new ConversationalVerdictNode({ verdict: true, child: code }))
+    typeOnly(() => new ConversationalVerdictNode({ verdict: true, child: tools }))
     // @ts-expect-error a single-turn verdict continues at single-turn nodes only
     typeOnly(() => new VerdictNode({ verdict: true, child: conversational }))
-    new DAGMetric({ name: 'code', dag: new DeepAcyclicGraph({ rootNodes: [code] }) })
+    new DAGMetric({ name: 'mixed', dag: new DeepAcyclicGraph({ rootNodes: [tools, code] }) })
     // @ts-expect-error a conversational metric needs Conversational* nodes
-    typeOnly(() => new ConversationalDAGMetric({ name: 'wrong', dag: new DeepAcyclicGraph({ rootNodes: [code] }) }))
+    typeOnly(() => new ConversationalDAGMetric({ name: 'wrong', dag: new DeepAcyclicGraph({ rootNodes: [tools] }) }))
   })
 })

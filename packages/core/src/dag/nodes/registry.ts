@@ -2,6 +2,7 @@ import type { DagNode } from '../node.js'
 import { BinaryJudgementNode, ConversationalBinaryJudgementNode } from './binary-judgement-node.js'
 import { ConversationalNonBinaryJudgementNode, NonBinaryJudgementNode } from './non-binary-judgement-node.js'
 import { ConversationalTaskNode, TaskNode } from './task-node.js'
+import { ConversationalToolCallNode, ToolCallNode } from './tool-call-node.js'
 import { ConversationalVerdictNode, VerdictNode } from './verdict-node.js'
 
 /** Builds a node from its serialised fields and its already-built children (a verdict's child metric is in fields). */
@@ -26,4 +27,6 @@ export const NODE_FACTORIES: Readonly<Record<string, NodeFactory>> = {
   ConversationalNonBinaryJudgementNode: (fields, children) =>
     new ConversationalNonBinaryJudgementNode(withChildren(fields, children)),
   ConversationalVerdictNode: (fields, children) => new ConversationalVerdictNode(verdict(fields, children)),
+  ToolCallNode: (fields, children) => new ToolCallNode(withChildren(fields, children)),
+  ConversationalToolCallNode: (fields, children) => new ConversationalToolCallNode(withChildren(fields, children)),
 }

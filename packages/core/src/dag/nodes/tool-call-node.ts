@@ -1,0 +1,224 @@
+import type { ConversationalTestCase, LLMTestCase } from '../../test-case/schemas.js'
+import { checkConversationalOptions, describeValue, resolveTurnWindow } from '../inputs.js'
+import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue, ShownInput } from '../node.js'
+import { childrenOption, compact, nodeOptionIssues, optionalLabel } from './construction.js'
+import { checkVerdictChildren } from './verdict-children.js'
+import type { ConversationalVerdictNode, VerdictNode, VerdictNodeBase } from './verdict-node.js'
+
+interface ToolCallNodeBaseOptions<Child> {
+  /** Tool names that must all have been called. @default [] */
+  required?: readonly string[] | undefined
+  /** Tool names that must not have been called. @default [] */
+  forbidden?: readonly string[] | undefined
+  /** Whether `required` must have been called in that order (other calls may come between). @default false */
+  inOrder?: boolean | undefined
+  /** Exactly two VerdictNodes: verdict true (every rule held) and verdict false. */
+  children: readonly Child[]
+  /** Shown in traces instead of the rules. */
+  label?: string | undefined
+}
+
+/** Options for {@link ToolCallNode}. */
+export type ToolCallNodeOptions = ToolCallNodeBaseOptions<VerdictNode>
+
+/** Options for {@link ConversationalToolCallNode}. */
+export interface ConversationalToolCallNodeOptions extends ToolCallNodeBaseOptions<ConversationalVerdictNode> {
+  /** Inclusive range of turns whose tool calls count; negative indices count from the end. @default every turn */
+  turnWindow?: readonly [number, number] | undefined
+}
+
+/** One tool call, with the turn it was made in (conversations only). */
+interface Call {
+  readonly name: string
+  readonly turn?: number
+}
+
+abstract class ToolCallNodeBase implements DagNode {
+  readonly childEdge = 'choice' as const
+  readonly canBeRoot = true
+  // It reads `toolsCalled` itself and shows no judge anything.
+  readonly readsInput = false
+  readonly inheritsInput = false
+  readonly traceRole = 'judgement' as const
+  readonly kind: string
+  readonly mode: NodeMode
+  readonly required: readonly string[]
+  readonly forbidden: readonly string[]
+  readonly inOrder: boolean
+  readonly label: string | undefined
+  readonly children: readonly VerdictNodeBase[]
+  readonly evaluationParams: readonly string[]
+  readonly turnWindow: readonly [number, number] | undefined
+
+  protected constructor(
+    kind: string,
+    mode: NodeMode,
+    options: ToolCallNodeBaseOptions<unknown> & { turnWindow?: unknown },
+  ) {
+    const { report, done } = nodeOptionIssues(kind, options)
+    this.kind = kind
+    this.mode = mode
+    this.required = toolNames(options, 'required', report)
+    this.forbidden = toolNames(options, 'forbidden', report)
+    const inOrder = options.inOrder
+    if (inOrder !== undefined && typeof inOrder !== 'boolean') {
+      report('in-order', `inOrder must be true or false; got ${describeValue(inOrder)}.`)
+    }
+    this.inOrder = inOrder === true
+    if (this.required.length === 0 && this.forbidden.length === 0) {
+      report('tool-call-rules', 'a tool-call node needs at least one tool name in required or forbidden.')
+    }
+    const both = this.required.filter((name) => this.forbidden.includes(name))
+    if (both.length > 0) {
+      report(
+        'tool-call-contradiction',
+        `${both.map((name) => JSON.stringify(name)).join(', ')} is both required and forbidden, so the verdict could never be true.`,
+      )
+    }
+    this.label = optionalLabel(options, report)
+    this.children = childrenOption<VerdictNodeBase>(options, report)
+    if (mode === 'conversational') {
+      // Validated as a window over the turns' tool calls; conversations need no parameter for them.
+      this.turnWindow = checkConversationalOptions(['toolsCalled'], options.turnWindow, report).turnWindow
+      this.evaluationParams = []
+    } else {
+      this.turnWindow = undefined
+      this.evaluationParams = ['toolsCalled']
+    }
+    done()
+  }
+
+  /** The rules, as the trace and Mermaid show them. */
+  get text(): string {
+    const parts: string[] = []
+    if (this.required.length > 0) parts.push(`required ${this.required.join(this.inOrder ? ' → ' : ', ')}`)
+    if (this.forbidden.length > 0) parts.push(`forbidden ${this.forbidden.join(', ')}`)
+    return parts.join('; ')
+  }
+
+  missingParams(testCase: LLMTestCase | ConversationalTestCase): readonly string[] {
+    // A conversation's turns hold their own calls: a turn without toolsCalled called none.
+    return this.mode === 'single-turn' && (testCase as LLMTestCase).toolsCalled === undefined ? ['toolsCalled'] : []
+  }
+
+  show(testCase: LLMTestCase | ConversationalTestCase): ShownInput {
+    if (this.mode === 'single-turn') {
+      return { data: { calls: ((testCase as LLMTestCase).toolsCalled ?? []).map((call) => ({ name: call.name })) } }
+    }
+    const conversation = testCase as ConversationalTestCase
+    const turns = this.turnWindow ? resolveTurnWindow(this.turnWindow, conversation.turns.length) : undefined
+    const [start, end] = turns ?? [0, conversation.turns.length - 1]
+    const calls = conversation.turns
+      .slice(start, end + 1)
+      .flatMap((turn, offset) => (turn.toolsCalled ?? []).map((call) => ({ name: call.name, turn: start + offset })))
+    return { data: { calls }, ...(turns ? { turns } : {}) }
+  }
+
+  staticDetails() {
+    return { title: 'Tool calls' }
+  }
+
+  fields() {
+    return compact({
+      required: this.required.length > 0 ? this.required : undefined,
+      forbidden: this.forbidden.length > 0 ? this.forbidden : undefined,
+      inOrder: this.inOrder ? true : undefined,
+      turnWindow: this.turnWindow,
+      label: this.label,
+    })
+  }
+
+  describe(): string {
+    return this.label === undefined ? `${this.kind} (${this.text})` : `${this.kind} "${this.label}"`
+  }
+
+  validateChildren(report: ReportIssue): void {
+    checkVerdictChildren(`a ${this.kind}`, this.children, report, false)
+  }
+
+  async run(context: NodeRunContext): Promise<NodeRunResult> {
+    const { calls } = context.input() as { calls: readonly Call[] }
+    const problems = this.problems(calls)
+    const verdict = problems.length === 0
+    const called =
+      calls.length === 0 ? 'No tool was called.' : `Tools called: ${calls.map((call) => call.name).join(', ')}.`
+    const reason = verdict ? `${this.passed()} ${called}` : `${capitalise(problems.join('; '))}. ${called}`
+    return { activates: this.children.filter((child) => child.verdict === verdict), details: { verdict, reason } }
+  }
+
+  private problems(calls: readonly Call[]): string[] {
+    const names = calls.map((call) => call.name)
+    const problems: string[] = []
+    const missing = this.required.filter((name) => !names.includes(name))
+    if (missing.length > 0) {
+      problems.push(
+        `required tool${missing.length === 1 ? '' : 's'} ${quoted(missing)} ${missing.length === 1 ? 'was' : 'were'} not called`,
+      )
+    }
+    for (const name of this.forbidden) {
+      const turns = calls.flatMap((call) => (call.name === name && call.turn !== undefined ? [call.turn] : []))
+      if (!names.includes(name)) continue
+      problems.push(
+        `forbidden tool "${name}" was called${turns.length > 0 ? ` (turn${turns.length === 1 ? '' : 's'} ${turns.join(', ')})` : ''}`,
+      )
+    }
+    if (this.inOrder && missing.length === 0 && !isSubsequence(this.required, names)) {
+      problems.push(`required tools were not called in order ${this.required.join(' → ')}`)
+    }
+    return problems
+  }
+
+  private passed(): string {
+    const parts: string[] = []
+    if (this.required.length > 0) {
+      parts.push(`every required tool was called${this.inOrder ? ' in order' : ''} (${this.required.join(', ')})`)
+    }
+    if (this.forbidden.length > 0) parts.push(`no forbidden tool was called (${this.forbidden.join(', ')})`)
+    return `${capitalise(parts.join(' and '))}.`
+  }
+}
+
+/** Decides true or false from the tools a single-turn test case called, without a judge call. */
+export class ToolCallNode extends ToolCallNodeBase {
+  // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
+  declare readonly mode: 'single-turn'
+
+  constructor(options: ToolCallNodeOptions) {
+    super('ToolCallNode', 'single-turn', options)
+  }
+}
+
+/** Decides true or false from the tools called across a conversation's turns, without a judge call. */
+export class ConversationalToolCallNode extends ToolCallNodeBase {
+  // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
+  declare readonly mode: 'conversational'
+
+  constructor(options: ConversationalToolCallNodeOptions) {
+    super('ConversationalToolCallNode', 'conversational', options)
+  }
+}
+
+function toolNames(options: object, key: 'required' | 'forbidden', report: ReportIssue): readonly string[] {
+  const value = (options as Record<string, unknown>)[key]
+  if (value === undefined) return Object.freeze([])
+  if (Array.isArray(value) && value.every((name) => typeof name === 'string' && name.trim().length > 0)) {
+    return Object.freeze([...new Set(value as string[])])
+  }
+  report(key, `${key} must be an array of tool names (non-empty strings); got ${describeValue(value)}.`)
+  return Object.freeze([])
+}
+
+/** Whether `wanted` appears in `names` in order, other names allowed between. */
+function isSubsequence(wanted: readonly string[], names: readonly string[]): boolean {
+  let next = 0
+  for (const name of names) if (name === wanted[next]) next++
+  return next === wanted.length
+}
+
+function quoted(names: readonly string[]): string {
+  return names.map((name) => JSON.stringify(name)).join(', ')
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1)
+}
