@@ -212,8 +212,8 @@ function planGraph(options: unknown): GraphPlan {
     }
     const labelled = new Map<string, DagNode>()
     for (const { node: task } of dataParents(node)) {
-      const label = (task as { outputLabel?: unknown }).outputLabel
-      if (typeof label !== 'string') continue
+      const label = task.outputLabel
+      if (label === undefined) continue
       const first = labelled.get(label)
       if (first === undefined) labelled.set(label, task)
       else if (first !== task) {

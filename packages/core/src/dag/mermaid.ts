@@ -1,6 +1,6 @@
 import type { MetricTrace } from '../trace/types.js'
 import { type DeepAcyclicGraph, graphPlan } from './graph.js'
-import type { DagNode } from './node.js'
+import type { DagNode, NodePicture } from './node.js'
 
 /** Options for {@link dagToMermaid}. */
 export interface MermaidOptions {
@@ -26,14 +26,14 @@ export function dagToMermaid(dag: DeepAcyclicGraph, options: MermaidOptions = {}
 
   for (const node of plan.order) {
     lines.push(`  ${id(node)}${shape(node)}`)
-    const metric = node.fields().metric as { name?: string } | undefined
-    if (metric?.name) {
-      lines.push(`  ${id(node)}_metric[["metric: ${escapeLabel(metric.name)}"]]`)
+    const { metric } = node.picture()
+    if (metric) {
+      lines.push(`  ${id(node)}_metric[["metric: ${escapeLabel(metric)}"]]`)
       edges.push({ line: `  ${id(node)} --> ${id(node)}_metric`, walked: ran(node) })
     }
     for (const child of new Set(node.children)) {
       const walked = ran(node) && ran(child)
-      const arrow = node.childEdge === 'data' ? `-.->|${escapeLabel(String(node.fields().outputLabel ?? ''))}|` : '-->'
+      const arrow = node.childEdge === 'data' ? `-.->|${escapeLabel(node.outputLabel ?? '')}|` : '-->'
       edges.push({ line: `  ${id(node)} ${arrow} ${id(child)}`, walked })
     }
   }
@@ -56,21 +56,19 @@ export function dagToMermaid(dag: DeepAcyclicGraph, options: MermaidOptions = {}
   return lines.join('\n')
 }
 
+const SHAPES: Readonly<Record<NodePicture['shape'], readonly [string, string]>> = {
+  box: ['["', '"]'],
+  diamond: ['{"', '"}'],
+  hexagon: ['{{"', '"}}'],
+  pill: ['(["', '"])'],
+}
+
 function shape(node: DagNode): string {
-  const fields = node.fields()
-  const title = node.label ?? node.text
-  // Nodes that decide without a judge (code, tool calls) are hexagons, named by their trace title.
-  const decidedBy = node.staticDetails().title
-  switch (node.traceRole) {
-    case 'task':
-      return `["Task: ${escapeLabel(title)}"]`
-    case 'judgement':
-      return decidedBy === undefined ? `{"${escapeLabel(title)}"}` : `{{"${escapeLabel(`${decidedBy}: ${title}`)}"}}`
-    default: {
-      const score = fields.score === undefined ? '' : ` → ${fields.score}`
-      return `(["${escapeLabel(String(fields.verdict))}${score}"])`
-    }
-  }
+  const picture = node.picture()
+  const [open, close] = SHAPES[picture.shape]
+  const title = picture.title === undefined ? '' : `${picture.title}: `
+  const score = picture.score === undefined ? '' : ` → ${picture.score}`
+  return `${open}${title}${escapeLabel(picture.text)}${score}${close}`
 }
 
 /** Mermaid labels cannot hold raw quotes, brackets or newlines. */

@@ -88,6 +88,7 @@ abstract class CodeNodeBase implements DagNode {
   // What a judgement above was shown is a prompt's data, not the fields a check is written against.
   readonly inheritsInput = false
   readonly traceRole = 'judgement' as const
+  readonly step = true
   readonly unserializable = 'its check is a function, and a function is not data'
   readonly kind: string
   readonly mode: NodeMode
@@ -146,6 +147,10 @@ abstract class CodeNodeBase implements DagNode {
     return { title: 'Code' }
   }
 
+  picture() {
+    return { shape: 'hexagon' as const, title: 'Code', text: this.label ?? this.name }
+  }
+
   fields() {
     return compact({
       name: this.name,
@@ -189,13 +194,11 @@ abstract class CodeNodeBase implements DagNode {
           'Return one of them, or { verdict, reason }.',
       )
     }
-    return {
-      activates: chosen,
-      details: {
-        verdict,
-        reason: typeof reason === 'string' ? reason : `the check returned ${JSON.stringify(verdict)}`,
-      },
+    const judgement = {
+      verdict,
+      reason: typeof reason === 'string' ? reason : `the check returned ${JSON.stringify(verdict)}`,
     }
+    return { activates: chosen, judgement, details: judgement }
   }
 }
 

@@ -31,6 +31,7 @@ export abstract class JudgementNodeBase implements DagNode {
   readonly readsInput = true
   readonly inheritsInput = true
   readonly traceRole = 'judgement' as const
+  readonly step = true
   readonly kind: string
   readonly mode: NodeMode
   readonly criteria: string
@@ -74,6 +75,10 @@ export abstract class JudgementNodeBase implements DagNode {
     return {}
   }
 
+  picture() {
+    return { shape: 'diamond' as const, text: this.label ?? this.criteria }
+  }
+
   fields() {
     return compact({
       criteria: this.criteria,
@@ -108,7 +113,7 @@ export abstract class JudgementNodeBase implements DagNode {
   async run(context: NodeRunContext): Promise<NodeRunResult> {
     const { verdict, reason } = await this.judge(context)
     const chosen = this.children.filter((child) => child.verdict === verdict)
-    return { activates: chosen, details: { verdict, reason } }
+    return { activates: chosen, judgement: { verdict, reason }, details: { verdict, reason } }
   }
 }
 

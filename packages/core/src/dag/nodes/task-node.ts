@@ -56,6 +56,7 @@ abstract class TaskNodeBase implements DagNode {
   // A task transforms data it is given; it never borrows what a judgement above it was shown.
   readonly inheritsInput = false
   readonly traceRole = 'task' as const
+  readonly step = true
   readonly instructions: string
   readonly outputLabel: string
   readonly label: string | undefined
@@ -101,6 +102,10 @@ abstract class TaskNodeBase implements DagNode {
     return { outputLabel: this.outputLabel }
   }
 
+  picture() {
+    return { shape: 'box' as const, title: 'Task', text: this.label ?? this.instructions }
+  }
+
   fields() {
     return compact({
       instructions: this.instructions,
@@ -140,7 +145,10 @@ abstract class TaskNodeBase implements DagNode {
       schemaName: 'task_output',
       promptVersion: TASK_NODE_PROMPT,
     })
-    return { output: answer.output, details: { output: answer.output, outputLabel: this.outputLabel } }
+    return {
+      input: { label: this.outputLabel, output: answer.output },
+      details: { output: answer.output, outputLabel: this.outputLabel },
+    }
   }
 }
 

@@ -40,6 +40,7 @@ abstract class ToolCallNodeBase implements DagNode {
   readonly readsInput = false
   readonly inheritsInput = false
   readonly traceRole = 'judgement' as const
+  readonly step = true
   readonly kind: string
   readonly mode: NodeMode
   readonly required: readonly string[]
@@ -118,6 +119,10 @@ abstract class ToolCallNodeBase implements DagNode {
     return { title: 'Tool calls' }
   }
 
+  picture() {
+    return { shape: 'hexagon' as const, title: 'Tool calls', text: this.label ?? this.text }
+  }
+
   fields() {
     return compact({
       required: this.required.length > 0 ? this.required : undefined,
@@ -143,7 +148,8 @@ abstract class ToolCallNodeBase implements DagNode {
     const called =
       calls.length === 0 ? 'No tool was called.' : `Tools called: ${calls.map((call) => call.name).join(', ')}.`
     const reason = verdict ? `${this.passed()} ${called}` : `${capitalise(problems.join('; '))}. ${called}`
-    return { activates: this.children.filter((child) => child.verdict === verdict), details: { verdict, reason } }
+    const chosen = this.children.filter((child) => child.verdict === verdict)
+    return { activates: chosen, judgement: { verdict, reason }, details: { verdict, reason } }
   }
 
   private problems(calls: readonly Call[]): string[] {

@@ -43,6 +43,7 @@ export abstract class VerdictNodeBase implements DagNode {
   readonly readsInput = false
   readonly inheritsInput = false
   readonly traceRole = 'verdict' as const
+  readonly step = false
   readonly evaluationParams: readonly string[] = []
   readonly turnWindow = undefined
   readonly label = undefined
@@ -118,6 +119,10 @@ export abstract class VerdictNodeBase implements DagNode {
 
   staticDetails() {
     return this.score === undefined ? {} : { score: this.score }
+  }
+
+  picture() {
+    return { shape: 'pill' as const, text: String(this.verdict), score: this.score, metric: this.metric?.name }
   }
 
   fields() {
