@@ -75,8 +75,9 @@ export type ReportIssue = (rule: string, message: string) => void
 
 /**
  * The contract between a node kind and the graph, executor, serialiser and pictures: none of them asks what kind
- * a node is, they ask the node. Adding a kind means its file (implementing this, usually through a base in
- * `nodes/`), its prompt if it asks a judge, one line in `nodes/registry.ts` and its exports in `index.ts`.
+ * a node is, they ask the node. Adding a kind means its file (implementing this on `NodeBase`, or a base of its
+ * family in `nodes/`), its prompt if it asks a judge, its entry in `nodes/registry.ts` (the class in `NODE_KINDS`,
+ * its type in `RegisteredNodes`) and its exports in `index.ts`.
  */
 export interface DagNode {
   /** The class name, e.g. `BinaryJudgementNode`. */

@@ -3,7 +3,7 @@ import { ConfigurationError, type DagIssue, DagValidationError } from '../errors
 import type { Metric } from '../metric/types.js'
 import { DeepAcyclicGraph, graphPlan } from './graph.js'
 import type { DagNode } from './node.js'
-import { NODE_FACTORIES } from './nodes/registry.js'
+import { NODE_KINDS_BY_NAME } from './nodes/registry.js'
 
 const FORMAT = 'judgetree-dag'
 
@@ -95,12 +95,12 @@ export function dagFromJSON(json: unknown, options: DagFromJSONOptions = {}): De
       })
       return undefined
     }
-    const factory = NODE_FACTORIES[entry.type]
-    if (!factory) {
+    const kind = NODE_KINDS_BY_NAME.get(entry.type)
+    if (!kind) {
       issues.push({
         rule: 'json-unknown-type',
         node: `node "${id}"`,
-        message: `has type "${entry.type}", which is not a node kind; use one of ${Object.keys(NODE_FACTORIES).join(', ')}.`,
+        message: `has type "${entry.type}", which is not a node kind; use one of ${[...NODE_KINDS_BY_NAME.keys()].join(', ')}.`,
       })
       return undefined
     }
@@ -122,7 +122,7 @@ export function dagFromJSON(json: unknown, options: DagFromJSONOptions = {}): De
     }
     if (children.some((child) => child === undefined)) return undefined
     try {
-      const node = factory(fields, children as DagNode[])
+      const node = kind.fromFields(fields, children as DagNode[])
       built.set(id, node)
       return node
     } catch (error) {

@@ -153,6 +153,23 @@ describe('CodeNode', () => {
     )
   })
 
+  test('fromJSON cannot build one from hand-written JSON, and says why', () => {
+    const json = {
+      format: 'judgetree-dag',
+      version: 1,
+      roots: ['n1'],
+      nodes: {
+        n1: { type: 'CodeNode', name: 'Short', children: ['n2', 'n3'] },
+        n2: { type: 'VerdictNode', verdict: true, score: 10 },
+        n3: { type: 'VerdictNode', verdict: false, score: 0 },
+      },
+    }
+    expect(() => DeepAcyclicGraph.fromJSON(json)).toThrowErrorMatchingInlineSnapshot(`
+      [DagValidationError: Invalid DAG (1 problem):
+        1. [json-code-node] node "n1" (CodeNode): a check is a function, which JSON cannot hold: build this node in code, not from JSON.]
+    `)
+  })
+
   test('Mermaid draws it as a hexagon on the walked path', async () => {
     const root = shortAnswer(() => true)
     const dag = new DeepAcyclicGraph({ rootNodes: [root] })

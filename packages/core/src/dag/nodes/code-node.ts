@@ -1,9 +1,16 @@
-import { JudgetreeError } from '../../errors.js'
+import { DagValidationError, JudgetreeError } from '../../errors.js'
 import { type LLMTestCaseParam, TURN_LEVEL_PARAMS, type TurnParam } from '../../test-case/params.js'
 import type { ConversationalTestCase, LLMTestCase, Turn } from '../../test-case/schemas.js'
-import { checkConversationalOptions, checkSingleTurnParams, describeValue, resolveTurnWindow } from '../inputs.js'
-import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue, ShownInput, TaskInput } from '../node.js'
+import {
+  checkConversationalOptions,
+  checkSingleTurnParams,
+  describeValue,
+  type InputView,
+  resolveTurnWindow,
+} from '../inputs.js'
+import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue, TaskInput } from '../node.js'
 import { childrenOption, compact, nodeOptionIssues, optionalLabel, requireText } from './construction.js'
+import { NodeBase } from './node-base.js'
 import { checkVerdictChildren } from './verdict-children.js'
 import {
   type ConversationalVerdictNode,
@@ -77,10 +84,7 @@ export interface ConversationalCodeNodeOptions
   turnWindow?: readonly [number, number] | undefined
 }
 
-/** What a code node is told about the test case: it decides in code, so it gets data, not a prompt. */
-type CodeViewOf = (testCase: LLMTestCase | ConversationalTestCase, outputs: Record<string, string>) => ShownInput
-
-abstract class CodeNodeBase implements DagNode {
+abstract class CodeNodeBase extends NodeBase<VerdictNodeBase> implements DagNode {
   readonly childEdge = 'choice' as const
   readonly canBeRoot = true
   // A check with nothing to read could only return a constant: the graph rejects it like an empty judgement.
@@ -90,41 +94,27 @@ abstract class CodeNodeBase implements DagNode {
   readonly traceRole = 'judgement' as const
   readonly step = true
   readonly unserializable = 'its check is a function, and a function is not data'
-  readonly kind: string
-  readonly mode: NodeMode
   readonly name: string
-  readonly label: string | undefined
-  readonly children: readonly VerdictNodeBase[]
-  readonly evaluationParams: readonly string[]
-  readonly turnWindow: readonly [number, number] | undefined
   readonly #check: (view: never) => CodeCheckResult | Promise<CodeCheckResult>
-  readonly #view: CodeViewOf
 
   protected constructor(
     kind: string,
     mode: NodeMode,
     options: CodeNodeBaseOptions<never, unknown>,
-    readOf: (report: ReportIssue) => {
-      params: readonly string[]
-      turnWindow?: readonly [number, number] | undefined
-      view: CodeViewOf
-    },
+    // It decides in code, so its view shows data (fields by name, outputs by label), not a judge's prompt input.
+    view: (report: ReportIssue) => InputView,
   ) {
     const { report, done } = nodeOptionIssues(kind, options)
-    this.kind = kind
-    this.mode = mode
-    this.name = requireText(options, 'name', report, 'what the check decides, shown in traces')
+    const name = requireText(options, 'name', report, 'what the check decides, shown in traces')
     const check = (options as { check?: unknown }).check
     if (typeof check !== 'function') {
       report('check', `check must be a function (view) => verdict; got ${describeValue(check)}.`)
     }
+    const label = optionalLabel(options, report)
+    const children = childrenOption<VerdictNodeBase>(options, report)
+    super(kind, mode, { label, children, view: view(report) })
+    this.name = name
     this.#check = check as (view: never) => CodeCheckResult
-    this.label = optionalLabel(options, report)
-    this.children = childrenOption<VerdictNodeBase>(options, report)
-    const read = readOf(report)
-    this.evaluationParams = read.params
-    this.turnWindow = read.turnWindow
-    this.#view = read.view
     done()
   }
 
@@ -132,15 +122,15 @@ abstract class CodeNodeBase implements DagNode {
     return this.name
   }
 
-  missingParams(testCase: LLMTestCase | ConversationalTestCase): readonly string[] {
-    const record = testCase as unknown as Record<string, unknown>
-    // Turn-level fields are optional per turn (user turns have no retrieval context), so they are never missing.
-    const own = this.mode === 'single-turn' ? this.evaluationParams : this.evaluationParams.filter(isCaseLevel)
-    return own.filter((param) => record[param] == null)
-  }
-
-  show(testCase: LLMTestCase | ConversationalTestCase, inputs: readonly TaskInput[]): ShownInput {
-    return this.#view(testCase, Object.fromEntries(inputs.map((input) => [input.label, input.output])))
+  /** `fromJSON` cannot build one: a check is a function, which JSON cannot hold. */
+  static override fromFields(): never {
+    throw new DagValidationError([
+      {
+        rule: 'json-code-node',
+        node: 'CodeNode',
+        message: 'a check is a function, which JSON cannot hold: build this node in code, not from JSON.',
+      },
+    ])
   }
 
   staticDetails() {
@@ -202,22 +192,28 @@ abstract class CodeNodeBase implements DagNode {
   }
 }
 
-function isCaseLevel(param: string): boolean {
-  return !TURN_LEVEL_PARAMS.has(param as TurnParam)
+function outputsOf(inputs: readonly TaskInput[]): Record<string, string> {
+  return Object.fromEntries(inputs.map((input) => [input.label, input.output]))
 }
 
 /** Decides a single-turn verdict with your own function: no judge call. */
 export class CodeNode extends CodeNodeBase {
+  static readonly kind = 'CodeNode'
   // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
   declare readonly mode: 'single-turn'
 
   constructor(options: CodeNodeOptions) {
-    super('CodeNode', 'single-turn', options as never, (report) => {
+    super(CodeNode.kind, 'single-turn', options as never, (report): InputView => {
       const params = checkSingleTurnParams(options?.evaluationParams, report)
       return {
         params,
-        view: (testCase, outputs) => ({
-          data: { outputs, ...Object.fromEntries(params.map((param) => [param, (testCase as LLMTestCase)[param]])) },
+        turnWindow: undefined,
+        missingParams: (testCase) => params.filter((param) => (testCase as LLMTestCase)[param] === undefined),
+        show: (testCase, inputs) => ({
+          data: {
+            outputs: outputsOf(inputs),
+            ...Object.fromEntries(params.map((param) => [param, (testCase as LLMTestCase)[param]])),
+          },
         }),
       }
     })
@@ -226,11 +222,12 @@ export class CodeNode extends CodeNodeBase {
 
 /** Decides a verdict about a conversation with your own function: no judge call. */
 export class ConversationalCodeNode extends CodeNodeBase {
+  static readonly kind = 'ConversationalCodeNode'
   // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
   declare readonly mode: 'conversational'
 
   constructor(options: ConversationalCodeNodeOptions) {
-    super('ConversationalCodeNode', 'conversational', options as never, (report) => {
+    super(ConversationalCodeNode.kind, 'conversational', options as never, (report): InputView => {
       const { params, turnWindow } = checkConversationalOptions(options?.evaluationParams, options?.turnWindow, report)
       const turnFields = params.filter((param) => TURN_LEVEL_PARAMS.has(param) && param !== 'role')
       const readsTurns = params.some((param) => TURN_LEVEL_PARAMS.has(param))
@@ -238,10 +235,15 @@ export class ConversationalCodeNode extends CodeNodeBase {
       return {
         params,
         turnWindow,
-        view: (testCase, outputs) => {
+        // Turn-level fields are optional per turn (user turns have no retrieval context), so they are never missing.
+        missingParams: (testCase) =>
+          caseFields.filter(
+            (param) => (testCase as ConversationalTestCase)[param as keyof ConversationalTestCase] == null,
+          ),
+        show: (testCase, inputs) => {
           const conversation = testCase as ConversationalTestCase
           const turns = turnWindow ? resolveTurnWindow(turnWindow, conversation.turns.length) : undefined
-          const data: Record<string, unknown> = { outputs }
+          const data: Record<string, unknown> = { outputs: outputsOf(inputs) }
           if (readsTurns) {
             const [start, end] = turns ?? [0, conversation.turns.length - 1]
             data.turns = conversation.turns.slice(start, end + 1).map((turn, offset) => ({

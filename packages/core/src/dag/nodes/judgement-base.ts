@@ -1,6 +1,5 @@
-import type { ConversationalTestCase, LLMTestCase } from '../../test-case/schemas.js'
 import type { InputView } from '../inputs.js'
-import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue, ShownInput, TaskInput } from '../node.js'
+import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
 import {
   childrenOption,
   compact,
@@ -9,6 +8,7 @@ import {
   optionalLabel,
   requireText,
 } from './construction.js'
+import { NodeBase } from './node-base.js'
 import { isVerdictNode, type VerdictNodeBase } from './verdict-node.js'
 
 /** Options shared by every judgement node kind. */
@@ -25,21 +25,14 @@ export interface JudgementNodeBaseOptions<Verdict> {
  * The part binary and non-binary judgements share: a criteria, verdict children, one judge call whose verdict
  * picks the child to continue with.
  */
-export abstract class JudgementNodeBase implements DagNode {
+export abstract class JudgementNodeBase extends NodeBase<VerdictNodeBase> implements DagNode {
   readonly childEdge = 'choice' as const
   readonly canBeRoot = true
   readonly readsInput = true
   readonly inheritsInput = true
   readonly traceRole = 'judgement' as const
   readonly step = true
-  readonly kind: string
-  readonly mode: NodeMode
   readonly criteria: string
-  readonly label: string | undefined
-  readonly children: readonly VerdictNodeBase[]
-  readonly evaluationParams: readonly string[]
-  readonly turnWindow: readonly [number, number] | undefined
-  protected readonly view: InputView
 
   protected constructor(
     kind: string,
@@ -48,27 +41,16 @@ export abstract class JudgementNodeBase implements DagNode {
     view: (report: ReportIssue) => InputView,
   ) {
     const { report, done } = nodeOptionIssues(kind, options)
-    this.kind = kind
-    this.mode = mode
-    this.criteria = requireText(options, 'criteria', report, 'the question the judge answers')
-    this.label = optionalLabel(options, report)
-    this.children = childrenOption<VerdictNodeBase>(options, report)
-    this.view = view(report)
-    this.evaluationParams = this.view.params
-    this.turnWindow = this.view.turnWindow
+    const criteria = requireText(options, 'criteria', report, 'the question the judge answers')
+    const label = optionalLabel(options, report)
+    const children = childrenOption<VerdictNodeBase>(options, report)
+    super(kind, mode, { label, children, view: view(report) })
+    this.criteria = criteria
     done()
   }
 
   get text(): string {
     return this.criteria
-  }
-
-  missingParams(testCase: LLMTestCase | ConversationalTestCase): readonly string[] {
-    return this.view.missingParams(testCase)
-  }
-
-  show(testCase: LLMTestCase | ConversationalTestCase, inputs: readonly TaskInput[]): ShownInput {
-    return this.view.show(testCase, inputs)
   }
 
   staticDetails() {

@@ -1,6 +1,5 @@
 import { TASK_NODE_PROMPT, taskNodePrompt, taskOutputSchema } from '../../prompts/task-node.js'
 import type { LLMTestCaseParam, TurnParam } from '../../test-case/params.js'
-import type { ConversationalTestCase, LLMTestCase } from '../../test-case/schemas.js'
 import {
   checkConversationalOptions,
   checkSingleTurnParams,
@@ -8,7 +7,7 @@ import {
   type InputView,
   singleTurnView,
 } from '../inputs.js'
-import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue, ShownInput, TaskInput } from '../node.js'
+import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
 import {
   childrenOption,
   compact,
@@ -17,6 +16,7 @@ import {
   optionalLabel,
   requireText,
 } from './construction.js'
+import { NodeBase } from './node-base.js'
 import type { ConversationalNode, SingleTurnNode } from './types.js'
 
 /** Options shared by both TaskNode kinds. */
@@ -49,7 +49,7 @@ export interface ConversationalTaskNodeOptions
   turnWindow?: readonly [number, number] | undefined
 }
 
-abstract class TaskNodeBase implements DagNode {
+abstract class TaskNodeBase extends NodeBase implements DagNode {
   readonly childEdge = 'data' as const
   readonly canBeRoot = true
   readonly readsInput = true
@@ -59,13 +59,6 @@ abstract class TaskNodeBase implements DagNode {
   readonly step = true
   readonly instructions: string
   readonly outputLabel: string
-  readonly label: string | undefined
-  readonly children: readonly DagNode[]
-  readonly evaluationParams: readonly string[]
-  readonly turnWindow: readonly [number, number] | undefined
-  readonly kind: string
-  readonly mode: NodeMode
-  readonly #view: InputView
 
   protected constructor(
     kind: string,
@@ -74,28 +67,18 @@ abstract class TaskNodeBase implements DagNode {
     view: (report: ReportIssue) => InputView,
   ) {
     const { report, done } = nodeOptionIssues(kind, options)
-    this.kind = kind
-    this.mode = mode
-    this.instructions = requireText(options, 'instructions', report, 'what the judge should do with the data')
-    this.outputLabel = requireText(options, 'outputLabel', report, 'the name children see the output under')
-    this.label = optionalLabel(options, report)
-    this.children = childrenOption(options, report)
-    this.#view = view(report)
-    this.evaluationParams = this.#view.params
-    this.turnWindow = this.#view.turnWindow
+    const instructions = requireText(options, 'instructions', report, 'what the judge should do with the data')
+    const outputLabel = requireText(options, 'outputLabel', report, 'the name children see the output under')
+    const label = optionalLabel(options, report)
+    const children = childrenOption<DagNode>(options, report)
+    super(kind, mode, { label, children, view: view(report) })
+    this.instructions = instructions
+    this.outputLabel = outputLabel
     done()
   }
 
   get text(): string {
     return this.instructions
-  }
-
-  missingParams(testCase: LLMTestCase | ConversationalTestCase): readonly string[] {
-    return this.#view.missingParams(testCase)
-  }
-
-  show(testCase: LLMTestCase | ConversationalTestCase, inputs: readonly TaskInput[]): ShownInput {
-    return this.#view.show(testCase, inputs)
   }
 
   staticDetails() {
@@ -154,11 +137,12 @@ abstract class TaskNodeBase implements DagNode {
 
 /** Has the judge transform single-turn test-case fields (or parent outputs) into text its children judge. */
 export class TaskNode extends TaskNodeBase {
+  static readonly kind = 'TaskNode'
   // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
   declare readonly mode: 'single-turn'
 
   constructor(options: TaskNodeOptions) {
-    super('TaskNode', 'single-turn', options, (report) =>
+    super(TaskNode.kind, 'single-turn', options, (report) =>
       singleTurnView(checkSingleTurnParams(options.evaluationParams, report)),
     )
   }
@@ -166,11 +150,12 @@ export class TaskNode extends TaskNodeBase {
 
 /** Has the judge transform turns of a conversation (or parent outputs) into text its children judge. */
 export class ConversationalTaskNode extends TaskNodeBase {
+  static readonly kind = 'ConversationalTaskNode'
   // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
   declare readonly mode: 'conversational'
 
   constructor(options: ConversationalTaskNodeOptions) {
-    super('ConversationalTaskNode', 'conversational', options, (report) => {
+    super(ConversationalTaskNode.kind, 'conversational', options, (report) => {
       const checked = checkConversationalOptions(options.evaluationParams, options.turnWindow, report)
       return conversationalView(checked.params, checked.turnWindow)
     })

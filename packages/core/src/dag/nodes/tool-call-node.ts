@@ -1,7 +1,8 @@
 import type { ConversationalTestCase, LLMTestCase } from '../../test-case/schemas.js'
-import { checkConversationalOptions, describeValue, resolveTurnWindow } from '../inputs.js'
-import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue, ShownInput } from '../node.js'
+import { checkConversationalOptions, describeValue, type InputView, resolveTurnWindow } from '../inputs.js'
+import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
 import { childrenOption, compact, nodeOptionIssues, optionalLabel } from './construction.js'
+import { NodeBase } from './node-base.js'
 import { checkVerdictChildren } from './verdict-children.js'
 import type { ConversationalVerdictNode, VerdictNode, VerdictNodeBase } from './verdict-node.js'
 
@@ -33,7 +34,7 @@ interface Call {
   readonly turn?: number
 }
 
-abstract class ToolCallNodeBase implements DagNode {
+abstract class ToolCallNodeBase extends NodeBase<VerdictNodeBase> implements DagNode {
   readonly childEdge = 'choice' as const
   readonly canBeRoot = true
   // It reads `toolsCalled` itself and shows no judge anything.
@@ -41,15 +42,9 @@ abstract class ToolCallNodeBase implements DagNode {
   readonly inheritsInput = false
   readonly traceRole = 'judgement' as const
   readonly step = true
-  readonly kind: string
-  readonly mode: NodeMode
   readonly required: readonly string[]
   readonly forbidden: readonly string[]
   readonly inOrder: boolean
-  readonly label: string | undefined
-  readonly children: readonly VerdictNodeBase[]
-  readonly evaluationParams: readonly string[]
-  readonly turnWindow: readonly [number, number] | undefined
 
   protected constructor(
     kind: string,
@@ -57,35 +52,28 @@ abstract class ToolCallNodeBase implements DagNode {
     options: ToolCallNodeBaseOptions<unknown> & { turnWindow?: unknown },
   ) {
     const { report, done } = nodeOptionIssues(kind, options)
-    this.kind = kind
-    this.mode = mode
-    this.required = toolNames(options, 'required', report)
-    this.forbidden = toolNames(options, 'forbidden', report)
+    const required = toolNames(options, 'required', report)
+    const forbidden = toolNames(options, 'forbidden', report)
     const inOrder = options.inOrder
     if (inOrder !== undefined && typeof inOrder !== 'boolean') {
       report('in-order', `inOrder must be true or false; got ${describeValue(inOrder)}.`)
     }
-    this.inOrder = inOrder === true
-    if (this.required.length === 0 && this.forbidden.length === 0) {
+    if (required.length === 0 && forbidden.length === 0) {
       report('tool-call-rules', 'a tool-call node needs at least one tool name in required or forbidden.')
     }
-    const both = this.required.filter((name) => this.forbidden.includes(name))
+    const both = required.filter((name) => forbidden.includes(name))
     if (both.length > 0) {
       report(
         'tool-call-contradiction',
         `${both.map((name) => JSON.stringify(name)).join(', ')} is both required and forbidden, so the verdict could never be true.`,
       )
     }
-    this.label = optionalLabel(options, report)
-    this.children = childrenOption<VerdictNodeBase>(options, report)
-    if (mode === 'conversational') {
-      // Validated as a window over the turns' tool calls; conversations need no parameter for them.
-      this.turnWindow = checkConversationalOptions(['toolsCalled'], options.turnWindow, report).turnWindow
-      this.evaluationParams = []
-    } else {
-      this.turnWindow = undefined
-      this.evaluationParams = ['toolsCalled']
-    }
+    const label = optionalLabel(options, report)
+    const children = childrenOption<VerdictNodeBase>(options, report)
+    super(kind, mode, { label, children, view: callsView(mode, options.turnWindow, report) })
+    this.required = required
+    this.forbidden = forbidden
+    this.inOrder = inOrder === true
     done()
   }
 
@@ -95,24 +83,6 @@ abstract class ToolCallNodeBase implements DagNode {
     if (this.required.length > 0) parts.push(`required ${this.required.join(this.inOrder ? ' → ' : ', ')}`)
     if (this.forbidden.length > 0) parts.push(`forbidden ${this.forbidden.join(', ')}`)
     return parts.join('; ')
-  }
-
-  missingParams(testCase: LLMTestCase | ConversationalTestCase): readonly string[] {
-    // A conversation's turns hold their own calls: a turn without toolsCalled called none.
-    return this.mode === 'single-turn' && (testCase as LLMTestCase).toolsCalled === undefined ? ['toolsCalled'] : []
-  }
-
-  show(testCase: LLMTestCase | ConversationalTestCase): ShownInput {
-    if (this.mode === 'single-turn') {
-      return { data: { calls: ((testCase as LLMTestCase).toolsCalled ?? []).map((call) => ({ name: call.name })) } }
-    }
-    const conversation = testCase as ConversationalTestCase
-    const turns = this.turnWindow ? resolveTurnWindow(this.turnWindow, conversation.turns.length) : undefined
-    const [start, end] = turns ?? [0, conversation.turns.length - 1]
-    const calls = conversation.turns
-      .slice(start, end + 1)
-      .flatMap((turn, offset) => (turn.toolsCalled ?? []).map((call) => ({ name: call.name, turn: start + offset })))
-    return { data: { calls }, ...(turns ? { turns } : {}) }
   }
 
   staticDetails() {
@@ -186,21 +156,54 @@ abstract class ToolCallNodeBase implements DagNode {
 
 /** Decides true or false from the tools a single-turn test case called, without a judge call. */
 export class ToolCallNode extends ToolCallNodeBase {
+  static readonly kind = 'ToolCallNode'
   // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
   declare readonly mode: 'single-turn'
 
   constructor(options: ToolCallNodeOptions) {
-    super('ToolCallNode', 'single-turn', options)
+    super(ToolCallNode.kind, 'single-turn', options)
   }
 }
 
 /** Decides true or false from the tools called across a conversation's turns, without a judge call. */
 export class ConversationalToolCallNode extends ToolCallNodeBase {
+  static readonly kind = 'ConversationalToolCallNode'
   // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
   declare readonly mode: 'conversational'
 
   constructor(options: ConversationalToolCallNodeOptions) {
-    super('ConversationalToolCallNode', 'conversational', options)
+    super(ConversationalToolCallNode.kind, 'conversational', options)
+  }
+}
+
+/** What a tool-call node reads: every call (single-turn), or the calls of each turn in its window, with the turn. */
+function callsView(mode: NodeMode, turnWindow: unknown, report: ReportIssue): InputView {
+  if (mode === 'single-turn') {
+    return {
+      params: ['toolsCalled'],
+      turnWindow: undefined,
+      // Pass toolsCalled: [] for "no tools"; a test case without the field may simply not record them.
+      missingParams: (testCase) => ((testCase as LLMTestCase).toolsCalled === undefined ? ['toolsCalled'] : []),
+      show: (testCase) => ({
+        data: { calls: ((testCase as LLMTestCase).toolsCalled ?? []).map((call) => ({ name: call.name })) },
+      }),
+    }
+  }
+  // Checked like any window over turns; a turn without toolsCalled called none, so nothing can be missing.
+  const window = checkConversationalOptions(['toolsCalled'], turnWindow, report).turnWindow
+  return {
+    params: [],
+    turnWindow: window,
+    missingParams: () => [],
+    show: (testCase) => {
+      const conversation = testCase as ConversationalTestCase
+      const turns = window ? resolveTurnWindow(window, conversation.turns.length) : undefined
+      const [start, end] = turns ?? [0, conversation.turns.length - 1]
+      const calls = conversation.turns
+        .slice(start, end + 1)
+        .flatMap((turn, offset) => (turn.toolsCalled ?? []).map((call) => ({ name: call.name, turn: start + offset })))
+      return { data: { calls }, ...(turns ? { turns } : {}) }
+    },
   }
 }
 
