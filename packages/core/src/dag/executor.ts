@@ -4,8 +4,8 @@ import type { MetricResult, MetricUsage } from '../metric/types.js'
 import { addUsage, NO_USAGE, usageOf } from '../metric/usage.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import type { TraceNode } from '../trace/types.js'
-import type { GraphPlan, ParentEdge } from './graph.js'
 import type { DagNode, NodeRunContext, NodeRunResult, ShownInput, TaskInput } from './node.js'
+import type { GraphPlan, ParentEdge } from './plan.js'
 
 /** Everything one walk of a DAG needs. */
 export interface WalkOptions {

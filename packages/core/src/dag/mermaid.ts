@@ -1,6 +1,7 @@
 import type { MetricTrace } from '../trace/types.js'
-import { type DeepAcyclicGraph, graphPlan } from './graph.js'
+import type { DeepAcyclicGraph } from './graph.js'
 import type { DagNode, NodePicture } from './node.js'
+import { planOf } from './plan.js'
 
 /** Options for {@link dagToMermaid}. */
 export interface MermaidOptions {
@@ -17,7 +18,7 @@ const LABEL_LIMIT = 70
  * as dotted edges labelled by their output label. With a trace, the walked path is highlighted.
  */
 export function dagToMermaid(dag: DeepAcyclicGraph, options: MermaidOptions = {}): string {
-  const plan = graphPlan(dag)
+  const plan = planOf(dag)
   const lines = [`flowchart ${options.direction ?? 'TD'}`]
   const edges: { line: string; walked: boolean }[] = []
   const status = new Map(options.trace?.nodes.map((node) => [node.id, node.status]) ?? [])
