@@ -99,6 +99,8 @@ describe('CodeNode', () => {
     expect(measured.error).toBeInstanceOf(JudgetreeError)
     expect(measured.error?.message).toBe('CodeNode "Brevity" failed: its check threw: no words here')
     expect(measured.error?.node).toBe('CodeNode "Brevity"')
+    // Until the code for non-judge failures (METRIC_FAILED) exists.
+    expect(measured.error?.code).toBe('JUDGE_CALL_FAILED')
     expect(measured.error?.cause).toMatchObject({ message: 'no words here' })
     expect(measured.success).toBe(false)
     expect(measured.verboseLogs).toContain('[✖] Code "Brevity": Short answer')
@@ -107,6 +109,7 @@ describe('CodeNode', () => {
   test('a verdict that is none of its children fails the measurement, naming the node and the value', async () => {
     const { result } = measure(shortAnswer(() => 'maybe'))
     const measured = await result
+    expect(measured.error?.code).toBe('JUDGE_OUTPUT_INVALID')
     expect(measured.error?.message).toBe(
       'CodeNode "Short answer" failed: its check returned "maybe", which is not one of its verdicts (true, false). ' +
         'Return one of them, or { verdict, reason }.',

@@ -12,12 +12,7 @@ import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue, Tas
 import { childrenOption, compact, nodeOptionIssues, optionalLabel, requireText } from './construction.js'
 import { NodeBase } from './node-base.js'
 import { checkVerdictChildren } from './verdict-children.js'
-import {
-  type ConversationalVerdictNode,
-  isVerdictNode,
-  type VerdictNode,
-  type VerdictNodeBase,
-} from './verdict-node.js'
+import type { ConversationalVerdictNode, VerdictNode, VerdictNodeBase } from './verdict-node.js'
 
 /** What a check returns: a verdict (`true`/`false`, or one of its children's string verdicts), or one with a reason. */
 export type CodeCheckResult =
@@ -164,18 +159,13 @@ abstract class CodeNodeBase extends NodeBase<VerdictNodeBase> implements DagNode
     try {
       answer = await this.#check(view)
     } catch (error) {
+      const message = `its check threw: ${error instanceof Error ? error.message : String(error)}`
       // TODO(after merge): METRIC_FAILED, the code for failures that are not the judge's.
-      throw new JudgetreeError(
-        'JUDGE_CALL_FAILED',
-        `its check threw: ${error instanceof Error ? error.message : String(error)}`,
-        {
-          cause: error,
-        },
-      )
+      throw new JudgetreeError('JUDGE_CALL_FAILED', message, { cause: error })
     }
     const { verdict, reason } =
       typeof answer === 'object' && answer !== null ? answer : { verdict: answer, reason: undefined }
-    const chosen = this.children.filter((child) => isVerdictNode(child) && child.verdict === verdict)
+    const chosen = this.children.filter((child) => child.verdict === verdict)
     if (chosen.length === 0) {
       const options = this.children.map((child) => JSON.stringify(child.verdict)).join(', ')
       throw new JudgetreeError(
