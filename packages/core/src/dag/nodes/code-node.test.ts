@@ -120,6 +120,9 @@ describe('CodeNode', () => {
     expect(() => new CodeNode({ name: '', check: 'yes' as never, children: [] })).toThrow(
       'CodeNode: name must be a non-empty string',
     )
+    expect(() => new CodeNode({ name: 'Short', check: 'yes' as never, children: [] })).toThrow(
+      'CodeNode "Short": check must be a function (view) => verdict; got "yes".',
+    )
     const error = (() => {
       try {
         new DeepAcyclicGraph({

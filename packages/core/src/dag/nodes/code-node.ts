@@ -9,7 +9,15 @@ import {
   resolveTurnWindow,
 } from '../inputs.js'
 import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue, TaskInput } from '../node.js'
-import { childrenOption, compact, nodeOptionIssues, optionalLabel, requireText } from './construction.js'
+import {
+  childrenOption,
+  compact,
+  describeNodeOptions,
+  type Identify,
+  nodeOptionIssues,
+  optionalLabel,
+  requireText,
+} from './construction.js'
 import { NodeBase } from './node-base.js'
 import { checkVerdictChildren } from './verdict-children.js'
 import type { ConversationalVerdictNode, VerdictNode, VerdictNodeBase } from './verdict-node.js'
@@ -79,6 +87,10 @@ export interface ConversationalCodeNodeOptions
   turnWindow?: readonly [number, number] | undefined
 }
 
+// Its name is what the user calls the check, so it names the node the way a label does.
+const byName: Identify = (options) =>
+  typeof options.name === 'string' && options.name.trim() !== '' ? `"${options.name}"` : undefined
+
 abstract class CodeNodeBase extends NodeBase<VerdictNodeBase> implements DagNode {
   readonly childEdge = 'choice' as const
   readonly canBeRoot = true
@@ -99,7 +111,7 @@ abstract class CodeNodeBase extends NodeBase<VerdictNodeBase> implements DagNode
     // It decides in code, so its view shows data (fields by name, outputs by label), not a judge's prompt input.
     view: (report: ReportIssue) => InputView,
   ) {
-    const { report, done } = nodeOptionIssues(kind, options)
+    const { report, done } = nodeOptionIssues(kind, options, byName)
     const name = requireText(options, 'name', report, 'what the check decides, shown in traces')
     const check = (options as { check?: unknown }).check
     if (typeof check !== 'function') {
@@ -146,7 +158,7 @@ abstract class CodeNodeBase extends NodeBase<VerdictNodeBase> implements DagNode
   }
 
   describe(): string {
-    return `${this.kind} "${this.label ?? this.name}"`
+    return describeNodeOptions(this.kind, { label: this.label, name: this.name }, byName)
   }
 
   validateChildren(report: ReportIssue): void {

@@ -1,6 +1,7 @@
 import type { InputView } from '../inputs.js'
 import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
 import {
+  byText,
   childrenOption,
   compact,
   describeNodeOptions,
@@ -21,6 +22,8 @@ export interface JudgementNodeBaseOptions<Verdict> {
   label?: string | undefined
 }
 
+const byCriteria = byText('criteria')
+
 /**
  * The part binary and non-binary judgements share: a criteria, verdict children, one judge call whose verdict
  * picks the child to continue with.
@@ -40,7 +43,7 @@ export abstract class JudgementNodeBase extends NodeBase<VerdictNodeBase> implem
     options: JudgementNodeBaseOptions<unknown>,
     view: (report: ReportIssue) => InputView,
   ) {
-    const { report, done } = nodeOptionIssues(kind, options)
+    const { report, done } = nodeOptionIssues(kind, options, byCriteria)
     const criteria = requireText(options, 'criteria', report, 'the question the judge answers')
     const label = optionalLabel(options, report)
     const children = childrenOption<VerdictNodeBase>(options, report)
@@ -71,7 +74,7 @@ export abstract class JudgementNodeBase extends NodeBase<VerdictNodeBase> implem
   }
 
   describe(): string {
-    return describeNodeOptions(this.kind, { label: this.label, criteria: this.criteria })
+    return describeNodeOptions(this.kind, { label: this.label, criteria: this.criteria }, byCriteria)
   }
 
   /** Checks that every child is a verdict; the kind adds its own rules on the verdict values. */

@@ -9,6 +9,7 @@ import {
 } from '../inputs.js'
 import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
 import {
+  byText,
   childrenOption,
   compact,
   describeNodeOptions,
@@ -49,6 +50,8 @@ export interface ConversationalTaskNodeOptions
   turnWindow?: readonly [number, number] | undefined
 }
 
+const byInstructions = byText('instructions')
+
 abstract class TaskNodeBase extends NodeBase implements DagNode {
   readonly childEdge = 'data' as const
   readonly canBeRoot = true
@@ -66,7 +69,7 @@ abstract class TaskNodeBase extends NodeBase implements DagNode {
     options: TaskNodeBaseOptions<DagNode>,
     view: (report: ReportIssue) => InputView,
   ) {
-    const { report, done } = nodeOptionIssues(kind, options)
+    const { report, done } = nodeOptionIssues(kind, options, byInstructions)
     const instructions = requireText(options, 'instructions', report, 'what the judge should do with the data')
     const outputLabel = requireText(options, 'outputLabel', report, 'the name children see the output under')
     const label = optionalLabel(options, report)
@@ -100,7 +103,7 @@ abstract class TaskNodeBase extends NodeBase implements DagNode {
   }
 
   describe(): string {
-    return describeNodeOptions(this.kind, { label: this.label, instructions: this.instructions })
+    return describeNodeOptions(this.kind, { label: this.label, instructions: this.instructions }, byInstructions)
   }
 
   validateChildren(report: ReportIssue): void {

@@ -8,7 +8,7 @@ import {
   type NodeRunResult,
   type ReportIssue,
 } from '../node.js'
-import { compact, describeNodeOptions, nodeOptionIssues } from './construction.js'
+import { compact, describeNodeOptions, type Identify, nodeOptionIssues } from './construction.js'
 import { NO_VIEW, NodeBase } from './node-base.js'
 import type { ConversationalNode, SingleTurnNode } from './types.js'
 
@@ -36,6 +36,9 @@ export type ConversationalVerdictNodeOptions = VerdictNodeBaseOptions<
   Exclude<ConversationalNode, ConversationalVerdictNode> | ConversationalMetric
 >
 
+const byVerdict: Identify = (options) =>
+  'verdict' in options ? `(verdict: ${describeValue(options.verdict)})` : undefined
+
 /** The shared implementation of both verdict kinds. */
 export abstract class VerdictNodeBase extends NodeBase implements DagNode {
   readonly childEdge = 'control' as const
@@ -53,7 +56,7 @@ export abstract class VerdictNodeBase extends NodeBase implements DagNode {
   readonly metric: Metric<never> | undefined
 
   protected constructor(kind: string, mode: NodeMode, options: VerdictNodeBaseOptions<unknown>) {
-    const { report, done } = nodeOptionIssues(kind, options)
+    const { report, done } = nodeOptionIssues(kind, options, byVerdict)
     const { verdict, score, child } = options
     if (typeof verdict !== 'boolean' && !(typeof verdict === 'string' && verdict.trim().length > 0)) {
       report(
@@ -129,7 +132,7 @@ export abstract class VerdictNodeBase extends NodeBase implements DagNode {
   }
 
   describe(): string {
-    return describeNodeOptions(this.kind, { verdict: this.verdict })
+    return describeNodeOptions(this.kind, { verdict: this.verdict }, byVerdict)
   }
 
   validateChildren(report: ReportIssue): void {
