@@ -11,6 +11,16 @@ export {
   type ConversationalBinaryJudgementNodeOptions,
 } from './dag/nodes/binary-judgement-node.js'
 export {
+  type CodeCheckResult,
+  CodeNode,
+  type CodeNodeOptions,
+  type CodeNodeTurn,
+  type CodeNodeView,
+  ConversationalCodeNode,
+  type ConversationalCodeNodeOptions,
+  type ConversationalCodeNodeView,
+} from './dag/nodes/code-node.js'
+export {
   ConversationalNonBinaryJudgementNode,
   type ConversationalNonBinaryJudgementNodeOptions,
   NonBinaryJudgementNode,
@@ -22,6 +32,12 @@ export {
   TaskNode,
   type TaskNodeOptions,
 } from './dag/nodes/task-node.js'
+export {
+  ConversationalToolCallNode,
+  type ConversationalToolCallNodeOptions,
+  ToolCallNode,
+  type ToolCallNodeOptions,
+} from './dag/nodes/tool-call-node.js'
 export type { ConversationalNode, SingleTurnNode } from './dag/nodes/types.js'
 export {
   ConversationalVerdictNode,

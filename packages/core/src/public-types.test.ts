@@ -2,7 +2,12 @@ import { describe, expectTypeOf, test } from 'vitest'
 import {
   BinaryJudgementNode,
   type BinaryJudgementNodeOptions,
+  type CodeCheckResult,
+  CodeNode,
+  type CodeNodeView,
   ConversationalBinaryJudgementNode,
+  ConversationalCodeNode,
+  type ConversationalCodeNodeView,
   ConversationalDAGMetric,
   type ConversationalMetric,
   ConversationalVerdictNode,
@@ -12,6 +17,7 @@ import {
   LLMTestCaseParams,
   type MetricResult,
   TaskNode,
+  ToolCallNode,
   TurnParams,
   VerdictNode,
   type VerdictNodeOptions,
@@ -96,5 +102,53 @@ describe('public types', () => {
     expectTypeOf(metric.measure).parameter(0).toEqualTypeOf<LLMTestCase>()
     expectTypeOf(metric.measure).returns.resolves.toEqualTypeOf<MetricResult>()
     expectTypeOf<ConversationalDAGMetric>().toMatchTypeOf<ConversationalMetric>()
+  })
+
+  test('code and tool-call nodes: typed views, and no mixing of modes', () => {
+    const code = new CodeNode({
+      name: 'Short',
+      evaluationParams: [LLMTestCaseParams.ACTUAL_OUTPUT],
+      check: (view) => {
+        expectTypeOf(view).toEqualTypeOf<CodeNodeView>()
+        expectTypeOf(view.actualOutput).toEqualTypeOf<string | undefined>()
+        expectTypeOf(view.outputs).toEqualTypeOf<Readonly<Record<string, string>>>()
+        return { verdict: true, reason: 'short' }
+      },
+      children: verdicts(),
+    })
+    new ConversationalCodeNode({
+      name: 'Async',
+      evaluationParams: [TurnParams.CONTENT],
+      check: async (view) => {
+        expectTypeOf(view).toEqualTypeOf<ConversationalCodeNodeView>()
+        return 'yes' satisfies CodeCheckResult
+      },
+      // @ts-expect-error a conversational code node takes Conversational* verdicts only
+      children: verdicts(),
+    })
+    typeOnly(
+      () =>
+        // @ts-expect-error a single-turn code node names LLMTestCaseParams only
+        new CodeNode({ name: 'x', check: () => true, evaluationParams: [TurnParams.SCENARIO], children: [] }),
+    )
+    // @ts-expect-error a check returns a verdict, not a number
+    typeOnly(() => new CodeNode({ name: 'x', check: () => 1, children: [] }))
+    const tools = new ToolCallNode({ required: ['search'], children: verdicts() })
+    const conversational = new ConversationalBinaryJudgementNode({
+      criteria: 'Ok?',
+      children: conversationalVerdicts(),
+    })
+    typeOnly(
+      () => new ToolCallNode({ required: ['search'], children: [new VerdictNode({ verdict: true, child: code })] }),
+    )
+    // @ts-expect-error a single-turn tool-call node takes single-turn verdicts only
+    typeOnly(() => new ToolCallNode({ forbidden: ['x'], children: conversationalVerdicts() }))
+    // @ts-expect-error a conversational verdict continues at conversational nodes only
+    typeOnly(() => new ConversationalVerdictNode({ verdict: true, child: tools }))
+    // @ts-expect-error a single-turn verdict continues at single-turn nodes only
+    typeOnly(() => new VerdictNode({ verdict: true, child: conversational }))
+    new DAGMetric({ name: 'mixed', dag: new DeepAcyclicGraph({ rootNodes: [tools, code] }) })
+    // @ts-expect-error a conversational metric needs Conversational* nodes
+    typeOnly(() => new ConversationalDAGMetric({ name: 'wrong', dag: new DeepAcyclicGraph({ rootNodes: [tools] }) }))
   })
 })

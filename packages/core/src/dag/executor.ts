@@ -4,8 +4,8 @@ import type { MetricResult, MetricUsage } from '../metric/types.js'
 import { addUsage, NO_USAGE, usageOf } from '../metric/usage.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import type { TraceNode } from '../trace/types.js'
-import type { GraphPlan, ParentEdge } from './graph.js'
 import type { DagNode, NodeRunContext, NodeRunResult, ShownInput, TaskInput } from './node.js'
+import type { GraphPlan, ParentEdge } from './plan.js'
 
 /** Everything one walk of a DAG needs. */
 export interface WalkOptions {
@@ -39,9 +39,12 @@ export interface WalkOutcome {
   readonly error: JudgetreeError | undefined
 }
 
+/** Why a node did not run: a TaskNode it waits for did not run; no verdict led to it; the measurement stopped. */
+type SkipCause = 'input-missing' | 'not-reached' | 'stopped'
+
 type NodeState =
   | { readonly status: 'ran'; readonly result: NodeRunResult; readonly record: CallRecord }
-  | { readonly status: 'skipped'; readonly because: string }
+  | { readonly status: 'skipped'; readonly because: string; readonly cause: SkipCause }
   | { readonly status: 'failed'; readonly error: unknown; readonly record: CallRecord }
 
 interface CallRecord {
@@ -105,20 +108,21 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
         continue
       }
       if (state.status !== 'ran') {
-        return { status: 'skipped', because: `its TaskNode parent ${edge.node.describe()} did not run` }
+        return {
+          status: 'skipped',
+          because: `its TaskNode parent ${edge.node.describe()} did not run`,
+          cause: 'input-missing',
+        }
       }
-      inputs.push({
-        label: (edge.node as { outputLabel?: string }).outputLabel ?? '',
-        output: state.result.output ?? '',
-      })
+      if (state.result.input) inputs.push(state.result.input)
       inputTasks.push(edge.node)
     }
     const chosen = chosenBy !== undefined
     if (gated && !chosen) {
-      return { status: 'skipped', because: notReachedBecause(node, incoming, parentStates, plan) }
+      return { status: 'skipped', because: notReachedBecause(incoming, parentStates, plan), cause: 'not-reached' }
     }
     if (stop.signal.aborted) {
-      return { status: 'skipped', because: 'the measurement stopped before it was reached' }
+      return { status: 'skipped', because: 'the measurement stopped before it was reached', cause: 'stopped' }
     }
     const inherited = plan.inherits.has(node) ? await inheritedInput(chosenBy) : undefined
     const record: CallRecord = {
@@ -198,7 +202,6 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
 }
 
 function notReachedBecause(
-  node: DagNode,
   incoming: readonly { node: DagNode; edge: string }[],
   parentStates: readonly NodeState[],
   plan: GraphPlan,
@@ -207,12 +210,15 @@ function notReachedBecause(
     if (edge.edge === 'data') return []
     const state = parentStates[index] as NodeState
     const parent = plan.names.get(edge.node) ?? edge.node.describe()
-    if (state.status !== 'ran' && edge.node.traceRole === 'verdict') return [`${parent} was not chosen`]
+    // Control edges leave verdicts: a verdict that did not run was not chosen.
+    if (state.status !== 'ran' && edge.edge === 'control') return [`${parent} was not chosen`]
     if (state.status !== 'ran') return [`${parent} did not run`]
     if (edge.edge === 'choice') return [`the judge answered ${JSON.stringify(state.result.details.verdict)}`]
     return [`${parent} was not reached`]
   })
-  return node.traceRole === 'verdict' ? `not chosen: ${reasons.join('; ')}` : `not reached: ${reasons.join('; ')}`
+  // Choice edges lead to verdicts: a verdict is chosen or not, any other node is reached or not.
+  const verdict = incoming.some((edge) => edge.edge === 'choice')
+  return `${verdict ? 'not chosen' : 'not reached'}: ${reasons.join('; ')}`
 }
 
 function summarise(
@@ -222,7 +228,7 @@ function summarise(
 ): WalkOutcome {
   const steps = new Map<DagNode, number>()
   for (const node of plan.order) {
-    if (states.get(node)?.status === 'ran' && node.traceRole !== 'verdict') steps.set(node, steps.size + 1)
+    if (states.get(node)?.status === 'ran' && node.step) steps.set(node, steps.size + 1)
   }
 
   const placedUnder = new Map<DagNode, DagNode>()
@@ -295,9 +301,7 @@ function summarise(
     const { details } = state.result
     entries.push(Object.assign(base, measured, details, { status: 'ran' as const, step: steps.get(node) }))
     if (state.result.leafScore !== undefined) leaves.push({ node, score: state.result.leafScore })
-    if (details.verdict !== undefined && node.traceRole === 'judgement') {
-      judgements.push({ node, verdict: details.verdict, reason: details.reason ?? '' })
-    }
+    if (state.result.judgement) judgements.push({ node, ...state.result.judgement })
   }
 
   const ranFirst = [
@@ -351,7 +355,7 @@ function staticLayout(plan: GraphPlan): StaticLayout {
 function noVerdictError(plan: GraphPlan, states: ReadonlyMap<DagNode, NodeState>): NoVerdictReachedError {
   const stuck = plan.order.filter((node) => {
     const state = states.get(node)
-    return state?.status === 'skipped' && state.because.startsWith('its TaskNode parent')
+    return state?.status === 'skipped' && state.cause === 'input-missing'
   })
   const detail = stuck
     .map((node) => {

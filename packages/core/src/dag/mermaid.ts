@@ -1,6 +1,7 @@
 import type { MetricTrace } from '../trace/types.js'
-import { type DeepAcyclicGraph, graphPlan } from './graph.js'
-import type { DagNode } from './node.js'
+import type { DeepAcyclicGraph } from './graph.js'
+import type { DagNode, NodePicture } from './node.js'
+import { planOf } from './plan.js'
 
 /** Options for {@link dagToMermaid}. */
 export interface MermaidOptions {
@@ -17,7 +18,7 @@ const LABEL_LIMIT = 70
  * as dotted edges labelled by their output label. With a trace, the walked path is highlighted.
  */
 export function dagToMermaid(dag: DeepAcyclicGraph, options: MermaidOptions = {}): string {
-  const plan = graphPlan(dag)
+  const plan = planOf(dag)
   const lines = [`flowchart ${options.direction ?? 'TD'}`]
   const edges: { line: string; walked: boolean }[] = []
   const status = new Map(options.trace?.nodes.map((node) => [node.id, node.status]) ?? [])
@@ -26,14 +27,14 @@ export function dagToMermaid(dag: DeepAcyclicGraph, options: MermaidOptions = {}
 
   for (const node of plan.order) {
     lines.push(`  ${id(node)}${shape(node)}`)
-    const metric = node.fields().metric as { name?: string } | undefined
-    if (metric?.name) {
-      lines.push(`  ${id(node)}_metric[["metric: ${escapeLabel(metric.name)}"]]`)
+    const { metric } = node.picture()
+    if (metric) {
+      lines.push(`  ${id(node)}_metric[["metric: ${escapeLabel(metric)}"]]`)
       edges.push({ line: `  ${id(node)} --> ${id(node)}_metric`, walked: ran(node) })
     }
     for (const child of new Set(node.children)) {
       const walked = ran(node) && ran(child)
-      const arrow = node.childEdge === 'data' ? `-.->|${escapeLabel(String(node.fields().outputLabel ?? ''))}|` : '-->'
+      const arrow = node.childEdge === 'data' ? `-.->|${escapeLabel(node.outputLabel ?? '')}|` : '-->'
       edges.push({ line: `  ${id(node)} ${arrow} ${id(child)}`, walked })
     }
   }
@@ -56,19 +57,19 @@ export function dagToMermaid(dag: DeepAcyclicGraph, options: MermaidOptions = {}
   return lines.join('\n')
 }
 
+const SHAPES: Readonly<Record<NodePicture['shape'], readonly [string, string]>> = {
+  box: ['["', '"]'],
+  diamond: ['{"', '"}'],
+  hexagon: ['{{"', '"}}'],
+  pill: ['(["', '"])'],
+}
+
 function shape(node: DagNode): string {
-  const fields = node.fields()
-  const title = node.label ?? node.text
-  switch (node.traceRole) {
-    case 'task':
-      return `["Task: ${escapeLabel(title)}"]`
-    case 'judgement':
-      return `{"${escapeLabel(title)}"}`
-    default: {
-      const score = fields.score === undefined ? '' : ` → ${fields.score}`
-      return `(["${escapeLabel(String(fields.verdict))}${score}"])`
-    }
-  }
+  const picture = node.picture()
+  const [open, close] = SHAPES[picture.shape]
+  const title = picture.title === undefined ? '' : `${picture.title}: `
+  const score = picture.score === undefined ? '' : ` → ${picture.score}`
+  return `${open}${title}${escapeLabel(picture.text)}${score}${close}`
 }
 
 /** Mermaid labels cannot hold raw quotes, brackets or newlines. */

@@ -45,8 +45,10 @@ export interface NodeRunContext {
 
 /** What running a node produced. */
 export interface NodeRunResult {
-  /** A TaskNode's output, handed to its children. */
-  readonly output?: string
+  /** The output this node hands the children that wait for it (`data` edges), labelled as they read it. */
+  readonly input?: TaskInput
+  /** The verdict this node chose and why, for the metric's reason (judgements, code and tool-call nodes). */
+  readonly judgement?: { readonly verdict: string | boolean; readonly reason: string }
   /** The children reached through this node (the chosen verdict, or a verdict's child node). */
   readonly activates?: readonly DagNode[]
   /** A verdict leaf's score, 0..1. */
@@ -55,12 +57,27 @@ export interface NodeRunResult {
   readonly details: TraceNodeDetails
 }
 
+/** How a picture of the graph draws a node: the shape says what it does, the text what it is. */
+export interface NodePicture {
+  /** box: produces data; diamond: asks a judge to choose; hexagon: chooses without a judge; pill: an outcome. */
+  readonly shape: 'box' | 'diamond' | 'hexagon' | 'pill'
+  /** Put before the text, e.g. `Task`. */
+  readonly title?: string | undefined
+  readonly text: string
+  /** A verdict's score, drawn after its value. */
+  readonly score?: number | undefined
+  /** The metric a verdict continues with, drawn as its own box. */
+  readonly metric?: string | undefined
+}
+
 /** Reports one broken rule: `rule` is a stable identifier, `message` says what is wrong and how to fix it. */
 export type ReportIssue = (rule: string, message: string) => void
 
 /**
- * The contract between a node kind and the graph/executor. The executor never asks what kind a node is: it
- * asks the node. Adding a kind means one new file implementing this.
+ * The contract between a node kind and the graph, executor, serialiser and pictures: none of them asks what kind
+ * a node is, they ask the node. Adding a kind means its file (implementing this on `NodeBase`, or a base of its
+ * family in `nodes/`), its prompt if it asks a judge, its entry in `nodes/registry.ts` (the class in `NODE_KINDS`,
+ * its type in `RegisteredNodes`) and its exports in `index.ts`.
  */
 export interface DagNode {
   /** The class name, e.g. `BinaryJudgementNode`. */
@@ -71,6 +88,10 @@ export interface DagNode {
   readonly text: string
   /** How the trace lays this node out. */
   readonly traceRole: TraceRole
+  /** True when the node is numbered as a step of the walk when it runs (every node but verdicts). */
+  readonly step: boolean
+  /** The name the children that wait for this node read its output under; undefined when it hands none on. */
+  readonly outputLabel?: string | undefined
   /** The nodes this node points to, in declaration order. */
   readonly children: readonly DagNode[]
   /** How the children depend on this node. */
@@ -97,10 +118,17 @@ export interface DagNode {
    * when its turnWindow does not fit the conversation.
    */
   show(testCase: LLMTestCase | ConversationalTestCase, inputs: readonly TaskInput[]): ShownInput
+  /**
+   * Why the node cannot be written by `toJSON` (e.g. it holds a function); undefined when `fields()` is all of it.
+   * @default undefined
+   */
+  readonly unserializable?: string | undefined
   /** The node's own options, not its children, as JSON-ready data (a verdict's child metric is `metric`). */
   fields(): Readonly<Record<string, unknown>>
   /** What the trace shows for this node whether or not it ran, such as a verdict's score. */
   staticDetails(): TraceNodeDetails
+  /** How a picture of the graph (Mermaid) draws this node. */
+  picture(): NodePicture
   /** Checks the rules about this node's children; called when the graph is built. */
   validateChildren(report: ReportIssue): void
   /** Runs the node for one measurement. */

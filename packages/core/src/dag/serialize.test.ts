@@ -92,7 +92,7 @@ describe('DeepAcyclicGraph JSON round trip', () => {
     expect(() => DeepAcyclicGraph.fromJSON(json)).toThrowErrorMatchingInlineSnapshot(`
       [DagValidationError: Invalid DAG (3 problems):
         1. [verdict-score] node "b" (VerdictNode (verdict: true)): score must be an integer from 0 to 10; got 12. A score of 7 gives the metric 0.7.
-        2. [json-unknown-type] node "c": has type "Verdict", which is not a node kind; use one of TaskNode, BinaryJudgementNode, NonBinaryJudgementNode, VerdictNode, ConversationalTaskNode, ConversationalBinaryJudgementNode, ConversationalNonBinaryJudgementNode, ConversationalVerdictNode.
+        2. [json-unknown-type] node "c": has type "Verdict", which is not a node kind; use one of TaskNode, BinaryJudgementNode, NonBinaryJudgementNode, VerdictNode, ConversationalTaskNode, ConversationalBinaryJudgementNode, ConversationalNonBinaryJudgementNode, ConversationalVerdictNode, ToolCallNode, ConversationalToolCallNode, CodeNode, ConversationalCodeNode.
         3. [json-unknown-node] node "a": refers to node "x", which is not in "nodes".]
     `)
   })

@@ -1,9 +1,10 @@
 import { z } from 'zod'
-import { type DagIssue, DagValidationError } from '../errors.js'
+import { ConfigurationError, type DagIssue, DagValidationError } from '../errors.js'
 import type { Metric } from '../metric/types.js'
-import { DeepAcyclicGraph, graphPlan } from './graph.js'
+import type { DeepAcyclicGraph } from './graph.js'
 import type { DagNode } from './node.js'
-import { NODE_FACTORIES } from './nodes/registry.js'
+import { NODE_KINDS_BY_NAME } from './nodes/registry.js'
+import { planOf } from './plan.js'
 
 const FORMAT = 'judgetree-dag'
 
@@ -18,7 +19,7 @@ export const serializedDagSchema = z.object({
 /** The JSON form of a {@link DeepAcyclicGraph}. */
 export type SerializedDag = z.infer<typeof serializedDagSchema>
 
-/** Options for {@link dagFromJSON}. */
+/** Options for `DeepAcyclicGraph.fromJSON`. */
 export interface DagFromJSONOptions {
   /** Metrics a verdict continues with, by the name the JSON refers to them by (`"metric": "Correctness"`). */
   metrics?: Readonly<Record<string, Metric<never>>> | undefined
@@ -26,7 +27,16 @@ export interface DagFromJSONOptions {
 
 /** Writes a graph as JSON-ready data; a verdict's child metric is written as its name. */
 export function dagToJSON(dag: DeepAcyclicGraph): SerializedDag {
-  const plan = graphPlan(dag)
+  const plan = planOf(dag)
+  const blocked = plan.order.flatMap((node) =>
+    node.unserializable === undefined ? [] : [`${plan.names.get(node) ?? node.describe()}: ${node.unserializable}`],
+  )
+  if (blocked.length > 0) {
+    throw new ConfigurationError(
+      `This DAG cannot be written as JSON: ${blocked.join('; ')}. Keep the DAG in code (export it from a module ` +
+        'your tests import), or replace each such node with one made of data, such as a BinaryJudgementNode.',
+    )
+  }
   const nodes: SerializedDag['nodes'] = {}
   for (const node of plan.order) {
     const { metric, ...fields } = node.fields() as { metric?: Metric<never> } & Record<string, unknown>
@@ -43,10 +53,10 @@ export function dagToJSON(dag: DeepAcyclicGraph): SerializedDag {
 }
 
 /**
- * Builds a graph from its JSON form with exactly the validation of building it in code: every problem is reported
- * in one {@link DagValidationError}.
+ * Builds a graph's root nodes from its JSON form with exactly the validation of building them in code: every
+ * problem is reported in one {@link DagValidationError}. The graph itself then checks the rules between nodes.
  */
-export function dagFromJSON(json: unknown, options: DagFromJSONOptions = {}): DeepAcyclicGraph {
+export function rootsFromJSON(json: unknown, options: DagFromJSONOptions = {}): DagNode[] {
   const value = typeof json === 'string' ? parseText(json) : json
   const parsed = serializedDagSchema.safeParse(value)
   if (!parsed.success) {
@@ -86,12 +96,12 @@ export function dagFromJSON(json: unknown, options: DagFromJSONOptions = {}): De
       })
       return undefined
     }
-    const factory = NODE_FACTORIES[entry.type]
-    if (!factory) {
+    const kind = NODE_KINDS_BY_NAME.get(entry.type)
+    if (!kind) {
       issues.push({
         rule: 'json-unknown-type',
         node: `node "${id}"`,
-        message: `has type "${entry.type}", which is not a node kind; use one of ${Object.keys(NODE_FACTORIES).join(', ')}.`,
+        message: `has type "${entry.type}", which is not a node kind; use one of ${[...NODE_KINDS_BY_NAME.keys()].join(', ')}.`,
       })
       return undefined
     }
@@ -113,7 +123,7 @@ export function dagFromJSON(json: unknown, options: DagFromJSONOptions = {}): De
     }
     if (children.some((child) => child === undefined)) return undefined
     try {
-      const node = factory(fields, children as DagNode[])
+      const node = kind.fromFields(fields, children as DagNode[])
       built.set(id, node)
       return node
     } catch (error) {
@@ -136,7 +146,7 @@ export function dagFromJSON(json: unknown, options: DagFromJSONOptions = {}): De
     }
   }
   if (issues.length > 0) throw new DagValidationError(issues)
-  return new DeepAcyclicGraph({ rootNodes: rootNodes as never })
+  return rootNodes as DagNode[]
 }
 
 function parseText(text: string): unknown {

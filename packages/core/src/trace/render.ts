@@ -86,7 +86,8 @@ function headLine(node: TraceNode, underSkipped: boolean): string {
     return `${mark} ${node.text}${score}${leaf}`
   }
   const step = node.step !== undefined ? `[${node.step}]` : node.status === 'failed' ? '[✖]' : '[ ]'
-  const name = node.label ? `${ROLE_TITLES[node.role]} "${node.label}"` : ROLE_TITLES[node.role]
+  const title = node.title ?? ROLE_TITLES[node.role]
+  const name = node.label ? `${title} "${node.label}"` : title
   const window = windowText(node)
   const answer = node.verdict !== undefined ? ` → ${String(node.verdict)}` : ''
   const cost = node.status === 'ran' && node.usage && node.usage.judgeCalls > 0 ? ` · ${callSummary(node)}` : ''

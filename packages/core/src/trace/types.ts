@@ -5,6 +5,8 @@ export type TraceRole = 'task' | 'judgement' | 'verdict' | 'step'
 
 /** What a node reports about its own run, merged into its trace entry by the executor. */
 export interface TraceNodeDetails {
+  /** What the trace calls the node instead of its role's name, e.g. `Code` for a node that decides in code. */
+  readonly title?: string | undefined
   /** A TaskNode's output. */
   readonly output?: string | undefined
   /** The name a TaskNode's children read its output under. */

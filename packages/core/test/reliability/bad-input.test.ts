@@ -244,7 +244,7 @@ test('every bad input fails with a message that names what is wrong and how to f
       "DAG JSON that is not JSON": "DagValidationError: Invalid DAG (1 problem):
       1. [json-syntax] JSON: is not valid JSON: Unexpected end of JSON input",
       "DAG JSON with an unknown node type": "DagValidationError: Invalid DAG (1 problem):
-      1. [json-unknown-type] node "a": has type "Judge", which is not a node kind; use one of TaskNode, BinaryJudgementNode, NonBinaryJudgementNode, VerdictNode, ConversationalTaskNode, ConversationalBinaryJudgementNode, ConversationalNonBinaryJudgementNode, ConversationalVerdictNode.",
+      1. [json-unknown-type] node "a": has type "Judge", which is not a node kind; use one of TaskNode, BinaryJudgementNode, NonBinaryJudgementNode, VerdictNode, ConversationalTaskNode, ConversationalBinaryJudgementNode, ConversationalNonBinaryJudgementNode, ConversationalVerdictNode, ToolCallNode, ConversationalToolCallNode, CodeNode, ConversationalCodeNode.",
       "DAGMetric options all wrong": "ConfigurationError: Invalid options for DAGMetric "":
       - name must be a non-empty string that identifies the metric in reports; got "".
       - threshold must be a number from 0 to 1 (a score of 0.7 passes a threshold of 0.7); got 2.

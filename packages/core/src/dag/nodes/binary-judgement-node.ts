@@ -54,11 +54,12 @@ abstract class BinaryJudgementBase extends JudgementNodeBase {
 
 /** Asks the judge a yes/no question about a single-turn test case; the walk continues at the matching verdict. */
 export class BinaryJudgementNode extends BinaryJudgementBase {
+  static readonly kind = 'BinaryJudgementNode'
   // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
   declare readonly mode: 'single-turn'
 
   constructor(options: BinaryJudgementNodeOptions) {
-    super('BinaryJudgementNode', 'single-turn', options, (report) =>
+    super(BinaryJudgementNode.kind, 'single-turn', options, (report) =>
       singleTurnView(checkSingleTurnParams(options.evaluationParams, report)),
     )
   }
@@ -66,11 +67,12 @@ export class BinaryJudgementNode extends BinaryJudgementBase {
 
 /** Asks the judge a yes/no question about a conversation; the walk continues at the matching verdict. */
 export class ConversationalBinaryJudgementNode extends BinaryJudgementBase {
+  static readonly kind = 'ConversationalBinaryJudgementNode'
   // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
   declare readonly mode: 'conversational'
 
   constructor(options: ConversationalBinaryJudgementNodeOptions) {
-    super('ConversationalBinaryJudgementNode', 'conversational', options, (report) => {
+    super(ConversationalBinaryJudgementNode.kind, 'conversational', options, (report) => {
       const checked = checkConversationalOptions(options.evaluationParams, options.turnWindow, report)
       return conversationalView(checked.params, checked.turnWindow)
     })

@@ -6,9 +6,13 @@ import type { ReportIssue } from '../node.js'
  * Collects every problem with a node's own options so they are thrown together: a user fixes a node in one go.
  * Call `report` for each problem, then `done()` once every option was checked.
  */
-export function nodeOptionIssues(kind: string, options: unknown): { report: ReportIssue; done: () => void } {
+export function nodeOptionIssues(
+  kind: string,
+  options: unknown,
+  identify?: Identify,
+): { report: ReportIssue; done: () => void } {
   const issues: DagIssue[] = []
-  const where = describeNodeOptions(kind, options)
+  const where = describeNodeOptions(kind, options, identify)
   const report: ReportIssue = (rule, message) => issues.push({ rule, node: where, message })
   if (typeof options !== 'object' || options === null) {
     report('options', `new ${kind}(options) needs an options object; got ${describeValue(options)}.`)
@@ -46,16 +50,27 @@ export function childrenOption<C>(options: object, report: ReportIssue): readonl
   return Object.freeze([])
 }
 
-export function describeNodeOptions(kind: string, options: unknown): string {
+/**
+ * How a kind names a node from its options when it has no label, e.g. `(criteria: "Ok?")`; undefined when the
+ * options do not say (then the kind alone names it).
+ */
+export type Identify = (options: Readonly<Record<string, unknown>>) => string | undefined
+
+/** Names a node by a text option, e.g. `(criteria: "Is the answer polite?")`, shortened for one line. */
+export function byText(key: string): Identify {
+  return (options) => {
+    const text = options[key]
+    return typeof text === 'string' ? `(${key}: ${JSON.stringify(shorten(text))})` : undefined
+  }
+}
+
+/** How messages and traces name a node: its label, else what the kind's `identify` picks from its options. */
+export function describeNodeOptions(kind: string, options: unknown, identify?: Identify): string {
   if (typeof options !== 'object' || options === null) return kind
   const record = options as Record<string, unknown>
   if (typeof record.label === 'string') return `${kind} "${record.label}"`
-  for (const key of ['criteria', 'instructions']) {
-    const text = record[key]
-    if (typeof text === 'string') return `${kind} (${key}: ${JSON.stringify(shorten(text))})`
-  }
-  if ('verdict' in record) return `${kind} (verdict: ${describeValue(record.verdict)})`
-  return kind
+  const identity = identify?.(record)
+  return identity === undefined ? kind : `${kind} ${identity}`
 }
 
 function shorten(text: string): string {

@@ -1,7 +1,7 @@
-import type { ConversationalTestCase, LLMTestCase } from '../../test-case/schemas.js'
 import type { InputView } from '../../test-case/view.js'
-import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue, ShownInput, TaskInput } from '../node.js'
+import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
 import {
+  byText,
   childrenOption,
   compact,
   describeNodeOptions,
@@ -9,6 +9,7 @@ import {
   optionalLabel,
   requireText,
 } from './construction.js'
+import { NodeBase } from './node-base.js'
 import { isVerdictNode, type VerdictNodeBase } from './verdict-node.js'
 
 /** Options shared by every judgement node kind. */
@@ -21,24 +22,20 @@ export interface JudgementNodeBaseOptions<Verdict> {
   label?: string | undefined
 }
 
+const byCriteria = byText('criteria')
+
 /**
  * The part binary and non-binary judgements share: a criteria, verdict children, one judge call whose verdict
  * picks the child to continue with.
  */
-export abstract class JudgementNodeBase implements DagNode {
+export abstract class JudgementNodeBase extends NodeBase<VerdictNodeBase> implements DagNode {
   readonly childEdge = 'choice' as const
   readonly canBeRoot = true
   readonly readsInput = true
   readonly inheritsInput = true
   readonly traceRole = 'judgement' as const
-  readonly kind: string
-  readonly mode: NodeMode
+  readonly step = true
   readonly criteria: string
-  readonly label: string | undefined
-  readonly children: readonly VerdictNodeBase[]
-  readonly evaluationParams: readonly string[]
-  readonly turnWindow: readonly [number, number] | undefined
-  protected readonly view: InputView
 
   protected constructor(
     kind: string,
@@ -46,15 +43,12 @@ export abstract class JudgementNodeBase implements DagNode {
     options: JudgementNodeBaseOptions<unknown>,
     view: (report: ReportIssue) => InputView,
   ) {
-    const { report, done } = nodeOptionIssues(kind, options)
-    this.kind = kind
-    this.mode = mode
-    this.criteria = requireText(options, 'criteria', report, 'the question the judge answers')
-    this.label = optionalLabel(options, report)
-    this.children = childrenOption<VerdictNodeBase>(options, report)
-    this.view = view(report)
-    this.evaluationParams = this.view.params
-    this.turnWindow = this.view.turnWindow
+    const { report, done } = nodeOptionIssues(kind, options, byCriteria)
+    const criteria = requireText(options, 'criteria', report, 'the question the judge answers')
+    const label = optionalLabel(options, report)
+    const children = childrenOption<VerdictNodeBase>(options, report)
+    super(kind, mode, { label, children, view: view(report) })
+    this.criteria = criteria
     done()
   }
 
@@ -62,16 +56,12 @@ export abstract class JudgementNodeBase implements DagNode {
     return this.criteria
   }
 
-  missingParams(testCase: LLMTestCase | ConversationalTestCase): readonly string[] {
-    return this.view.missingParams(testCase)
-  }
-
-  show(testCase: LLMTestCase | ConversationalTestCase, inputs: readonly TaskInput[]): ShownInput {
-    return this.view.show(testCase, inputs)
-  }
-
   staticDetails() {
     return {}
+  }
+
+  picture() {
+    return { shape: 'diamond' as const, text: this.label ?? this.criteria }
   }
 
   fields() {
@@ -84,7 +74,7 @@ export abstract class JudgementNodeBase implements DagNode {
   }
 
   describe(): string {
-    return describeNodeOptions(this.kind, { label: this.label, criteria: this.criteria })
+    return describeNodeOptions(this.kind, { label: this.label, criteria: this.criteria }, byCriteria)
   }
 
   /** Checks that every child is a verdict; the kind adds its own rules on the verdict values. */
@@ -108,7 +98,7 @@ export abstract class JudgementNodeBase implements DagNode {
   async run(context: NodeRunContext): Promise<NodeRunResult> {
     const { verdict, reason } = await this.judge(context)
     const chosen = this.children.filter((child) => child.verdict === verdict)
-    return { activates: chosen, details: { verdict, reason } }
+    return { activates: chosen, judgement: { verdict, reason }, details: { verdict, reason } }
   }
 }
 

@@ -84,11 +84,12 @@ abstract class NonBinaryJudgementBase extends JudgementNodeBase {
 
 /** Asks the judge to pick one of several answers about a single-turn test case; the walk follows that verdict. */
 export class NonBinaryJudgementNode extends NonBinaryJudgementBase {
+  static readonly kind = 'NonBinaryJudgementNode'
   // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
   declare readonly mode: 'single-turn'
 
   constructor(options: NonBinaryJudgementNodeOptions) {
-    super('NonBinaryJudgementNode', 'single-turn', options, (report) =>
+    super(NonBinaryJudgementNode.kind, 'single-turn', options, (report) =>
       singleTurnView(checkSingleTurnParams(options.evaluationParams, report)),
     )
   }
@@ -96,11 +97,12 @@ export class NonBinaryJudgementNode extends NonBinaryJudgementBase {
 
 /** Asks the judge to pick one of several answers about a conversation; the walk follows that verdict. */
 export class ConversationalNonBinaryJudgementNode extends NonBinaryJudgementBase {
+  static readonly kind = 'ConversationalNonBinaryJudgementNode'
   // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
   declare readonly mode: 'conversational'
 
   constructor(options: ConversationalNonBinaryJudgementNodeOptions) {
-    super('ConversationalNonBinaryJudgementNode', 'conversational', options, (report) => {
+    super(ConversationalNonBinaryJudgementNode.kind, 'conversational', options, (report) => {
       const checked = checkConversationalOptions(options.evaluationParams, options.turnWindow, report)
       return conversationalView(checked.params, checked.turnWindow)
     })

@@ -1,29 +1,66 @@
 import type { DagNode } from '../node.js'
 import { BinaryJudgementNode, ConversationalBinaryJudgementNode } from './binary-judgement-node.js'
+import { CodeNode, ConversationalCodeNode } from './code-node.js'
 import { ConversationalNonBinaryJudgementNode, NonBinaryJudgementNode } from './non-binary-judgement-node.js'
 import { ConversationalTaskNode, TaskNode } from './task-node.js'
+import { ConversationalToolCallNode, ToolCallNode } from './tool-call-node.js'
 import { ConversationalVerdictNode, VerdictNode } from './verdict-node.js'
 
-/** Builds a node from its serialised fields and its already-built children (a verdict's child metric is in fields). */
-export type NodeFactory = (fields: Record<string, unknown>, children: DagNode[]) => DagNode
-
-const withChildren = (fields: Record<string, unknown>, children: DagNode[]) => ({ ...fields, children }) as never
-const verdict = (fields: Record<string, unknown>, children: DagNode[]) => {
-  const { metric, ...rest } = fields
-  const child = children[0] ?? metric
-  return (child === undefined ? rest : { ...rest, child }) as never
+/** A node class as the registry holds it: its kind name, and how `fromJSON` builds it from its fields. */
+export interface NodeKind<Node extends DagNode = DagNode> {
+  /** The class name, as `toJSON` writes it in `type`. */
+  readonly kind: string
+  /** Builds the node from its serialised fields and its already-built children (a verdict's metric is in fields). */
+  fromFields(fields: Readonly<Record<string, unknown>>, children: readonly DagNode[]): Node
 }
 
-/** Every node kind by class name: adding a kind means adding one line here. */
-export const NODE_FACTORIES: Readonly<Record<string, NodeFactory>> = {
-  TaskNode: (fields, children) => new TaskNode(withChildren(fields, children)),
-  BinaryJudgementNode: (fields, children) => new BinaryJudgementNode(withChildren(fields, children)),
-  NonBinaryJudgementNode: (fields, children) => new NonBinaryJudgementNode(withChildren(fields, children)),
-  VerdictNode: (fields, children) => new VerdictNode(verdict(fields, children)),
-  ConversationalTaskNode: (fields, children) => new ConversationalTaskNode(withChildren(fields, children)),
-  ConversationalBinaryJudgementNode: (fields, children) =>
-    new ConversationalBinaryJudgementNode(withChildren(fields, children)),
-  ConversationalNonBinaryJudgementNode: (fields, children) =>
-    new ConversationalNonBinaryJudgementNode(withChildren(fields, children)),
-  ConversationalVerdictNode: (fields, children) => new ConversationalVerdictNode(verdict(fields, children)),
+/**
+ * Every node kind by name, as types: `SingleTurnNode` and `ConversationalNode` derive from this. (A type map,
+ * because deriving the unions from the classes' values would make their option types refer to themselves.)
+ */
+export interface RegisteredNodes {
+  TaskNode: TaskNode
+  BinaryJudgementNode: BinaryJudgementNode
+  NonBinaryJudgementNode: NonBinaryJudgementNode
+  VerdictNode: VerdictNode
+  ConversationalTaskNode: ConversationalTaskNode
+  ConversationalBinaryJudgementNode: ConversationalBinaryJudgementNode
+  ConversationalNonBinaryJudgementNode: ConversationalNonBinaryJudgementNode
+  ConversationalVerdictNode: ConversationalVerdictNode
+  ToolCallNode: ToolCallNode
+  ConversationalToolCallNode: ConversationalToolCallNode
+  CodeNode: CodeNode
+  ConversationalCodeNode: ConversationalCodeNode
 }
+
+/** Any registered node. */
+export type RegisteredNode = RegisteredNodes[keyof RegisteredNodes]
+
+/**
+ * Every node kind, in the order messages list them. Adding a kind means adding its class here and its line in
+ * {@link RegisteredNodes}; the compiler checks the two lists agree.
+ */
+export const NODE_KINDS = [
+  TaskNode,
+  BinaryJudgementNode,
+  NonBinaryJudgementNode,
+  VerdictNode,
+  ConversationalTaskNode,
+  ConversationalBinaryJudgementNode,
+  ConversationalNonBinaryJudgementNode,
+  ConversationalVerdictNode,
+  ToolCallNode,
+  ConversationalToolCallNode,
+  CodeNode,
+  ConversationalCodeNode,
+] as const satisfies readonly NodeKind[]
+
+// Fails to compile when a class is in one list and not the other.
+type Listed = InstanceType<(typeof NODE_KINDS)[number]>
+const agree: [Listed, RegisteredNode] extends [RegisteredNode, Listed] ? true : never = true
+void agree
+
+/** The registered kinds by name, for `fromJSON`. */
+export const NODE_KINDS_BY_NAME: ReadonlyMap<string, NodeKind> = new Map(
+  NODE_KINDS.map((kind): [string, NodeKind] => [kind.kind, kind]),
+)

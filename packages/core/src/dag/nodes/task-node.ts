@@ -1,6 +1,5 @@
 import { TASK_NODE_PROMPT, taskNodePrompt, taskOutputSchema } from '../../prompts/task-node.js'
 import type { LLMTestCaseParam, TurnParam } from '../../test-case/params.js'
-import type { ConversationalTestCase, LLMTestCase } from '../../test-case/schemas.js'
 import {
   checkConversationalOptions,
   checkSingleTurnParams,
@@ -8,8 +7,9 @@ import {
   type InputView,
   singleTurnView,
 } from '../../test-case/view.js'
-import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue, ShownInput, TaskInput } from '../node.js'
+import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
 import {
+  byText,
   childrenOption,
   compact,
   describeNodeOptions,
@@ -17,6 +17,7 @@ import {
   optionalLabel,
   requireText,
 } from './construction.js'
+import { NodeBase } from './node-base.js'
 import type { ConversationalNode, SingleTurnNode } from './types.js'
 
 /** Options shared by both TaskNode kinds. */
@@ -49,22 +50,18 @@ export interface ConversationalTaskNodeOptions
   turnWindow?: readonly [number, number] | undefined
 }
 
-abstract class TaskNodeBase implements DagNode {
+const byInstructions = byText('instructions')
+
+abstract class TaskNodeBase extends NodeBase implements DagNode {
   readonly childEdge = 'data' as const
   readonly canBeRoot = true
   readonly readsInput = true
   // A task transforms data it is given; it never borrows what a judgement above it was shown.
   readonly inheritsInput = false
   readonly traceRole = 'task' as const
+  readonly step = true
   readonly instructions: string
   readonly outputLabel: string
-  readonly label: string | undefined
-  readonly children: readonly DagNode[]
-  readonly evaluationParams: readonly string[]
-  readonly turnWindow: readonly [number, number] | undefined
-  readonly kind: string
-  readonly mode: NodeMode
-  readonly #view: InputView
 
   protected constructor(
     kind: string,
@@ -72,16 +69,14 @@ abstract class TaskNodeBase implements DagNode {
     options: TaskNodeBaseOptions<DagNode>,
     view: (report: ReportIssue) => InputView,
   ) {
-    const { report, done } = nodeOptionIssues(kind, options)
-    this.kind = kind
-    this.mode = mode
-    this.instructions = requireText(options, 'instructions', report, 'what the judge should do with the data')
-    this.outputLabel = requireText(options, 'outputLabel', report, 'the name children see the output under')
-    this.label = optionalLabel(options, report)
-    this.children = childrenOption(options, report)
-    this.#view = view(report)
-    this.evaluationParams = this.#view.params
-    this.turnWindow = this.#view.turnWindow
+    const { report, done } = nodeOptionIssues(kind, options, byInstructions)
+    const instructions = requireText(options, 'instructions', report, 'what the judge should do with the data')
+    const outputLabel = requireText(options, 'outputLabel', report, 'the name children see the output under')
+    const label = optionalLabel(options, report)
+    const children = childrenOption<DagNode>(options, report)
+    super(kind, mode, { label, children, view: view(report) })
+    this.instructions = instructions
+    this.outputLabel = outputLabel
     done()
   }
 
@@ -89,16 +84,12 @@ abstract class TaskNodeBase implements DagNode {
     return this.instructions
   }
 
-  missingParams(testCase: LLMTestCase | ConversationalTestCase): readonly string[] {
-    return this.#view.missingParams(testCase)
-  }
-
-  show(testCase: LLMTestCase | ConversationalTestCase, inputs: readonly TaskInput[]): ShownInput {
-    return this.#view.show(testCase, inputs)
-  }
-
   staticDetails() {
     return { outputLabel: this.outputLabel }
+  }
+
+  picture() {
+    return { shape: 'box' as const, title: 'Task', text: this.label ?? this.instructions }
   }
 
   fields() {
@@ -112,7 +103,7 @@ abstract class TaskNodeBase implements DagNode {
   }
 
   describe(): string {
-    return describeNodeOptions(this.kind, { label: this.label, instructions: this.instructions })
+    return describeNodeOptions(this.kind, { label: this.label, instructions: this.instructions }, byInstructions)
   }
 
   validateChildren(report: ReportIssue): void {
@@ -140,17 +131,21 @@ abstract class TaskNodeBase implements DagNode {
       schemaName: 'task_output',
       promptVersion: TASK_NODE_PROMPT,
     })
-    return { output: answer.output, details: { output: answer.output, outputLabel: this.outputLabel } }
+    return {
+      input: { label: this.outputLabel, output: answer.output },
+      details: { output: answer.output, outputLabel: this.outputLabel },
+    }
   }
 }
 
 /** Has the judge transform single-turn test-case fields (or parent outputs) into text its children judge. */
 export class TaskNode extends TaskNodeBase {
+  static readonly kind = 'TaskNode'
   // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
   declare readonly mode: 'single-turn'
 
   constructor(options: TaskNodeOptions) {
-    super('TaskNode', 'single-turn', options, (report) =>
+    super(TaskNode.kind, 'single-turn', options, (report) =>
       singleTurnView(checkSingleTurnParams(options.evaluationParams, report)),
     )
   }
@@ -158,11 +153,12 @@ export class TaskNode extends TaskNodeBase {
 
 /** Has the judge transform turns of a conversation (or parent outputs) into text its children judge. */
 export class ConversationalTaskNode extends TaskNodeBase {
+  static readonly kind = 'ConversationalTaskNode'
   // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
   declare readonly mode: 'conversational'
 
   constructor(options: ConversationalTaskNodeOptions) {
-    super('ConversationalTaskNode', 'conversational', options, (report) => {
+    super(ConversationalTaskNode.kind, 'conversational', options, (report) => {
       const checked = checkConversationalOptions(options.evaluationParams, options.turnWindow, report)
       return conversationalView(checked.params, checked.turnWindow)
     })

@@ -1,14 +1,7 @@
-import type { BinaryJudgementNode, ConversationalBinaryJudgementNode } from './binary-judgement-node.js'
-import type { ConversationalNonBinaryJudgementNode, NonBinaryJudgementNode } from './non-binary-judgement-node.js'
-import type { ConversationalTaskNode, TaskNode } from './task-node.js'
-import type { ConversationalVerdictNode, VerdictNode } from './verdict-node.js'
+import type { RegisteredNode } from './registry.js'
 
 /** Any node of a single-turn DAG. */
-export type SingleTurnNode = TaskNode | BinaryJudgementNode | NonBinaryJudgementNode | VerdictNode
+export type SingleTurnNode = Extract<RegisteredNode, { readonly mode: 'single-turn' }>
 
 /** Any node of a conversational DAG. */
-export type ConversationalNode =
-  | ConversationalTaskNode
-  | ConversationalBinaryJudgementNode
-  | ConversationalNonBinaryJudgementNode
-  | ConversationalVerdictNode
+export type ConversationalNode = Extract<RegisteredNode, { readonly mode: 'conversational' }>

@@ -7,9 +7,9 @@ import {
   type NodeRunContext,
   type NodeRunResult,
   type ReportIssue,
-  type ShownInput,
 } from '../node.js'
-import { compact, describeNodeOptions, nodeOptionIssues } from './construction.js'
+import { compact, describeNodeOptions, type Identify, nodeOptionIssues } from './construction.js'
+import { NO_VIEW, NodeBase } from './node-base.js'
 import type { ConversationalNode, SingleTurnNode } from './types.js'
 
 /** A verdict ends the walk with a score, or continues it at a node or a metric. */
@@ -36,18 +36,17 @@ export type ConversationalVerdictNodeOptions = VerdictNodeBaseOptions<
   Exclude<ConversationalNode, ConversationalVerdictNode> | ConversationalMetric
 >
 
+const byVerdict: Identify = (options) =>
+  'verdict' in options ? `(verdict: ${describeValue(options.verdict)})` : undefined
+
 /** The shared implementation of both verdict kinds. */
-export abstract class VerdictNodeBase implements DagNode {
+export abstract class VerdictNodeBase extends NodeBase implements DagNode {
   readonly childEdge = 'control' as const
   readonly canBeRoot = false
   readonly readsInput = false
   readonly inheritsInput = false
   readonly traceRole = 'verdict' as const
-  readonly evaluationParams: readonly string[] = []
-  readonly turnWindow = undefined
-  readonly label = undefined
-  readonly kind: string
-  readonly mode: NodeMode
+  readonly step = false
   readonly verdict: boolean | string
   /** Integer 0..10 when the walk ends here. */
   readonly score: number | undefined
@@ -55,12 +54,9 @@ export abstract class VerdictNodeBase implements DagNode {
   readonly child: DagNode | undefined
   /** The metric whose score becomes the DAG's score, if any. */
   readonly metric: Metric<never> | undefined
-  readonly children: readonly DagNode[]
 
   protected constructor(kind: string, mode: NodeMode, options: VerdictNodeBaseOptions<unknown>) {
-    const { report, done } = nodeOptionIssues(kind, options)
-    this.kind = kind
-    this.mode = mode
+    const { report, done } = nodeOptionIssues(kind, options, byVerdict)
     const { verdict, score, child } = options
     if (typeof verdict !== 'boolean' && !(typeof verdict === 'string' && verdict.trim().length > 0)) {
       report(
@@ -68,7 +64,6 @@ export abstract class VerdictNodeBase implements DagNode {
         `verdict must be a boolean (under a binary judgement) or a non-empty string; got ${describeValue(verdict)}.`,
       )
     }
-    this.verdict = verdict
     const hasScore = score !== undefined
     const hasChild = child !== undefined
     if (hasScore === hasChild) {
@@ -85,22 +80,25 @@ export abstract class VerdictNodeBase implements DagNode {
         `score must be an integer from 0 to 10; got ${describeValue(score)}. A score of 7 gives the metric 0.7.`,
       )
     }
-    this.score = hasScore ? score : undefined
-    this.child = undefined
-    this.metric = undefined
+    let node: DagNode | undefined
+    let metric: Metric<never> | undefined
     if (hasChild) {
-      if (isDagNode(child)) this.child = child
-      else if (isMetric(child)) this.metric = child as Metric<never>
+      if (isDagNode(child)) node = child
+      else if (isMetric(child)) metric = child as Metric<never>
       else report('verdict-child', `child must be a DAG node or a metric; got ${describeValue(child)}.`)
-      if (this.metric && this.metric.kind !== expectedMetricKind(mode)) {
+      if (metric && metric.kind !== expectedMetricKind(mode)) {
         report(
           'verdict-metric-kind',
-          `child metric "${this.metric.name}" judges ${this.metric.kind} test cases, but this ${kind} belongs to a ${mode} DAG. ` +
+          `child metric "${metric.name}" judges ${metric.kind} test cases, but this ${kind} belongs to a ${mode} DAG. ` +
             `Use a ${expectedMetricKind(mode)} metric here.`,
         )
       }
     }
-    this.children = Object.freeze(this.child ? [this.child] : [])
+    super(kind, mode, { label: undefined, children: Object.freeze(node ? [node] : []), view: NO_VIEW })
+    this.verdict = verdict
+    this.score = hasScore ? score : undefined
+    this.child = node
+    this.metric = metric
     done()
   }
 
@@ -108,16 +106,25 @@ export abstract class VerdictNodeBase implements DagNode {
     return String(this.verdict)
   }
 
-  missingParams(): readonly string[] {
-    return []
-  }
-
-  show(): ShownInput {
-    return { data: {} }
+  /** A verdict's child is a node among the built children, or a metric named in its fields. */
+  static override fromFields<Node>(
+    this: new (
+      options: never,
+    ) => Node,
+    fields: Readonly<Record<string, unknown>>,
+    children: readonly DagNode[],
+  ): Node {
+    const { metric, ...rest } = fields
+    const child = children[0] ?? metric
+    return new this((child === undefined ? rest : { ...rest, child }) as never)
   }
 
   staticDetails() {
     return this.score === undefined ? {} : { score: this.score }
+  }
+
+  picture() {
+    return { shape: 'pill' as const, text: String(this.verdict), score: this.score, metric: this.metric?.name }
   }
 
   fields() {
@@ -125,7 +132,7 @@ export abstract class VerdictNodeBase implements DagNode {
   }
 
   describe(): string {
-    return describeNodeOptions(this.kind, { verdict: this.verdict })
+    return describeNodeOptions(this.kind, { verdict: this.verdict }, byVerdict)
   }
 
   validateChildren(report: ReportIssue): void {
@@ -147,21 +154,23 @@ export abstract class VerdictNodeBase implements DagNode {
 
 /** One outcome of a single-turn judgement: a score that ends the walk, or a node or metric to continue with. */
 export class VerdictNode extends VerdictNodeBase {
+  static readonly kind = 'VerdictNode'
   // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
   declare readonly mode: 'single-turn'
 
   constructor(options: VerdictNodeOptions) {
-    super('VerdictNode', 'single-turn', options)
+    super(VerdictNode.kind, 'single-turn', options)
   }
 }
 
 /** One outcome of a conversational judgement: a score that ends the walk, or a node or metric to continue with. */
 export class ConversationalVerdictNode extends VerdictNodeBase {
+  static readonly kind = 'ConversationalVerdictNode'
   // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
   declare readonly mode: 'conversational'
 
   constructor(options: ConversationalVerdictNodeOptions) {
-    super('ConversationalVerdictNode', 'conversational', options)
+    super(ConversationalVerdictNode.kind, 'conversational', options)
   }
 }
 

@@ -1,0 +1,263 @@
+import { DagValidationError, JudgetreeError } from '../../errors.js'
+import { describeValue } from '../../internal/describe-value.js'
+import { type LLMTestCaseParam, TURN_LEVEL_PARAMS, type TurnParam } from '../../test-case/params.js'
+import type { ConversationalTestCase, LLMTestCase, Turn } from '../../test-case/schemas.js'
+import {
+  checkConversationalOptions,
+  checkSingleTurnParams,
+  type InputView,
+  resolveTurnWindow,
+} from '../../test-case/view.js'
+import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue, TaskInput } from '../node.js'
+import {
+  childrenOption,
+  compact,
+  describeNodeOptions,
+  type Identify,
+  nodeOptionIssues,
+  optionalLabel,
+  requireText,
+} from './construction.js'
+import { NodeBase } from './node-base.js'
+import { checkVerdictChildren } from './verdict-children.js'
+import type { ConversationalVerdictNode, VerdictNode, VerdictNodeBase } from './verdict-node.js'
+
+/** What a check returns: a verdict (`true`/`false`, or one of its children's string verdicts), or one with a reason. */
+export type CodeCheckResult =
+  | boolean
+  | string
+  | { readonly verdict: boolean | string; readonly reason?: string | undefined }
+
+/** What a single-turn CodeNode's check is given: the fields it names, and its TaskNode parents' outputs by label. */
+export type CodeNodeView = {
+  /** The outputs of its direct TaskNode parents, by `outputLabel`. */
+  readonly outputs: Readonly<Record<string, string>>
+} & { readonly [Param in LLMTestCaseParam]?: LLMTestCase[Param] }
+
+/** One turn as a ConversationalCodeNode's check sees it: its 0-based index, role and the turn-level fields it names. */
+export interface CodeNodeTurn {
+  readonly index: number
+  readonly role: Turn['role']
+  readonly content?: string | undefined
+  readonly retrievalContext?: readonly string[] | undefined
+  readonly toolsCalled?: Turn['toolsCalled']
+}
+
+/**
+ * What a ConversationalCodeNode's check is given: the turns in its window (when it names a turn-level parameter),
+ * the conversation-level parameters it names, and its TaskNode parents' outputs by label.
+ */
+export interface ConversationalCodeNodeView {
+  readonly outputs: Readonly<Record<string, string>>
+  readonly turns?: readonly CodeNodeTurn[]
+  readonly scenario?: string | undefined
+  readonly expectedOutcome?: string | undefined
+  readonly chatbotRole?: string | undefined
+  readonly userDescription?: string | undefined
+  readonly context?: readonly string[] | undefined
+}
+
+interface CodeNodeBaseOptions<View, Child> {
+  /** Names the check in traces, messages and Mermaid, e.g. "Under 200 words". */
+  name: string
+  /**
+   * Decides the verdict without a judge call: return `true`/`false` (the node then has VerdictNode children true
+   * and false), or one of its children's string verdicts; or `{ verdict, reason }` to explain it in the trace. May be
+   * async. A thrown error fails the measurement, naming this node.
+   */
+  check: (view: View) => CodeCheckResult | Promise<CodeCheckResult>
+  /** The possible outcomes, each a VerdictNode. */
+  children: readonly Child[]
+  /** Shown in traces instead of the name. */
+  label?: string | undefined
+}
+
+/** Options for {@link CodeNode}. */
+export interface CodeNodeOptions extends CodeNodeBaseOptions<CodeNodeView, VerdictNode> {
+  /** Test-case fields the check is given. @default [] (only the outputs of parent TaskNodes) */
+  evaluationParams?: readonly LLMTestCaseParam[] | undefined
+}
+
+/** Options for {@link ConversationalCodeNode}. */
+export interface ConversationalCodeNodeOptions
+  extends CodeNodeBaseOptions<ConversationalCodeNodeView, ConversationalVerdictNode> {
+  /** Turn-level and conversation-level fields the check is given. @default [] */
+  evaluationParams?: readonly TurnParam[] | undefined
+  /** Inclusive range of turns the check is given; negative indices count from the end. @default every turn */
+  turnWindow?: readonly [number, number] | undefined
+}
+
+// Its name is what the user calls the check, so it names the node the way a label does.
+const byName: Identify = (options) =>
+  typeof options.name === 'string' && options.name.trim() !== '' ? `"${options.name}"` : undefined
+
+abstract class CodeNodeBase extends NodeBase<VerdictNodeBase> implements DagNode {
+  readonly childEdge = 'choice' as const
+  readonly canBeRoot = true
+  // A check with nothing to read could only return a constant: the graph rejects it like an empty judgement.
+  readonly readsInput = true
+  // What a judgement above was shown is a prompt's data, not the fields a check is written against.
+  readonly inheritsInput = false
+  readonly traceRole = 'judgement' as const
+  readonly step = true
+  readonly unserializable = 'its check is a function, and a function is not data'
+  readonly name: string
+  readonly #check: (view: never) => CodeCheckResult | Promise<CodeCheckResult>
+
+  protected constructor(
+    kind: string,
+    mode: NodeMode,
+    options: CodeNodeBaseOptions<never, unknown>,
+    // It decides in code, so its view shows data (fields by name, outputs by label), not a judge's prompt input.
+    view: (report: ReportIssue) => InputView,
+  ) {
+    const { report, done } = nodeOptionIssues(kind, options, byName)
+    const name = requireText(options, 'name', report, 'what the check decides, shown in traces')
+    const check = (options as { check?: unknown }).check
+    if (typeof check !== 'function') {
+      report('check', `check must be a function (view) => verdict; got ${describeValue(check)}.`)
+    }
+    const label = optionalLabel(options, report)
+    const children = childrenOption<VerdictNodeBase>(options, report)
+    super(kind, mode, { label, children, view: view(report) })
+    this.name = name
+    this.#check = check as (view: never) => CodeCheckResult
+    done()
+  }
+
+  get text(): string {
+    return this.name
+  }
+
+  /** `fromJSON` cannot build one: a check is a function, which JSON cannot hold. */
+  static override fromFields(): never {
+    throw new DagValidationError([
+      {
+        rule: 'json-code-node',
+        node: 'CodeNode',
+        message: 'a check is a function, which JSON cannot hold: build this node in code, not from JSON.',
+      },
+    ])
+  }
+
+  staticDetails() {
+    return { title: 'Code' }
+  }
+
+  picture() {
+    return { shape: 'hexagon' as const, title: 'Code', text: this.label ?? this.name }
+  }
+
+  fields() {
+    return compact({
+      name: this.name,
+      evaluationParams: this.evaluationParams.length > 0 ? this.evaluationParams : undefined,
+      turnWindow: this.turnWindow,
+      label: this.label,
+    })
+  }
+
+  describe(): string {
+    return describeNodeOptions(this.kind, { label: this.label, name: this.name }, byName)
+  }
+
+  validateChildren(report: ReportIssue): void {
+    checkVerdictChildren(`a ${this.kind}`, this.children, report, true)
+  }
+
+  async run(context: NodeRunContext): Promise<NodeRunResult> {
+    const view = context.input() as never
+    let answer: CodeCheckResult
+    try {
+      answer = await this.#check(view)
+    } catch (error) {
+      const message = `its check threw: ${error instanceof Error ? error.message : String(error)}`
+      // A bug in the user's check is not the judge's failure.
+      throw new JudgetreeError('METRIC_FAILED', message, { cause: error })
+    }
+    const { verdict, reason } =
+      typeof answer === 'object' && answer !== null ? answer : { verdict: answer, reason: undefined }
+    const chosen = this.children.filter((child) => child.verdict === verdict)
+    if (chosen.length === 0) {
+      const options = this.children.map((child) => JSON.stringify(child.verdict)).join(', ')
+      throw new JudgetreeError(
+        'JUDGE_OUTPUT_INVALID',
+        `its check returned ${describeValue(answer)}, which is not one of its verdicts (${options}). ` +
+          'Return one of them, or { verdict, reason }.',
+      )
+    }
+    const judgement = {
+      verdict,
+      reason: typeof reason === 'string' ? reason : `the check returned ${JSON.stringify(verdict)}`,
+    }
+    return { activates: chosen, judgement, details: judgement }
+  }
+}
+
+function outputsOf(inputs: readonly TaskInput[]): Record<string, string> {
+  return Object.fromEntries(inputs.map((input) => [input.label, input.output]))
+}
+
+/** Decides a single-turn verdict with your own function: no judge call. */
+export class CodeNode extends CodeNodeBase {
+  static readonly kind = 'CodeNode'
+  // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
+  declare readonly mode: 'single-turn'
+
+  constructor(options: CodeNodeOptions) {
+    super(CodeNode.kind, 'single-turn', options as never, (report): InputView => {
+      const params = checkSingleTurnParams(options?.evaluationParams, report)
+      return {
+        params,
+        turnWindow: undefined,
+        missingParams: (testCase) => params.filter((param) => (testCase as LLMTestCase)[param] === undefined),
+        show: (testCase, inputs) => ({
+          data: {
+            outputs: outputsOf(inputs),
+            ...Object.fromEntries(params.map((param) => [param, (testCase as LLMTestCase)[param]])),
+          },
+        }),
+      }
+    })
+  }
+}
+
+/** Decides a verdict about a conversation with your own function: no judge call. */
+export class ConversationalCodeNode extends CodeNodeBase {
+  static readonly kind = 'ConversationalCodeNode'
+  // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
+  declare readonly mode: 'conversational'
+
+  constructor(options: ConversationalCodeNodeOptions) {
+    super(ConversationalCodeNode.kind, 'conversational', options as never, (report): InputView => {
+      const { params, turnWindow } = checkConversationalOptions(options?.evaluationParams, options?.turnWindow, report)
+      const turnFields = params.filter((param) => TURN_LEVEL_PARAMS.has(param) && param !== 'role')
+      const readsTurns = params.some((param) => TURN_LEVEL_PARAMS.has(param))
+      const caseFields = params.filter((param) => !TURN_LEVEL_PARAMS.has(param))
+      return {
+        params,
+        turnWindow,
+        // Turn-level fields are optional per turn (user turns have no retrieval context), so they are never missing.
+        missingParams: (testCase) =>
+          caseFields.filter(
+            (param) => (testCase as ConversationalTestCase)[param as keyof ConversationalTestCase] == null,
+          ),
+        show: (testCase, inputs) => {
+          const conversation = testCase as ConversationalTestCase
+          const turns = turnWindow ? resolveTurnWindow(turnWindow, conversation.turns.length) : undefined
+          const data: Record<string, unknown> = { outputs: outputsOf(inputs) }
+          if (readsTurns) {
+            const [start, end] = turns ?? [0, conversation.turns.length - 1]
+            data.turns = conversation.turns.slice(start, end + 1).map((turn, offset) => ({
+              index: start + offset,
+              role: turn.role,
+              ...Object.fromEntries(turnFields.map((field) => [field, turn[field as keyof Turn]])),
+            }))
+          }
+          for (const field of caseFields) data[field] = conversation[field as keyof ConversationalTestCase]
+          return { data, ...(turns ? { turns } : {}) }
+        },
+      }
+    })
+  }
+}

@@ -1,0 +1,251 @@
+import { type DagIssue, DagValidationError } from '../errors.js'
+import { describeValue } from '../internal/describe-value.js'
+import { type DagNode, type EdgeKind, isDagNode, type NodeMode } from './node.js'
+
+/** An edge into a node, as the executor needs it. */
+export interface ParentEdge {
+  readonly node: DagNode
+  readonly edge: EdgeKind
+}
+
+/** What the executor needs, computed once when the graph is built. */
+export interface GraphPlan {
+  readonly mode: NodeMode
+  /** Every node, in a topological order that breaks ties by declaration order. */
+  readonly order: readonly DagNode[]
+  /** `n1`, `n2`, … in declaration (depth-first) order. */
+  readonly ids: ReadonlyMap<DagNode, string>
+  /** Incoming edges, in declaration order. */
+  readonly parents: ReadonlyMap<DagNode, readonly ParentEdge[]>
+  /** Readable names including the path for verdicts, e.g. `BinaryJudgementNode "Satisfied?" → VerdictNode true`. */
+  readonly names: ReadonlyMap<DagNode, string>
+  /** Test-case parameters any node reads. */
+  readonly params: readonly string[]
+  /**
+   * Judgements with no input of their own, reached through verdicts: each is shown what the judgement above the
+   * chosen verdict was shown. Maps the node to those judgements, in declaration order.
+   */
+  readonly inherits: ReadonlyMap<DagNode, readonly DagNode[]>
+}
+
+const plans = new WeakMap<object, GraphPlan>()
+
+/** Checks a graph's nodes against every construction rule and plans its walks; throws one error listing every issue. */
+export function planGraph(owner: object, options: unknown): GraphPlan {
+  const plan = buildPlan(options)
+  plans.set(owner, plan)
+  return plan
+}
+
+/** The plan of a built graph. */
+export function planOf(dag: object): GraphPlan {
+  const plan = plans.get(dag)
+  if (!plan) throw new TypeError('not a DeepAcyclicGraph built with `new DeepAcyclicGraph(...)`')
+  return plan
+}
+
+/** Whether a value is a built graph (one with a plan). */
+export function hasPlan(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && plans.has(value)
+}
+
+function buildPlan(options: unknown): GraphPlan {
+  const issues: DagIssue[] = []
+  const rootNodes = (options as { rootNodes?: unknown } | undefined)?.rootNodes
+  if (!Array.isArray(rootNodes) || rootNodes.length === 0) {
+    throw new DagValidationError([
+      {
+        rule: 'root-nodes',
+        node: 'DeepAcyclicGraph',
+        message: `rootNodes must be a non-empty array of nodes; got ${describeValue(rootNodes)}.`,
+      },
+    ])
+  }
+
+  const ids = new Map<DagNode, string>()
+  const names = new Map<DagNode, string>()
+  const parents = new Map<DagNode, ParentEdge[]>()
+  const discovered: DagNode[] = []
+  const onStack: DagNode[] = []
+  const cycles: string[] = []
+
+  const nameOf = (node: DagNode) => names.get(node) ?? node.describe()
+  const report = (node: string, rule: string, message: string) => issues.push({ rule, node, message })
+
+  const visit = (node: DagNode, parent: DagNode | undefined) => {
+    if (onStack.includes(node)) {
+      const path = [...onStack.slice(onStack.indexOf(node)), node].map((step) => step.describe())
+      cycles.push(path.join(' → '))
+      return
+    }
+    if (ids.has(node)) return
+    ids.set(node, `n${ids.size + 1}`)
+    names.set(node, node.canBeRoot || !parent ? node.describe() : `${nameOf(parent)} → ${node.describe()}`)
+    discovered.push(node)
+    parents.set(node, parents.get(node) ?? [])
+    onStack.push(node)
+    for (const child of node.children) {
+      if (!isDagNode(child)) {
+        report(nameOf(node), 'child-not-a-node', `children contains ${describeValue(child)}, which is not a DAG node.`)
+        continue
+      }
+      const incoming = parents.get(child) ?? []
+      incoming.push({ node, edge: node.childEdge })
+      parents.set(child, incoming)
+      visit(child, node)
+    }
+    onStack.pop()
+  }
+
+  const roots: DagNode[] = []
+  for (const [index, root] of rootNodes.entries()) {
+    if (!isDagNode(root)) {
+      report('DeepAcyclicGraph', 'root-not-a-node', `rootNodes[${index}] is ${describeValue(root)}, not a DAG node.`)
+      continue
+    }
+    if (roots.includes(root)) {
+      report(root.describe(), 'root-duplicate', `is listed in rootNodes more than once; list it once.`)
+      continue
+    }
+    roots.push(root)
+  }
+  for (const root of roots) visit(root, undefined)
+
+  for (const cycle of cycles) {
+    report(
+      cycle.split(' → ')[0] ?? 'DeepAcyclicGraph',
+      'cycle',
+      `the graph has a cycle: ${cycle}. A DAG's edges must never lead back to a node.`,
+    )
+  }
+
+  const mode = roots[0]?.mode ?? 'single-turn'
+  const inherits = new Map<DagNode, readonly DagNode[]>()
+  const dataParents = (node: DagNode) => (parents.get(node) ?? []).filter((parent) => parent.edge === 'data')
+  const hasOwnInput = (node: DagNode) => node.evaluationParams.length > 0 || dataParents(node).length > 0
+  // The judgements whose verdicts lead to a node: what such a node is shown when it has no input of its own.
+  // Only nodes that inherit input themselves lend it: what a code or tool-call node reads is no judge's input.
+  const judgementsAbove = (node: DagNode) => [
+    ...new Set(
+      (parents.get(node) ?? [])
+        .filter((parent) => parent.edge === 'control')
+        .flatMap((verdict) => (parents.get(verdict.node) ?? []).filter((parent) => parent.edge === 'choice'))
+        .map((parent) => parent.node)
+        .filter((judgement) => judgement.inheritsInput),
+    ),
+  ]
+  // The nodes with input of their own that an inheriting node ends up shown the input of (transitively).
+  const inputSources = (node: DagNode, seen: Set<DagNode>): DagNode[] => {
+    if (hasOwnInput(node)) return [node]
+    if (seen.has(node)) return []
+    seen.add(node)
+    return (inherits.get(node) ?? []).flatMap((judgement) => inputSources(judgement, seen))
+  }
+  const inputSignature = (node: DagNode) =>
+    JSON.stringify([dataParents(node).map((parent) => ids.get(parent.node)), node.evaluationParams, node.turnWindow])
+  for (const node of discovered) {
+    const name = nameOf(node)
+    node.validateChildren((rule, message) => report(name, rule, message))
+    const underMismatch = (parents.get(node) ?? []).some((parent) => parent.node.mode !== mode)
+    if (node.mode !== mode && !underMismatch) {
+      report(
+        name,
+        'mixed-modes',
+        `is a ${node.mode} node but the DAG's first root is ${mode}; use only ${
+          mode === 'single-turn' ? 'single-turn nodes (TaskNode, …)' : 'Conversational* nodes'
+        } in one DAG.`,
+      )
+    }
+    const incoming = parents.get(node) ?? []
+    const choiceParents = incoming.filter((parent) => parent.edge === 'choice')
+    if (choiceParents.length > 0 && incoming.length > 1) {
+      report(
+        name,
+        'verdict-shared',
+        `belongs to ${incoming.length} parents (${incoming.map((parent) => nameOf(parent.node)).join('; ')}); ` +
+          'a verdict belongs to exactly one judgement. Create a separate VerdictNode for each judgement.',
+      )
+    }
+    const labelled = new Map<string, DagNode>()
+    for (const { node: task } of dataParents(node)) {
+      const label = task.outputLabel
+      if (label === undefined) continue
+      const first = labelled.get(label)
+      if (first === undefined) labelled.set(label, task)
+      else if (first !== task) {
+        report(
+          name,
+          'duplicate-output-label',
+          `reads two TaskNode outputs labelled ${JSON.stringify(label)}, from ${nameOf(first)} and ${nameOf(task)}; ` +
+            'the judge would see only one of them. Give each TaskNode its own outputLabel.',
+        )
+      }
+    }
+    if (node.readsInput && !hasOwnInput(node)) {
+      const above = node.inheritsInput ? judgementsAbove(node) : []
+      if (above.length > 0) inherits.set(node, above)
+      else report(name, 'node-without-input', withoutInputMessage(node, mode))
+    }
+  }
+  for (const [node, above] of inherits) {
+    const sources = [...new Set(above.flatMap((judgement) => inputSources(judgement, new Set())))]
+    const shown = new Map(sources.map((source) => [inputSignature(source), source]))
+    if (shown.size > 1) {
+      report(
+        nameOf(node),
+        'inherited-input-ambiguous',
+        'has no input of its own and is reached through verdicts of judgements that are shown different input ' +
+          `(${[...shown.values()].map(nameOf).join('; ')}), so what it would be shown depends on the path taken. ` +
+          "Give it evaluationParams, or list it among a TaskNode's children so it reads that task's output.",
+      )
+    }
+  }
+  for (const root of roots) {
+    if (!root.canBeRoot) {
+      report(nameOf(root), 'verdict-root', 'a VerdictNode cannot be a root: put it under a judgement node.')
+    }
+    const incoming = parents.get(root) ?? []
+    // A root inside a cycle has a parent too; the cycle is the problem worth reporting.
+    if (incoming.length > 0 && cycles.length === 0) {
+      report(
+        nameOf(root),
+        'root-has-parent',
+        `is listed in rootNodes but is also a child of ${incoming.map((parent) => nameOf(parent.node)).join('; ')}. ` +
+          'Remove it from rootNodes: it runs when its parents let it.',
+      )
+    }
+  }
+
+  if (issues.length > 0) throw new DagValidationError(issues)
+
+  const params = [...new Set(discovered.flatMap((node) => node.evaluationParams))]
+  return { mode, order: topologicalOrder(discovered, parents), ids, parents, names, params, inherits }
+}
+
+function withoutInputMessage(node: DagNode, mode: NodeMode): string {
+  const example = mode === 'single-turn' ? 'LLMTestCaseParams.ACTUAL_OUTPUT' : 'TurnParams.ROLE, TurnParams.CONTENT'
+  const fix = `Add evaluationParams (e.g. [${example}]) or list it among a TaskNode's children so it reads that task's output.`
+  return node.inheritsInput
+    ? 'would be shown nothing: it names no evaluationParams, has no TaskNode parent and is not under a verdict of ' +
+        `a judgement (whose input it would then be shown). ${fix}`
+    : `would be shown nothing: it names no evaluationParams and has no TaskNode parent. ${fix}`
+}
+
+/** Kahn's algorithm; among ready nodes the one declared first goes first, so the order never depends on timing. */
+export function topologicalOrder(discovered: readonly DagNode[], parents: ReadonlyMap<DagNode, readonly ParentEdge[]>) {
+  const remaining = new Map(discovered.map((node) => [node, parents.get(node)?.length ?? 0]))
+  const position = new Map(discovered.map((node, index) => [node, index]))
+  const ready = discovered.filter((node) => remaining.get(node) === 0)
+  const order: DagNode[] = []
+  while (ready.length > 0) {
+    ready.sort((a, b) => (position.get(a) ?? 0) - (position.get(b) ?? 0))
+    const node = ready.shift() as DagNode
+    order.push(node)
+    for (const child of new Set(node.children)) {
+      const left = (remaining.get(child) ?? 0) - node.children.filter((c) => c === child).length
+      remaining.set(child, left)
+      if (left === 0) ready.push(child)
+    }
+  }
+  return order
+}
