@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest'
+import { jsonReply, lastUserMessage, useOpenAIServer } from '@judgetree/test-support'
+import { expect, test } from 'vitest'
 import {
   BinaryJudgementNode,
   CodeNode,
@@ -9,20 +10,10 @@ import {
   ToolCallNode,
   VerdictNode,
 } from '../src/index.js'
-import { jsonReply, lastUserMessage, type OpenAIServer, startOpenAIServer } from './support/openai-server.js'
 
 // Through the real openai SDK against a local Chat Completions server: code and tool-call nodes cost no request,
 // and the server sees exactly the judge calls on the walked path.
-let server: OpenAIServer
-
-beforeAll(async () => {
-  server = await startOpenAIServer()
-})
-afterAll(() => server.close())
-beforeEach(() => {
-  server.requests.length = 0
-  server.respondWith(() => jsonReply({ verdict: true, reason: 'Cites the search result.' }))
-})
+const server = useOpenAIServer(() => jsonReply({ verdict: true, reason: 'Cites the search result.' }))
 
 function bookingMetric() {
   const grounded = new BinaryJudgementNode({

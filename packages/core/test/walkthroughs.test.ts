@@ -1,6 +1,6 @@
+import { type OpenAIServer, startOpenAIServer } from '@judgetree/test-support'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { ConversationalDAGMetric, DAGMetric, OpenAIJudge } from '../src/index.js'
-import { type OpenAIServer, startOpenAIServer } from './support/openai-server.js'
 import {
   MEETING,
   meetingSummary,

@@ -1,5 +1,5 @@
+import { jsonReply, lastUserMessage, type OpenAIServer, startOpenAIServer } from '@judgetree/test-support'
 import { afterAll, beforeAll, beforeEach, describe, expect, expectTypeOf, it } from 'vitest'
-import { jsonReply, lastUserMessage, type OpenAIServer, startOpenAIServer } from '../../test/support/openai-server.js'
 import {
   MEETING,
   meetingSummary,

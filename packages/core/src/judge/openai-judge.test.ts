@@ -1,8 +1,8 @@
 import { inspect } from 'node:util'
+import { jsonReply, lastUserMessage, useOpenAIServer } from '@judgetree/test-support'
 import OpenAI from 'openai'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
-import { jsonReply, lastUserMessage, type OpenAIServer, startOpenAIServer } from '../../test/support/openai-server.js'
 import { ConfigurationError, JudgeCallError, JudgeOutputError, MeasurementAbortedError } from '../errors.js'
 import { OpenAIJudge, type OpenAIJudgeOptions } from './openai-judge.js'
 import type { JudgeRequest } from './types.js'
@@ -12,16 +12,7 @@ const verdictSchema = z.object({ verdict: z.enum(['yes', 'no']), reason: z.strin
 type Verdict = z.infer<typeof verdictSchema>
 const yes: Verdict = { verdict: 'yes', reason: 'The sky is blue.' }
 
-let server: OpenAIServer
-
-beforeAll(async () => {
-  server = await startOpenAIServer()
-})
-afterAll(() => server.close())
-beforeEach(() => {
-  server.requests.length = 0
-  server.respondWith(() => jsonReply(yes))
-})
+const server = useOpenAIServer(() => jsonReply(yes))
 afterEach(() => {
   vi.unstubAllEnvs()
 })

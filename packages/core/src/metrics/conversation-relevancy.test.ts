@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { jsonReply, type OpenAIServer, startOpenAIServer } from '../../test/support/openai-server.js'
+import { concurrencyProbe, jsonReply, useOpenAIServer } from '@judgetree/test-support'
+import { describe, expect, it, vi } from 'vitest'
+import { dataOf, serverJudge } from '../../test/support/server-judge.js'
 import { ConfigurationError } from '../errors.js'
 import { CONVERSATION_RELEVANCY_PROMPT } from '../prompts/conversation-relevancy.js'
 import { DATA_OPEN } from '../prompts/shared.js'
@@ -9,7 +10,6 @@ import {
   type ConversationRelevancyMetricOptions,
   TurnRelevancyMetric,
 } from './conversation-relevancy.js'
-import { concurrencyProbe, dataOf, serverJudge } from './test-support.js'
 
 const conversation: ConversationalTestCase = {
   turns: [
@@ -28,20 +28,11 @@ const conversation: ConversationalTestCase = {
 type Reply = { 'Reply to judge': { index: number; content: string } }
 const replyIndex = (request: Parameters<typeof dataOf>[0]) => (dataOf(request) as Reply)['Reply to judge'].index
 
-let server: OpenAIServer
-
-beforeAll(async () => {
-  server = await startOpenAIServer()
-})
-afterAll(() => server.close())
-beforeEach(() => {
-  server.requests.length = 0
-  server.respondWith((request) =>
-    replyIndex(request) === 5
-      ? jsonReply({ reason: 'It talks about sneakers, not sale-item refunds.', relevant: false })
-      : jsonReply({ reason: 'It answers the user.', relevant: true }),
-  )
-})
+const server = useOpenAIServer((request) =>
+  replyIndex(request) === 5
+    ? jsonReply({ reason: 'It talks about sneakers, not sale-item refunds.', relevant: false })
+    : jsonReply({ reason: 'It answers the user.', relevant: true }),
+)
 
 function metric(options: ConversationRelevancyMetricOptions = {}) {
   return new ConversationRelevancyMetric({ model: serverJudge(server.baseURL), ...options })

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { jsonReply, lastUserMessage, type OpenAIServer, startOpenAIServer } from '../../test/support/openai-server.js'
+import { jsonReply, lastUserMessage, ln, schemaOf, scoreReply, useOpenAIServer } from '@judgetree/test-support'
+import { describe, expect, it } from 'vitest'
+import { dataOf, serverJudge } from '../../test/support/server-judge.js'
 import { ConfigurationError, MissingTestCaseParamError } from '../errors.js'
 import { TurnParams } from '../test-case/params.js'
 import type { ConversationalTestCase } from '../test-case/schemas.js'
 import { ConversationalGEval, type ConversationalGEvalOptions } from './conversational-geval.js'
-import { dataOf, ln, schemaOf, scoreReply, serverJudge } from './test-support.js'
 
 const conversation: ConversationalTestCase = {
   turns: [
@@ -14,20 +14,11 @@ const conversation: ConversationalTestCase = {
   expectedOutcome: 'The assistant apologises and looks up the order.',
 }
 
-let server: OpenAIServer
-
-beforeAll(async () => {
-  server = await startOpenAIServer()
-})
-afterAll(() => server.close())
-beforeEach(() => {
-  server.requests.length = 0
-  server.respondWith((request) =>
-    schemaOf(request) === 'geval_steps'
-      ? jsonReply({ steps: ['Check the assistant apologises.', 'Check it acts on the request.'] })
-      : scoreReply(7, ln({ '7': 0.6, '8': 0.3, '6': 0.1 }), { decoy: ln({ '7': 0.5, '0': 0.5 }) }),
-  )
-})
+const server = useOpenAIServer((request) =>
+  schemaOf(request) === 'geval_steps'
+    ? jsonReply({ steps: ['Check the assistant apologises.', 'Check it acts on the request.'] })
+    : scoreReply(7, ln({ '7': 0.6, '8': 0.3, '6': 0.1 }), { decoy: ln({ '7': 0.5, '0': 0.5 }) }),
+)
 
 function metric(options: Partial<ConversationalGEvalOptions> = {}): ConversationalGEval {
   return new ConversationalGEval({

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { type OpenAIServer, startOpenAIServer } from '../../test/support/openai-server.js'
+import { schemaOf, scoreReply, useOpenAIServer } from '@judgetree/test-support'
+import { describe, expect, it } from 'vitest'
+import { serverJudge } from '../../test/support/server-judge.js'
 import { DeepAcyclicGraph } from '../dag/graph.js'
 import { BinaryJudgementNode, ConversationalBinaryJudgementNode } from '../dag/nodes/binary-judgement-node.js'
 import { ConversationalVerdictNode, VerdictNode } from '../dag/nodes/verdict-node.js'
@@ -8,7 +9,6 @@ import { ConversationalDAGMetric, DAGMetric } from '../metrics/dag-metric.js'
 import { LLMTestCaseParams, TurnParams } from '../test-case/params.js'
 import { ConversationRelevancyMetric } from './conversation-relevancy.js'
 import { GEval, type GEvalOptions } from './geval.js'
-import { schemaOf, scoreReply, serverJudge } from './test-support.js'
 
 const testCase = { input: 'Say hi in English.', actualOutput: 'Hi there!' }
 const rubric = [
@@ -16,18 +16,9 @@ const rubric = [
   { scoreRange: [2, 4] as const, expectedOutcome: 'Friendly.' },
 ]
 
-let server: OpenAIServer
-
-beforeAll(async () => {
-  server = await startOpenAIServer()
-})
-afterAll(() => server.close())
-beforeEach(() => {
-  server.requests.length = 0
-  server.respondWith((request) =>
-    schemaOf(request) === 'geval_steps' ? { json: { steps: ['Judge the tone.'] } } : scoreReply(3, undefined),
-  )
-})
+const server = useOpenAIServer((request) =>
+  schemaOf(request) === 'geval_steps' ? { json: { steps: ['Judge the tone.'] } } : scoreReply(3, undefined),
+)
 
 /** A DAG judged by a scripted judge whose true verdict continues at `child`, judged by the local server. */
 function dagWith(child: GEval) {

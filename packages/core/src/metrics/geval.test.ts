@@ -1,27 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { jsonReply, lastUserMessage, type OpenAIServer, startOpenAIServer } from '../../test/support/openai-server.js'
+import { jsonReply, lastUserMessage, ln, schemaOf, scoreReply, useOpenAIServer } from '@judgetree/test-support'
+import { describe, expect, it } from 'vitest'
+import { dataOf, serverJudge } from '../../test/support/server-judge.js'
 import { JudgeCallError, MissingTestCaseParamError } from '../errors.js'
 import { LLMTestCaseParams } from '../test-case/params.js'
 import { GEval, type GEvalOptions } from './geval.js'
-import { dataOf, ln, schemaOf, scoreReply, serverJudge } from './test-support.js'
 
 const STEPS = ['Compare the facts in Actual Output with Expected Output.', 'Penalise omitted details.']
 const testCase = { input: 'Who ran up the tree?', actualOutput: 'The cat.', expectedOutput: 'The cat.' }
 
-let server: OpenAIServer
-
-beforeAll(async () => {
-  server = await startOpenAIServer()
-})
-afterAll(() => server.close())
-beforeEach(() => {
-  server.requests.length = 0
-  server.respondWith((request) =>
-    schemaOf(request) === 'geval_steps'
-      ? jsonReply({ steps: STEPS })
-      : scoreReply(7, ln({ '7': 0.6, '8': 0.3, '6': 0.1, ' the': 0.05 }), { decoy: ln({ '7': 0.5, '2': 0.5 }) }),
-  )
-})
+const server = useOpenAIServer((request) =>
+  schemaOf(request) === 'geval_steps'
+    ? jsonReply({ steps: STEPS })
+    : scoreReply(7, ln({ '7': 0.6, '8': 0.3, '6': 0.1, ' the': 0.05 }), { decoy: ln({ '7': 0.5, '2': 0.5 }) }),
+)
 
 function geval(options: Partial<GEvalOptions> = {}): GEval {
   return new GEval({

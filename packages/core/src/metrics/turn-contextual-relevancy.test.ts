@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { jsonReply, type OpenAIServer, startOpenAIServer } from '../../test/support/openai-server.js'
+import { concurrencyProbe, jsonReply, useOpenAIServer } from '@judgetree/test-support'
+import { describe, expect, it } from 'vitest'
+import { dataOf, serverJudge } from '../../test/support/server-judge.js'
 import { MissingTestCaseParamError } from '../errors.js'
 import type { ConversationalTestCase } from '../test-case/schemas.js'
-import { concurrencyProbe, dataOf, serverJudge } from './test-support.js'
 import {
   TurnContextualRelevancyMetric,
   type TurnContextualRelevancyMetricOptions,
@@ -45,16 +45,7 @@ function answerFor(chunks: { chunk: number; text: string }[]) {
   }
 }
 
-let server: OpenAIServer
-
-beforeAll(async () => {
-  server = await startOpenAIServer()
-})
-afterAll(() => server.close())
-beforeEach(() => {
-  server.requests.length = 0
-  server.respondWith((request) => jsonReply(answerFor(chunksOf(request))))
-})
+const server = useOpenAIServer((request) => jsonReply(answerFor(chunksOf(request))))
 
 function metric(options: TurnContextualRelevancyMetricOptions = {}) {
   return new TurnContextualRelevancyMetric({ model: serverJudge(server.baseURL), ...options })

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import { jsonReply, type OpenAIServer, type Responder, startOpenAIServer } from '@judgetree/test-support'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { jsonReply, type OpenAIServer, type Responder, startOpenAIServer } from '../../test/support/openai-server.js'
 import { JudgeCallError, MeasurementAbortedError } from '../errors.js'
 import { OpenAIJudge } from '../judge/openai-judge.js'
 import type { JudgeRequest } from '../judge/types.js'

@@ -1,6 +1,6 @@
+import { type OpenAIServer, type ScriptedReply, startOpenAIServer } from '@judgetree/test-support'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { ConversationalDAGMetric, type MetricResult, OpenAIJudge } from '../../src/index.js'
-import { type OpenAIServer, type ScriptedReply, startOpenAIServer } from '../support/openai-server.js'
 import { PLAYFUL, playfulChatbotDag, playfulConversation } from '../support/walkthroughs.js'
 
 // Each fault is served to its own model name, so every scenario runs through one shared server at the same time.

@@ -1,10 +1,10 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { type OpenAIServer, startOpenAIServer } from '@judgetree/test-support'
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
 import { ConversationalDAGMetric, evaluate, type MetricResult, OpenAIJudge, renderResult } from '../../src/index.js'
 import { createJudgeRuntime } from '../../src/runtime.js'
-import { type OpenAIServer, startOpenAIServer } from '../support/openai-server.js'
 import { PLAYFUL, playfulChatbotDag, playfulConversation } from '../support/walkthroughs.js'
 
 const FAKE_KEY = 'sk-test-SECRET-0123456789abcdefXYZ'

@@ -1,3 +1,4 @@
+import { jsonReply, lastUserMessage, type Responder } from '@judgetree/test-support'
 import {
   BinaryJudgementNode,
   ConversationalBinaryJudgementNode,
@@ -14,7 +15,6 @@ import {
   VerdictNode,
 } from '../../src/index.js'
 import { DATA_OPEN, readData } from '../../src/prompts/shared.js'
-import { jsonReply, lastUserMessage, type Responder } from './openai-server.js'
 
 /** The reference's playful-chatbot conversation. */
 export const playfulConversation: ConversationalTestCase = {

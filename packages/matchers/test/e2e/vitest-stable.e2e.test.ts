@@ -5,8 +5,8 @@
 // Vitest 3.2 and 5 too.
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import type { OpenAIServer } from '@judgetree/test-support'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { OpenAIServer } from '../../../core/test/support/openai-server.js'
 import { readReport } from './support/reports.js'
 import { majorVersion, type RunResult, runVitest, scratchDir } from './support/runner.js'
 import { closingOutput, maskedReport, startStableJudge } from './support/stable-suite.js'

@@ -4,13 +4,8 @@
 import { readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { costOf } from '@judgetree/core'
+import { jsonReply, lastUserMessage, type OpenAIServer, startOpenAIServer } from '@judgetree/test-support'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import {
-  jsonReply,
-  lastUserMessage,
-  type OpenAIServer,
-  startOpenAIServer,
-} from '../../../core/test/support/openai-server.js'
 import { type LatencyServer, startLatencyServer } from './support/limit-server.js'
 import { evaluationsOf, type JUnitCase, junitCase, readJUnit, readReport } from './support/reports.js'
 import { fixture, majorVersion, type RunResult, runTsc, runVitest, scratchDir } from './support/runner.js'

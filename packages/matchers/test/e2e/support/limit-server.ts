@@ -1,10 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import {
-  jsonReply,
-  lastUserMessage,
-  type OpenAIServer,
-  startOpenAIServer,
-} from '../../../../core/test/support/openai-server.js'
+import { jsonReply, lastUserMessage, type OpenAIServer, startOpenAIServer } from '@judgetree/test-support'
 
 /** The local OpenAI server of the shared-limit tests, and the most requests it ever had in flight at once. */
 export interface LatencyServer {

@@ -1,12 +1,7 @@
 // What the stable-report tests share: the judge that records the suite, and the parts of a run's output that
 // must be the same, byte for byte, on every replay of it.
 import { readFileSync } from 'node:fs'
-import {
-  jsonReply,
-  lastUserMessage,
-  type OpenAIServer,
-  startOpenAIServer,
-} from '../../../../core/test/support/openai-server.js'
+import { jsonReply, lastUserMessage, type OpenAIServer, startOpenAIServer } from '@judgetree/test-support'
 
 /** Answers the judge calls of test/fixtures/shared/stable.ts, with token counts so the report has a cost. */
 export function startStableJudge(): Promise<OpenAIServer> {

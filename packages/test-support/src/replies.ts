@@ -1,27 +1,10 @@
-// Helpers for the metric tests: real OpenAI SDK calls against the local test server.
-import type { RecordedRequest, ScriptedReply } from '../../test/support/openai-server.js'
-import { OpenAIJudge } from '../judge/openai-judge.js'
-import { DATA_CLOSE, DATA_OPEN } from '../prompts/shared.js'
-
-/** A judge that talks to the local test server through the real SDK, with no retries. */
-export function serverJudge(baseURL: string): OpenAIJudge {
-  return new OpenAIJudge({ model: 'gpt-4.1', baseURL, apiKey: 'test-key', maxRetries: 0 })
-}
+// Scripted replies and probes for tests that talk to the local server.
+import type { RecordedRequest, ScriptedReply } from './openai-server.js'
 
 /** The structured-output schema name a request asked for, e.g. `geval_steps`. */
 export function schemaOf(request: RecordedRequest): string | undefined {
   const format = request.body.response_format
   return format?.type === 'json_schema' ? format.json_schema.name : undefined
-}
-
-/** The JSON document a prompt carried between the data markers (a re-ask repeats the original prompt first). */
-export function dataOf(request: RecordedRequest): unknown {
-  const prompt =
-    request.body.messages.find((message) => message.role === 'user' && message.content.includes(`${DATA_OPEN}\n`))
-      ?.content ?? ''
-  const start = prompt.indexOf(`${DATA_OPEN}\n`)
-  const end = prompt.lastIndexOf(`\n${DATA_CLOSE}`)
-  return JSON.parse(prompt.slice(start + DATA_OPEN.length + 1, end))
 }
 
 /**

@@ -1,0 +1,14 @@
+// @judgetree/test-support: helpers the packages' tests share, used from source (never built or published).
+
+export {
+  type ChatCompletionBody,
+  jsonReply,
+  lastUserMessage,
+  type OpenAIServer,
+  type RecordedRequest,
+  type Responder,
+  type ScriptedReply,
+  startOpenAIServer,
+} from './openai-server.js'
+export { concurrencyProbe, ln, schemaOf, scoreReply } from './replies.js'
+export { useOpenAIServer } from './use-openai-server.js'
