@@ -149,12 +149,7 @@ abstract class CodeNodeBase extends NodeBase<VerdictNodeBase> implements DagNode
   }
 
   fields() {
-    return compact({
-      name: this.name,
-      evaluationParams: this.evaluationParams.length > 0 ? this.evaluationParams : undefined,
-      turnWindow: this.turnWindow,
-      label: this.label,
-    })
+    return compact({ name: this.name, ...this.readingFields() })
   }
 
   describe(): string {

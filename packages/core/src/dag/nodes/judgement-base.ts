@@ -65,12 +65,7 @@ export abstract class JudgementNodeBase extends NodeBase<VerdictNodeBase> implem
   }
 
   fields() {
-    return compact({
-      criteria: this.criteria,
-      evaluationParams: this.evaluationParams.length > 0 ? this.evaluationParams : undefined,
-      turnWindow: this.turnWindow,
-      label: this.label,
-    })
+    return compact({ criteria: this.criteria, ...this.readingFields() })
   }
 
   describe(): string {

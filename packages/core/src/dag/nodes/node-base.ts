@@ -44,6 +44,15 @@ export abstract class NodeBase<Child = DagNode> {
     this.turnWindow = parts.view.turnWindow
   }
 
+  /** The `toJSON` fields of what the node reads, and its label: kinds list their own fields, then these. */
+  protected readingFields(): Record<string, unknown> {
+    return {
+      evaluationParams: this.evaluationParams.length > 0 ? this.evaluationParams : undefined,
+      turnWindow: this.turnWindow,
+      label: this.label,
+    }
+  }
+
   missingParams(testCase: LLMTestCase | ConversationalTestCase): readonly string[] {
     return this.#view.missingParams(testCase)
   }

@@ -93,13 +93,7 @@ abstract class TaskNodeBase extends NodeBase implements DagNode {
   }
 
   fields() {
-    return compact({
-      instructions: this.instructions,
-      outputLabel: this.outputLabel,
-      evaluationParams: this.evaluationParams.length > 0 ? this.evaluationParams : undefined,
-      turnWindow: this.turnWindow,
-      label: this.label,
-    })
+    return compact({ instructions: this.instructions, outputLabel: this.outputLabel, ...this.readingFields() })
   }
 
   describe(): string {

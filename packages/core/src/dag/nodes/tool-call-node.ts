@@ -99,6 +99,7 @@ abstract class ToolCallNodeBase extends NodeBase<VerdictNodeBase> implements Dag
       required: this.required.length > 0 ? this.required : undefined,
       forbidden: this.forbidden.length > 0 ? this.forbidden : undefined,
       inOrder: this.inOrder ? true : undefined,
+      // It reads toolsCalled by its nature, not through an evaluationParams option.
       turnWindow: this.turnWindow,
       label: this.label,
     })
