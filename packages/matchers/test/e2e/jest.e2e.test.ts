@@ -184,6 +184,30 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
       '| ❌ | Playful Chatbot | 0.3 | 0.7 | tests/conversation.test.ts &gt; playful chatbot fails a flat conversation |',
     )
   })
+
+  test('the step summary’s table, pinned: every evaluation in file order, whatever finished first', () => {
+    const markdown = readFileSync(stepSummary, 'utf8')
+    const table = markdown.split('\n').filter((line) => line.startsWith('| '))
+    expect(table.join('\n')).toMatchInlineSnapshot(`
+      "| | metric | score | threshold | test |
+      | --- | --- | --- | --- | --- |
+      | ❌ | Playful Chatbot | 0.3 | 0.7 | tests/concurrent.test.ts &gt; concurrent A slow, failing |
+      | ✅ | Playful Chatbot | 0.9 | 0.7 | tests/concurrent.test.ts &gt; concurrent B fast, passing |
+      | ✅ | Playful Chatbot | 0.9 | 0.7 | tests/conversation.test.ts &gt; playful chatbot passes a playful conversation |
+      | ❌ | Playful Chatbot | 0.3 | 0.7 | tests/conversation.test.ts &gt; playful chatbot fails a flat conversation |
+      | ✅ | Playful Chatbot (.not) | 0.3 | 0.7 | tests/conversation.test.ts &gt; playful chatbot not: passes a flat conversation |
+      | ❌ | Playful Chatbot (.not) | 0.9 | 0.7 | tests/conversation.test.ts &gt; playful chatbot not: fails a playful conversation |
+      | ❌ | Playful Chatbot | 0.9 | 0.95 | tests/conversation.test.ts &gt; playful chatbot threshold option fails a playful conversation |
+      | ❌ | Playful Chatbot (.not) | error | 0.7 | tests/errors.test.ts &gt; errors: a judge failure fails the test under not |
+      | ✅ | Answer Correctness | 1 | 0.5 | tests/single-turn.test.ts &gt; single-turn: correct answer passes |
+      | ❌ | Answer Correctness | 0.1 | 0.5 | tests/single-turn.test.ts &gt; single-turn: wrong answer fails |
+      | ✅ | Playful Chatbot | 0.9 | 0.7 | tests/timeout.test.ts &gt; a judge slower than 5 s passes |
+      | ❌ | Playful Chatbot | error | 0.7 | tests/unawaited.test.ts &gt; forgets to await a passing metric |
+      | ✅ | No Forbidden Promises | 1 | 0.5 | tests/user-metric.test.ts &gt; user metric: a reply without a forbidden promise passes |
+      | ❌ | No Forbidden Promises | 0 | 0.5 | tests/user-metric.test.ts &gt; user metric: a promised refund fails |
+      | ❌ | Buggy Promises | error | 0.5 | tests/user-metric.test.ts &gt; user metric: a bug in its own code fails the test as METRIC_FAILED |"
+    `)
+  })
 })
 
 describe("a user metric's judge calls go through the judge runtime: JUDGETREE_CACHE=read-write, run twice", () => {
