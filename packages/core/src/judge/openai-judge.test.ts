@@ -186,6 +186,20 @@ describe('OpenAIJudge re-ask', () => {
     expect(lastUserMessage(request(1))).toContain('→ at verdict')
   })
 
+  it('keeps a length check out of the sent schema but still re-asks when the answer breaks it', async () => {
+    const stepsSchema = z.object({ steps: z.array(z.string().min(1)).min(1) })
+    server.respondWith(({ index }) => jsonReply({ steps: index === 0 ? [''] : ['Check the facts.'] }))
+
+    const response = await judge().generate({ ...ask(), schema: stepsSchema, schemaName: 'steps' } as never)
+
+    expect(response.value).toEqual({ steps: ['Check the facts.'] })
+    expect(request(0).body.response_format).toMatchObject({
+      json_schema: { schema: { properties: { steps: { type: 'array', items: { type: 'string' }, minItems: 1 } } } },
+    })
+    expect(JSON.stringify(request(0).body.response_format)).not.toContain('minLength')
+    expect(lastUserMessage(request(1))).toContain('→ at steps[0]')
+  })
+
   it('accepts JSON wrapped in a Markdown fence without a re-ask', async () => {
     server.respondWith(() => ({ content: `\`\`\`json\n${JSON.stringify(yes)}\n\`\`\`` }))
 

@@ -8,6 +8,7 @@ import { z } from 'zod'
 import { ConfigurationError, JudgeCallError, JudgeOutputError, MeasurementAbortedError } from '../errors.js'
 import { nonEmpty, readEnv } from '../internal/env.js'
 import { scrubSecrets } from '../internal/scrub.js'
+import { judgeJsonSchema } from './json-schema.js'
 import { costOf, type ModelPrice } from './pricing.js'
 import type { JudgeMessage, JudgeModel, JudgeRequest, JudgeResponse, TokenLogprob } from './types.js'
 
@@ -55,7 +56,6 @@ type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false
 const DEFAULT_MODEL = 'gpt-4.1'
 const MAX_TOP_LOGPROBS = 20
 const RAW_EXCERPT_CHARS = 500
-const jsonSchemas = new WeakMap<object, Record<string, unknown>>()
 
 /** A judge backed by the OpenAI Chat Completions API or any server that speaks it. */
 export class OpenAIJudge implements JudgeModel {
@@ -175,7 +175,7 @@ export class OpenAIJudge implements JudgeModel {
     followUp: readonly JudgeMessage[],
   ): Promise<Completion> {
     const format = this.#format
-    const schema = jsonSchemaOf(request.schema, request.schemaName)
+    const schema = judgeJsonSchema(request.schema, request.schemaName)
     const messages = format === 'json_object' ? withSchemaInstruction(request.messages, schema) : request.messages
     const params: ChatCompletionCreateParamsNonStreaming = {
       model: this.name,
@@ -338,22 +338,6 @@ function parseAnswer<T>(content: string, schema: z.ZodType<T>): Parsed<T> {
 function stripCodeFence(content: string): string {
   const fenced = /^\s*```(?:json)?\s*\n([\s\S]*?)\n?```\s*$/.exec(content)
   return fenced?.[1] ?? content
-}
-
-function jsonSchemaOf(schema: z.ZodType, schemaName: string): Record<string, unknown> {
-  const cached = jsonSchemas.get(schema)
-  if (cached !== undefined) return cached
-  let converted: Record<string, unknown>
-  try {
-    const { $schema: _dialect, ...rest } = z.toJSONSchema(schema) as Record<string, unknown>
-    converted = rest
-  } catch (error) {
-    throw new ConfigurationError(
-      `The "${schemaName}" schema cannot be sent to a judge as JSON schema: ${error instanceof Error ? error.message : String(error)}`,
-    )
-  }
-  jsonSchemas.set(schema, converted)
-  return converted
 }
 
 function withSchemaInstruction(messages: readonly JudgeMessage[], schema: Record<string, unknown>): JudgeMessage[] {
