@@ -106,7 +106,7 @@ describe('OpenAIJudge structured outputs', () => {
 
   it("falls back to JSON mode once the server rejects json_schema under 'auto', and stays there", async () => {
     server.respondWith(({ body }) => (body.response_format?.type === 'json_schema' ? unsupported : jsonReply(yes)))
-    const fallingBack = judge()
+    const fallingBack = judge({ warn: vi.fn() })
 
     expect((await fallingBack.generate(ask())).value).toEqual(yes)
     expect((await fallingBack.generate(ask())).value).toEqual(yes)
@@ -122,11 +122,68 @@ describe('OpenAIJudge structured outputs', () => {
     expect(request(1).body.messages[0]).toEqual({ role: 'system', content: 'You are a strict judge.' })
   })
 
+  it("falls back for the refused schema only, warns once in the server's words, and marks each result", async () => {
+    const refusal = {
+      status: 400,
+      error: {
+        message:
+          "Invalid schema for response_format 'steps': In context=('properties', 'steps', 'items'), 'minLength' is not permitted.",
+        code: 'invalid_json_schema',
+      },
+    }
+    const stepsSchema = z.object({ steps: z.array(z.string()) })
+    const steps = { ...ask(), schema: stepsSchema, schemaName: 'steps' } as never as JudgeRequest<{ steps: string[] }>
+    server.respondWith(({ body }) => {
+      const format = body.response_format
+      if (format?.type === 'json_schema' && format.json_schema.name === 'steps') return refusal
+      return jsonReply(format?.type === 'json_schema' ? yes : { steps: ['Check the facts.'] })
+    })
+    const warn = vi.fn()
+    const fallingBack = judge({ model: 'gpt-4.1', warn })
+
+    // Two calls in flight when the server refuses: both are refused, the first one warns.
+    const [first, second] = await Promise.all([fallingBack.generate(steps), fallingBack.generate(steps)])
+    const other = await fallingBack.generate(ask())
+    const later = await fallingBack.generate(steps)
+
+    expect(warn).toHaveBeenCalledTimes(1)
+    expect(warn.mock.calls[0]?.[0]).toBe(
+      `judgetree: the judge model "gpt-4.1" at ${new URL(server.baseURL).host} refused the strict JSON schema "steps": ` +
+        "Invalid schema for response_format 'steps': In context=('properties', 'steps', 'items'), 'minLength' is not " +
+        'permitted.\nIts "steps" answers are asked for in JSON mode from now on and checked only against the local ' +
+        "validation; every result made that way says so. Pass `structuredOutputs: 'json_schema'` to the judge to make " +
+        'this an error instead.',
+    )
+    const marked =
+      'the judge model "gpt-4.1" refused the strict JSON schema "steps" (Invalid schema for response_format ' +
+      "'steps': In context=('properties', 'steps', 'items'), 'minLength' is not permitted.), so it answered in JSON " +
+      'mode and the answer was checked only against the local validation'
+    for (const result of [first, second, later]) {
+      expect(result).toMatchObject({ value: { steps: ['Check the facts.'] }, structuredOutputsUnavailable: marked })
+    }
+    expect(other.value).toEqual(yes)
+    expect(other).not.toHaveProperty('structuredOutputsUnavailable')
+    const sent = server.requests.map(({ body }) => {
+      const format = body.response_format
+      return `${format?.type === 'json_schema' ? format.json_schema.name : 'steps'} ${format?.type}`
+    })
+    expect(sent.sort()).toEqual([
+      'binary_verdict json_schema',
+      'steps json_object',
+      'steps json_object',
+      'steps json_object',
+      'steps json_schema',
+      'steps json_schema',
+    ])
+  })
+
   it("does not fall back under 'json_schema' and says how to", async () => {
     server.respondWith(() => unsupported)
 
-    const error = await rejection(judge({ structuredOutputs: 'json_schema' }).generate(ask()))
+    const warn = vi.fn()
+    const error = await rejection(judge({ structuredOutputs: 'json_schema', warn }).generate(ask()))
 
+    expect(warn).not.toHaveBeenCalled()
     expect(error).toBeInstanceOf(JudgeCallError)
     expect(error).toMatchObject({ status: 400 })
     expect(error.message).toContain("structuredOutputs: 'json_object'")
@@ -418,6 +475,21 @@ describe('OpenAIJudge secrets', () => {
     expect(everythingSaid(error)).not.toContain('SECRET')
   })
 
+  it('keeps the key out of the JSON-mode warning and the mark on results, even when the refusal echoes it', async () => {
+    server.respondWith(({ body, headers }) =>
+      body.response_format?.type === 'json_schema'
+        ? { status: 400, error: { message: `response_format refused for ${String(headers.authorization)}` } }
+        : jsonReply(yes),
+    )
+    const warn = vi.fn()
+
+    const response = await judge({ warn }).generate(ask())
+
+    expect(warn.mock.calls[0]?.[0]).toContain('response_format refused for Bearer sk-***')
+    expect(response.structuredOutputsUnavailable).toContain('response_format refused for Bearer sk-***')
+    expect(JSON.stringify([warn.mock.calls, response])).not.toContain('SECRET')
+  })
+
   it('scrubs a key that does not look like an OpenAI key, in answers and errors', async () => {
     const azureKey = '0123456789abcdef0123456789abcdef'
     server.respondWith(({ headers }) => ({ content: `not json, but your key is ${String(headers.authorization)}` }))
@@ -472,5 +544,8 @@ describe('OpenAIJudge configuration', () => {
       ),
     )
     expect(() => new OpenAIJudge({ maxRetries: -1 })).toThrow(ConfigurationError)
+    expect(() => new OpenAIJudge({ warn: 'stderr' as never })).toThrow(
+      "Expected OpenAIJudge's `warn` to be a function that takes the warning text, got `stderr` (string).",
+    )
   })
 })

@@ -26,14 +26,22 @@ export interface OpenAIJudgeOptions {
   maxRetries?: number | undefined
   /** @default 0 */
   temperature?: number | undefined
-  /** 'auto' tries strict JSON schema and falls back to JSON mode when the server rejects it. @default 'auto' */
+  /**
+   * 'auto' asks with a strict JSON schema and, for a schema the server refuses, falls back to JSON mode: warned once
+   * per schema, and every result made that way says so. 'json_schema' makes a refusal an error. @default 'auto'
+   */
   structuredOutputs?: 'auto' | 'json_schema' | 'json_object' | undefined
   /** Prices added to (or overriding) the built-in DEFAULT_MODEL_PRICES, keyed by model name. @default {} */
   pricing?: Readonly<Record<string, ModelPrice>> | undefined
   /** Replaces the global fetch, e.g. to add a proxy. @default globalThis.fetch */
   fetch?: typeof fetch | undefined
-  /** A preconfigured SDK client; apiKey, baseURL and fetch are then ignored. @default a client built from the options */
+  /**
+   * A preconfigured SDK client, e.g. `new AzureOpenAI({ endpoint, deployment, apiVersion })`; apiKey, baseURL and
+   * fetch are then ignored. @default a client built from the options
+   */
   client?: OpenAI | undefined
+  /** Where the one warning per refused schema goes (never stdout). @default console.warn */
+  warn?: ((message: string) => void) | undefined
 }
 
 interface Connection {
@@ -64,7 +72,8 @@ export class OpenAIJudge implements JudgeModel {
   readonly cacheIdentity: Readonly<Record<string, string | number>>
   readonly #options: OpenAIJudgeOptions
   readonly #timeoutMs: number
-  #format: 'json_schema' | 'json_object'
+  /** Why each schema the server refused is asked for in JSON mode, by schema name: set once, at the refusal. */
+  readonly #jsonModeSchemas = new Map<string, string>()
   /** Why this model gets no logprobs request: set once the server rejected one. */
   #logprobsRejected: string | undefined
   #connection: Connection | undefined
@@ -74,7 +83,6 @@ export class OpenAIJudge implements JudgeModel {
     this.#options = options
     this.name = options.model ?? readEnv('JUDGETREE_MODEL') ?? DEFAULT_MODEL
     this.#timeoutMs = options.timeoutMs ?? 60_000
-    this.#format = options.structuredOutputs === 'json_object' ? 'json_object' : 'json_schema'
     this.cacheIdentity = Object.freeze({
       model: this.name,
       temperature: options.temperature ?? 0,
@@ -128,6 +136,9 @@ export class OpenAIJudge implements JudgeModel {
       ...(request.topLogprobs !== undefined && this.#logprobsRejected !== undefined
         ? { logprobsUnavailable: this.#logprobsRejected }
         : {}),
+      ...(this.#jsonModeSchemas.has(request.schemaName)
+        ? { structuredOutputsUnavailable: this.#jsonModeSchemas.get(request.schemaName) }
+        : {}),
     }
   }
 
@@ -174,7 +185,10 @@ export class OpenAIJudge implements JudgeModel {
     request: JudgeRequest<T>,
     followUp: readonly JudgeMessage[],
   ): Promise<Completion> {
-    const format = this.#format
+    const format =
+      this.#options.structuredOutputs === 'json_object' || this.#jsonModeSchemas.has(request.schemaName)
+        ? 'json_object'
+        : 'json_schema'
     const schema = judgeJsonSchema(request.schema, request.schemaName)
     const messages = format === 'json_object' ? withSchemaInstruction(request.messages, schema) : request.messages
     const params: ChatCompletionCreateParamsNonStreaming = {
@@ -198,8 +212,9 @@ export class OpenAIJudge implements JudgeModel {
       })
     } catch (error) {
       if (format === 'json_schema' && this.#options.structuredOutputs !== 'json_schema' && rejectsSchema(error)) {
-        // The server cannot do structured outputs; JSON mode plus our own validation is the next best thing.
-        this.#format = 'json_object'
+        // JSON mode plus our own validation is the next best thing, for this schema only: one schema the server
+        // cannot take says nothing about the others.
+        this.#fallBackToJsonMode(request.schemaName, connection, error as APIError)
         return this.#complete(connection, request, followUp)
       }
       if (params.logprobs && rejectsLogprobs(error)) {
@@ -211,6 +226,24 @@ export class OpenAIJudge implements JudgeModel {
       throw this.#callError(error, connection, request.signal)
     }
     return this.#readCompletion(completion, connection, request.schemaName)
+  }
+
+  #fallBackToJsonMode(schemaName: string, connection: Connection, error: APIError): void {
+    // Calls in flight when the server refused may be refused too; the first one decides and warns.
+    if (this.#jsonModeSchemas.has(schemaName)) return
+    const detail = connection.scrub(error.message.replace(/^\d{3} /, ''))
+    this.#jsonModeSchemas.set(
+      schemaName,
+      `the judge model "${this.name}" refused the strict JSON schema "${schemaName}" (${detail}), so it answered in ` +
+        'JSON mode and the answer was checked only against the local validation',
+    )
+    const warn = this.#options.warn ?? ((message: string) => console.warn(message))
+    warn(
+      `judgetree: the judge model "${this.name}" at ${connection.host} refused the strict JSON schema ` +
+        `"${schemaName}": ${detail}\nIts "${schemaName}" answers are asked for in JSON mode from now on and checked ` +
+        'only against the local validation; every result made that way says so. Pass ' +
+        "`structuredOutputs: 'json_schema'` to the judge to make this an error instead.",
+    )
   }
 
   #readCompletion(completion: ChatCompletion, connection: Connection, schemaName: string): Completion {
@@ -354,7 +387,7 @@ function toMessageParam(message: JudgeMessage): ChatCompletionMessageParam {
 }
 
 function validateOptions(options: OpenAIJudgeOptions): void {
-  const { model, timeoutMs, maxRetries, temperature, structuredOutputs } = options
+  const { model, timeoutMs, maxRetries, temperature, structuredOutputs, warn } = options
   if (model !== undefined && (typeof model !== 'string' || model.trim() === '')) {
     throw invalidOption('model', 'a non-empty model name such as `gpt-4.1`', model)
   }
@@ -369,6 +402,9 @@ function validateOptions(options: OpenAIJudgeOptions): void {
   }
   if (structuredOutputs !== undefined && !['auto', 'json_schema', 'json_object'].includes(structuredOutputs)) {
     throw invalidOption('structuredOutputs', "one of 'auto', 'json_schema', 'json_object'", structuredOutputs)
+  }
+  if (warn !== undefined && typeof warn !== 'function') {
+    throw invalidOption('warn', 'a function that takes the warning text', warn)
   }
 }
 
