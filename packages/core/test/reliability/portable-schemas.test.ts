@@ -1,11 +1,13 @@
 // Every schema the package can send must be one OpenAI's strict structured outputs accept (DESIGN.md §5). The
 // schemas are not listed by hand: every node kind and every built-in metric runs, with its option variants, through
 // the real OpenAIJudge against a local server that records what arrives and answers from the schema it was sent.
-import { jsonReply, useOpenAIServer } from '@judgetree/test-support'
-import { describe, expect, it } from 'vitest'
+import { jsonReply, lastUserMessage, type Responder, useOpenAIServer } from '@judgetree/test-support'
+import { describe, expect, it, vi } from 'vitest'
+import { z } from 'zod'
 import { NODE_KINDS } from '../../src/dag/nodes/registry.js'
 import * as core from '../../src/index.js'
 import {
+  BaseMetric,
   BinaryJudgementNode,
   CodeNode,
   ConversationalBinaryJudgementNode,
@@ -24,6 +26,7 @@ import {
   type LLMTestCase,
   LLMTestCaseParams,
   type Metric,
+  type MetricContext,
   NonBinaryJudgementNode,
   OpenAIJudge,
   TaskNode,
@@ -41,12 +44,13 @@ interface Sent {
 }
 
 const sent: Sent[] = []
-const server = useOpenAIServer(({ body }) => {
+const answerFromSchema: Responder = ({ body }) => {
   const format = body.response_format
   if (format?.type !== 'json_schema') throw new Error(`expected a json_schema request, got ${JSON.stringify(format)}`)
   sent.push({ name: format.json_schema.name, schema: format.json_schema.schema })
   return jsonReply(sampleOf(format.json_schema.schema))
-})
+}
+const server = useOpenAIServer(answerFromSchema)
 
 /** The smallest answer a schema allows; array items count up from `minimum`, so numbered entries come in order. */
 function sampleOf(schema: unknown, position = 0): unknown {
@@ -157,6 +161,21 @@ function conversationalDag() {
   })
 }
 
+/** A custom metric, so that calls through BaseMetric's `ctx.judge` are covered too. */
+class PromisesMetric extends BaseMetric<LLMTestCase> {
+  readonly kind = 'single-turn'
+  protected async score(testCase: LLMTestCase, ctx: MetricContext) {
+    const { promises } = await ctx.judge({
+      label: 'Promises',
+      messages: [{ role: 'user', content: `List the promises in: ${testCase.actualOutput}` }],
+      schema: z.object({ promises: z.array(z.string()) }),
+      schemaName: 'promises',
+      promptVersion: 'promises@1',
+    })
+    return promises.length === 0 ? 1 : 0
+  }
+}
+
 function metrics(model: OpenAIJudge) {
   const gevalBase = {
     name: 'Correctness',
@@ -231,6 +250,53 @@ describe('schemas sent to a judge', () => {
 
     const kinds = results.flatMap((result) => result.trace.nodes.map((node) => node.kind))
     expect(NODE_KINDS.map((kind) => kind.kind).filter((kind) => !kinds.includes(kind))).toEqual([])
+  })
+
+  it('when the server refuses every strict schema, every metric still scores and every result says so', async () => {
+    const refusal = {
+      status: 400,
+      error: { message: "Invalid schema for response_format: 'strict' is not supported." },
+    }
+    server.respondWith((request) => {
+      const format = request.body.response_format
+      if (format?.type === 'json_schema') return refusal
+      // In JSON mode the schema travels in the prompt, as its last line.
+      return jsonReply(sampleOf(JSON.parse(lastUserMessage(request).split('\n').at(-1) ?? '')))
+    })
+    const warn = vi.fn()
+    const model = new OpenAIJudge({
+      model: 'gpt-4.1',
+      baseURL: server.baseURL,
+      apiKey: 'test-key',
+      maxRetries: 0,
+      warn,
+    })
+    const { single, conversational } = metrics(model)
+    const results = [
+      ...(await Promise.all(
+        [...single, new PromisesMetric({ name: 'Promises', model })].map((metric) => metric.measure(testCase)),
+      )),
+      ...(await Promise.all(conversational.map((metric) => metric.measure(conversation)))),
+    ]
+
+    expect(results.map((result) => result.error?.message ?? 'ok')).toEqual(results.map(() => 'ok'))
+    const unmarked = results.filter(
+      (result) => !result.trace.notes.some((note) => note.startsWith('answer checked locally only: the judge model')),
+    )
+    expect(unmarked.map((result) => result.name)).toEqual([])
+    // One warning per schema, however many metrics and calls used it.
+    const warned = warn.mock.calls.map(([message]) => /refused the strict JSON schema "(\w+)"/.exec(message)?.[1])
+    expect(warned.sort()).toEqual([
+      'binary_verdict',
+      'context_statements',
+      'geval_score',
+      'geval_steps',
+      'non_binary_verdict',
+      'promises',
+      'reason_summary',
+      'reply_relevancy',
+      'task_output',
+    ])
   })
 
   it('runs every exported metric class', () => {
