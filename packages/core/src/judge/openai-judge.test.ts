@@ -1,6 +1,6 @@
 import { inspect } from 'node:util'
 import { jsonReply, lastUserMessage, useOpenAIServer } from '@judgetree/test-support'
-import OpenAI from 'openai'
+import OpenAI, { AzureOpenAI } from 'openai'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { ConfigurationError, JudgeCallError, JudgeOutputError, MeasurementAbortedError } from '../errors.js'
@@ -92,6 +92,50 @@ describe('OpenAIJudge request', () => {
     expect(response.value).toEqual(yes)
     expect(request(0).headers.authorization).toBe('Bearer sk-from-the-client')
     expect(request(0).body.model).toBe('gpt-4.1-mini')
+  })
+})
+
+describe('OpenAIJudge on Azure OpenAI', () => {
+  function azureClient(deployment: string, apiKey = KEY): AzureOpenAI {
+    const endpoint = new URL(server.baseURL).origin
+    return new AzureOpenAI({ endpoint, apiKey, apiVersion: '2024-10-21', deployment, maxRetries: 0 })
+  }
+
+  it('judges through an AzureOpenAI client: deployment path, api-version, api-key header, strict schema', async () => {
+    const azure = new OpenAIJudge({ client: azureClient('judge-gpt41'), model: 'gpt-4.1' })
+
+    const response = await azure.generate(ask())
+
+    expect(response.value).toEqual(yes)
+    expect(response.usage.costUsd).toBe((10 * 2 + 5 * 8) / 1e6)
+    const { url, headers, body } = request(0)
+    expect(url).toBe('/openai/deployments/judge-gpt41/chat/completions?api-version=2024-10-21')
+    expect(headers['api-key']).toBe(KEY)
+    expect(headers.authorization).toBeUndefined()
+    expect(body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'binary_verdict' } })
+  })
+
+  it('tells deployments apart in the cache identity, since one judge name may front different models', () => {
+    const host = new URL(server.baseURL).host
+    const identity = (deployment: string) =>
+      new OpenAIJudge({ client: azureClient(deployment), model: 'gpt-4.1' }).cacheIdentity
+    expect(identity('judge-a')).toMatchObject({ model: 'gpt-4.1', endpoint: `${host}/openai/deployments/judge-a` })
+    expect(identity('judge-b').endpoint).toBe(`${host}/openai/deployments/judge-b`)
+    expect(JSON.stringify(identity('judge-a'))).not.toContain('SECRET')
+  })
+
+  it('never repeats the Azure key, even when the server echoes it', async () => {
+    const azureKey = '0123456789abcdef0123456789abcdef'
+    server.respondWith(({ headers }) => ({
+      status: 401,
+      error: { message: `Access denied due to invalid subscription key ${String(headers['api-key'])}.` },
+    }))
+
+    const error = await rejection(new OpenAIJudge({ client: azureClient('judge', azureKey) }).generate(ask()))
+
+    expect(error).toMatchObject({ name: 'JudgeCallError', status: 401 })
+    expect(request(0).headers['api-key']).toBe(azureKey)
+    expect(`${error.message}\n${String(error.cause)}`).not.toContain(azureKey)
   })
 })
 

@@ -87,7 +87,10 @@ export class OpenAIJudge implements JudgeModel {
       model: this.name,
       temperature: options.temperature ?? 0,
       structuredOutputs: options.structuredOutputs ?? 'auto',
-      endpoint: endpointOf(options.client?.baseURL ?? nonEmpty(options.baseURL) ?? readEnv('OPENAI_BASE_URL')),
+      endpoint: endpointOf(
+        options.client?.baseURL ?? nonEmpty(options.baseURL) ?? readEnv('OPENAI_BASE_URL'),
+        azureDeploymentOf(options.client),
+      ),
     })
   }
 
@@ -427,15 +430,27 @@ function excerpt(raw: string): string {
   return `${JSON.stringify(raw.slice(0, RAW_EXCERPT_CHARS))} … (${raw.length - RAW_EXCERPT_CHARS} more characters)`
 }
 
-/** Host and path of the API root: enough to tell servers (and Azure deployments) apart, with no credentials. */
-function endpointOf(baseURL: string | undefined): string {
+/**
+ * Host and path of the API root: enough to tell servers apart, with no credentials. An Azure client adds its
+ * deployment to each request's path rather than to its base URL, so it is added here: deployments can serve
+ * different models under one judge name.
+ */
+function endpointOf(baseURL: string | undefined, azureDeployment: string | undefined): string {
   if (baseURL === undefined) return 'api.openai.com/v1'
   try {
     const url = new URL(baseURL)
-    return `${url.host}${url.pathname.replace(/\/+$/, '')}`
+    const deployment =
+      azureDeployment === undefined || url.pathname.includes('/deployments/') ? '' : `/deployments/${azureDeployment}`
+    return `${url.host}${url.pathname.replace(/\/+$/, '')}${deployment}`
   } catch {
     return 'unparsable-base-url'
   }
+}
+
+/** The deployment of an `AzureOpenAI` client (read by shape: the caller's `openai` may be another copy). */
+function azureDeploymentOf(client: OpenAI | undefined): string | undefined {
+  const deployment = (client as { deploymentName?: unknown } | undefined)?.deploymentName
+  return typeof deployment === 'string' && deployment !== '' ? deployment : undefined
 }
 
 /** The wait a 429 or 503 asked for, in the SDK's order of preference: retry-after-ms, then retry-after. */
