@@ -221,6 +221,28 @@ describe('OpenAIJudge structured outputs', () => {
     ])
   })
 
+  it('marks only the answers that were made in JSON mode, not one the server took strictly meanwhile', async () => {
+    server.respondWith(({ body, index }) => {
+      if (body.response_format?.type === 'json_object') return jsonReply(yes)
+      return index === 0
+        ? jsonReply(yes, { delayMs: 150 })
+        : { status: 400, error: { message: 'response_format refused' } }
+    })
+    const fallingBack = judge({ warn: vi.fn() })
+
+    const strict = fallingBack.generate(ask())
+    await vi.waitFor(() => expect(server.requests).toHaveLength(1))
+    const [strictResult, jsonModeResult] = await Promise.all([strict, fallingBack.generate(ask())])
+
+    expect(server.requests.map(({ body }) => body.response_format?.type)).toEqual([
+      'json_schema',
+      'json_schema',
+      'json_object',
+    ])
+    expect(jsonModeResult.structuredOutputsUnavailable).toContain('(response_format refused)')
+    expect(strictResult).not.toHaveProperty('structuredOutputsUnavailable')
+  })
+
   it("does not fall back under 'json_schema' and says how to", async () => {
     server.respondWith(() => unsupported)
 

@@ -57,6 +57,8 @@ interface Completion {
   readonly completionTokens: number
   readonly servedModel: string
   readonly logprobs: readonly TokenLogprob[] | undefined
+  /** Why this answer was asked for in JSON mode although strict structured outputs were wanted. */
+  readonly jsonModeBecause: string | undefined
 }
 
 type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string }
@@ -139,8 +141,8 @@ export class OpenAIJudge implements JudgeModel {
       ...(request.topLogprobs !== undefined && this.#logprobsRejected !== undefined
         ? { logprobsUnavailable: this.#logprobsRejected }
         : {}),
-      ...(this.#jsonModeSchemas.has(request.schemaName)
-        ? { structuredOutputsUnavailable: this.#jsonModeSchemas.get(request.schemaName) }
+      ...((first.jsonModeBecause ?? final.jsonModeBecause) !== undefined
+        ? { structuredOutputsUnavailable: first.jsonModeBecause ?? final.jsonModeBecause }
         : {}),
     }
   }
@@ -188,10 +190,9 @@ export class OpenAIJudge implements JudgeModel {
     request: JudgeRequest<T>,
     followUp: readonly JudgeMessage[],
   ): Promise<Completion> {
+    const jsonModeBecause = this.#jsonModeSchemas.get(request.schemaName)
     const format =
-      this.#options.structuredOutputs === 'json_object' || this.#jsonModeSchemas.has(request.schemaName)
-        ? 'json_object'
-        : 'json_schema'
+      this.#options.structuredOutputs === 'json_object' || jsonModeBecause !== undefined ? 'json_object' : 'json_schema'
     const schema = judgeJsonSchema(request.schema, request.schemaName)
     const messages = format === 'json_object' ? withSchemaInstruction(request.messages, schema) : request.messages
     const params: ChatCompletionCreateParamsNonStreaming = {
@@ -228,7 +229,7 @@ export class OpenAIJudge implements JudgeModel {
       }
       throw this.#callError(error, connection, request.signal)
     }
-    return this.#readCompletion(completion, connection, request.schemaName)
+    return { ...this.#readCompletion(completion, connection, request.schemaName), jsonModeBecause }
   }
 
   #fallBackToJsonMode(schemaName: string, connection: Connection, error: APIError): void {
@@ -249,7 +250,11 @@ export class OpenAIJudge implements JudgeModel {
     )
   }
 
-  #readCompletion(completion: ChatCompletion, connection: Connection, schemaName: string): Completion {
+  #readCompletion(
+    completion: ChatCompletion,
+    connection: Connection,
+    schemaName: string,
+  ): Omit<Completion, 'jsonModeBecause'> {
     const where = `The judge model "${this.name}" at ${connection.host}`
     // Compatible servers do not always follow the typed shape, so nothing here is taken on trust.
     const choice = (completion.choices ?? [])[0]
