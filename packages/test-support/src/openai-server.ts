@@ -16,6 +16,8 @@ export interface ChatCompletionBody {
 
 /** One request the server received, in arrival order. */
 export interface RecordedRequest {
+  /** Path and query, e.g. `/v1/chat/completions` or `/openai/deployments/judge/chat/completions?api-version=…`. */
+  readonly url: string
   readonly body: ChatCompletionBody
   readonly headers: Record<string, string | string[] | undefined>
   /** 0 for the first request the server received, 1 for the next, … */
@@ -62,6 +64,9 @@ const unscripted: Responder = () => ({
   error: { message: 'The test server has no responder scripted for this request; call respondWith().' },
 })
 
+/** OpenAI's path, and Azure OpenAI's, whose deployment takes the place of the model. */
+const CHAT_COMPLETIONS_PATH = /^\/(?:v1|openai\/deployments\/[^/]+)\/chat\/completions$/
+
 /** Starts a Chat Completions server on 127.0.0.1 at a free port. */
 export async function startOpenAIServer(responder: Responder = unscripted): Promise<OpenAIServer> {
   let current = responder
@@ -83,11 +88,12 @@ export async function startOpenAIServer(responder: Responder = unscripted): Prom
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const text = await readBody(req)
-    if (req.method !== 'POST' || req.url?.split('?')[0] !== '/v1/chat/completions') {
+    if (req.method !== 'POST' || !CHAT_COMPLETIONS_PATH.test(req.url?.split('?')[0] ?? '')) {
       sendJson(res, 404, { error: { message: `Unknown path ${req.method} ${req.url}`, type: 'invalid_request_error' } })
       return
     }
     const recorded: RecordedRequest = {
+      url: req.url ?? '',
       body: JSON.parse(text) as ChatCompletionBody,
       headers: req.headers,
       index: requests.length,

@@ -1,5 +1,6 @@
 import { errorAt, type JudgetreeError, MeasurementAbortedError, NoVerdictReachedError } from '../errors.js'
 import type { JudgeModel } from '../judge/types.js'
+import { addNote, localCheckNote } from '../metric/judge-call.js'
 import type { MetricResult, MetricUsage } from '../metric/types.js'
 import { addUsage, NO_USAGE, usageOf } from '../metric/usage.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
@@ -36,6 +37,8 @@ export interface WalkOutcome {
     readonly reason: string
   }[]
   readonly usage: MetricUsage
+  /** Remarks on the judge's answers, e.g. that one was checked only locally; in step order, each once. */
+  readonly notes: readonly string[]
   readonly error: JudgetreeError | undefined
 }
 
@@ -52,6 +55,7 @@ interface CallRecord {
   latencyMs: number
   calls: number
   cachedCalls: number
+  notes: string[]
   metric: MetricResult | undefined
   /** What the node's judge was shown, once it asked. */
   shown: ShownInput | undefined
@@ -130,6 +134,7 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
       latencyMs: 0,
       calls: 0,
       cachedCalls: 0,
+      notes: [],
       metric: undefined,
       shown: undefined,
       render: inherited?.render ?? (() => node.show(testCase, inputs)),
@@ -149,6 +154,7 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
         const response = await judge.generate({ ...request, signal: stop.signal })
         record.latencyMs += performance.now() - started
         record.usage = addUsage(record.usage, usageOf(response))
+        addNote(record.notes, localCheckNote(response))
         return response.value
       },
       measureChild: async (metric) => {
@@ -253,6 +259,7 @@ function summarise(
   const leaves: ReachedLeaf[] = []
   const judgements: { node: DagNode; verdict: string | boolean; reason: string }[] = []
   let usage = NO_USAGE
+  const notes: string[] = []
   let firstFailure: { node: DagNode; error: unknown } | undefined
   for (const node of plan.order) {
     const state = states.get(node) as NodeState
@@ -318,7 +325,11 @@ function summarise(
     error = errorAt(firstFailure.error, where, { node: where })
   } else if (signal?.aborted) error = new MeasurementAbortedError(signal.reason)
   else if (leaves.length === 0) error = noVerdictError(plan, states)
-  return { nodes: ranFirst, roots, leaves, judgements, usage, error }
+  for (const node of [...steps.keys()]) {
+    const state = states.get(node)
+    if (state?.status === 'ran') for (const note of state.record.notes) addNote(notes, note)
+  }
+  return { nodes: ranFirst, roots, leaves, judgements, usage, notes, error }
 }
 
 const NO_EDGES: readonly ParentEdge[] = Object.freeze([])

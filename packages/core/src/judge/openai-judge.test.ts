@@ -1,6 +1,6 @@
 import { inspect } from 'node:util'
 import { jsonReply, lastUserMessage, useOpenAIServer } from '@judgetree/test-support'
-import OpenAI from 'openai'
+import OpenAI, { AzureOpenAI } from 'openai'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { ConfigurationError, JudgeCallError, JudgeOutputError, MeasurementAbortedError } from '../errors.js'
@@ -95,6 +95,50 @@ describe('OpenAIJudge request', () => {
   })
 })
 
+describe('OpenAIJudge on Azure OpenAI', () => {
+  function azureClient(deployment: string, apiKey = KEY): AzureOpenAI {
+    const endpoint = new URL(server.baseURL).origin
+    return new AzureOpenAI({ endpoint, apiKey, apiVersion: '2024-10-21', deployment, maxRetries: 0 })
+  }
+
+  it('judges through an AzureOpenAI client: deployment path, api-version, api-key header, strict schema', async () => {
+    const azure = new OpenAIJudge({ client: azureClient('judge-gpt41'), model: 'gpt-4.1' })
+
+    const response = await azure.generate(ask())
+
+    expect(response.value).toEqual(yes)
+    expect(response.usage.costUsd).toBe((10 * 2 + 5 * 8) / 1e6)
+    const { url, headers, body } = request(0)
+    expect(url).toBe('/openai/deployments/judge-gpt41/chat/completions?api-version=2024-10-21')
+    expect(headers['api-key']).toBe(KEY)
+    expect(headers.authorization).toBeUndefined()
+    expect(body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'binary_verdict' } })
+  })
+
+  it('tells deployments apart in the cache identity, since one judge name may front different models', () => {
+    const host = new URL(server.baseURL).host
+    const identity = (deployment: string) =>
+      new OpenAIJudge({ client: azureClient(deployment), model: 'gpt-4.1' }).cacheIdentity
+    expect(identity('judge-a')).toMatchObject({ model: 'gpt-4.1', endpoint: `${host}/openai/deployments/judge-a` })
+    expect(identity('judge-b').endpoint).toBe(`${host}/openai/deployments/judge-b`)
+    expect(JSON.stringify(identity('judge-a'))).not.toContain('SECRET')
+  })
+
+  it('never repeats the Azure key, even when the server echoes it', async () => {
+    const azureKey = '0123456789abcdef0123456789abcdef'
+    server.respondWith(({ headers }) => ({
+      status: 401,
+      error: { message: `Access denied due to invalid subscription key ${String(headers['api-key'])}.` },
+    }))
+
+    const error = await rejection(new OpenAIJudge({ client: azureClient('judge', azureKey) }).generate(ask()))
+
+    expect(error).toMatchObject({ name: 'JudgeCallError', status: 401 })
+    expect(request(0).headers['api-key']).toBe(azureKey)
+    expect(`${error.message}\n${String(error.cause)}`).not.toContain(azureKey)
+  })
+})
+
 describe('OpenAIJudge structured outputs', () => {
   const unsupported = {
     status: 400,
@@ -106,7 +150,7 @@ describe('OpenAIJudge structured outputs', () => {
 
   it("falls back to JSON mode once the server rejects json_schema under 'auto', and stays there", async () => {
     server.respondWith(({ body }) => (body.response_format?.type === 'json_schema' ? unsupported : jsonReply(yes)))
-    const fallingBack = judge()
+    const fallingBack = judge({ warn: vi.fn() })
 
     expect((await fallingBack.generate(ask())).value).toEqual(yes)
     expect((await fallingBack.generate(ask())).value).toEqual(yes)
@@ -122,11 +166,90 @@ describe('OpenAIJudge structured outputs', () => {
     expect(request(1).body.messages[0]).toEqual({ role: 'system', content: 'You are a strict judge.' })
   })
 
+  it("falls back for the refused schema only, warns once in the server's words, and marks each result", async () => {
+    const refusal = {
+      status: 400,
+      error: {
+        message:
+          "Invalid schema for response_format 'steps': In context=('properties', 'steps', 'items'), 'minLength' is not permitted.",
+        code: 'invalid_json_schema',
+      },
+    }
+    const stepsSchema = z.object({ steps: z.array(z.string()) })
+    const steps = { ...ask(), schema: stepsSchema, schemaName: 'steps' } as never as JudgeRequest<{ steps: string[] }>
+    server.respondWith(({ body }) => {
+      const format = body.response_format
+      if (format?.type === 'json_schema' && format.json_schema.name === 'steps') return refusal
+      return jsonReply(format?.type === 'json_schema' ? yes : { steps: ['Check the facts.'] })
+    })
+    const warn = vi.fn()
+    const fallingBack = judge({ model: 'gpt-4.1', warn })
+
+    // Two calls in flight when the server refuses: both are refused, the first one warns.
+    const [first, second] = await Promise.all([fallingBack.generate(steps), fallingBack.generate(steps)])
+    const other = await fallingBack.generate(ask())
+    const later = await fallingBack.generate(steps)
+
+    expect(warn).toHaveBeenCalledTimes(1)
+    expect(warn.mock.calls[0]?.[0]).toBe(
+      `judgetree: the judge model "gpt-4.1" at ${new URL(server.baseURL).host} refused the strict JSON schema "steps": ` +
+        "Invalid schema for response_format 'steps': In context=('properties', 'steps', 'items'), 'minLength' is not " +
+        'permitted.\nIts "steps" answers are asked for in JSON mode from now on and checked only against the local ' +
+        "validation; every result made that way says so. Pass `structuredOutputs: 'json_schema'` to the judge to make " +
+        'this an error instead.',
+    )
+    const marked =
+      'the judge model "gpt-4.1" refused the strict JSON schema "steps" (Invalid schema for response_format ' +
+      "'steps': In context=('properties', 'steps', 'items'), 'minLength' is not permitted.), so it answered in JSON " +
+      'mode and the answer was checked only against the local validation'
+    for (const result of [first, second, later]) {
+      expect(result).toMatchObject({ value: { steps: ['Check the facts.'] }, structuredOutputsUnavailable: marked })
+    }
+    expect(other.value).toEqual(yes)
+    expect(other).not.toHaveProperty('structuredOutputsUnavailable')
+    const sent = server.requests.map(({ body }) => {
+      const format = body.response_format
+      return `${format?.type === 'json_schema' ? format.json_schema.name : 'steps'} ${format?.type}`
+    })
+    expect(sent.sort()).toEqual([
+      'binary_verdict json_schema',
+      'steps json_object',
+      'steps json_object',
+      'steps json_object',
+      'steps json_schema',
+      'steps json_schema',
+    ])
+  })
+
+  it('marks only the answers that were made in JSON mode, not one the server took strictly meanwhile', async () => {
+    server.respondWith(({ body, index }) => {
+      if (body.response_format?.type === 'json_object') return jsonReply(yes)
+      return index === 0
+        ? jsonReply(yes, { delayMs: 150 })
+        : { status: 400, error: { message: 'response_format refused' } }
+    })
+    const fallingBack = judge({ warn: vi.fn() })
+
+    const strict = fallingBack.generate(ask())
+    await vi.waitFor(() => expect(server.requests).toHaveLength(1))
+    const [strictResult, jsonModeResult] = await Promise.all([strict, fallingBack.generate(ask())])
+
+    expect(server.requests.map(({ body }) => body.response_format?.type)).toEqual([
+      'json_schema',
+      'json_schema',
+      'json_object',
+    ])
+    expect(jsonModeResult.structuredOutputsUnavailable).toContain('(response_format refused)')
+    expect(strictResult).not.toHaveProperty('structuredOutputsUnavailable')
+  })
+
   it("does not fall back under 'json_schema' and says how to", async () => {
     server.respondWith(() => unsupported)
 
-    const error = await rejection(judge({ structuredOutputs: 'json_schema' }).generate(ask()))
+    const warn = vi.fn()
+    const error = await rejection(judge({ structuredOutputs: 'json_schema', warn }).generate(ask()))
 
+    expect(warn).not.toHaveBeenCalled()
     expect(error).toBeInstanceOf(JudgeCallError)
     expect(error).toMatchObject({ status: 400 })
     expect(error.message).toContain("structuredOutputs: 'json_object'")
@@ -184,6 +307,20 @@ describe('OpenAIJudge re-ask', () => {
     expect(server.requests).toHaveLength(2)
     expect(lastUserMessage(request(1))).toContain('expected one of "yes"|"no"')
     expect(lastUserMessage(request(1))).toContain('→ at verdict')
+  })
+
+  it('keeps a length check out of the sent schema but still re-asks when the answer breaks it', async () => {
+    const stepsSchema = z.object({ steps: z.array(z.string().min(1)).min(1) })
+    server.respondWith(({ index }) => jsonReply({ steps: index === 0 ? [''] : ['Check the facts.'] }))
+
+    const response = await judge().generate({ ...ask(), schema: stepsSchema, schemaName: 'steps' } as never)
+
+    expect(response.value).toEqual({ steps: ['Check the facts.'] })
+    expect(request(0).body.response_format).toMatchObject({
+      json_schema: { schema: { properties: { steps: { type: 'array', items: { type: 'string' }, minItems: 1 } } } },
+    })
+    expect(JSON.stringify(request(0).body.response_format)).not.toContain('minLength')
+    expect(lastUserMessage(request(1))).toContain('→ at steps[0]')
   })
 
   it('accepts JSON wrapped in a Markdown fence without a re-ask', async () => {
@@ -404,6 +541,21 @@ describe('OpenAIJudge secrets', () => {
     expect(everythingSaid(error)).not.toContain('SECRET')
   })
 
+  it('keeps the key out of the JSON-mode warning and the mark on results, even when the refusal echoes it', async () => {
+    server.respondWith(({ body, headers }) =>
+      body.response_format?.type === 'json_schema'
+        ? { status: 400, error: { message: `response_format refused for ${String(headers.authorization)}` } }
+        : jsonReply(yes),
+    )
+    const warn = vi.fn()
+
+    const response = await judge({ warn }).generate(ask())
+
+    expect(warn.mock.calls[0]?.[0]).toContain('response_format refused for Bearer sk-***')
+    expect(response.structuredOutputsUnavailable).toContain('response_format refused for Bearer sk-***')
+    expect(JSON.stringify([warn.mock.calls, response])).not.toContain('SECRET')
+  })
+
   it('scrubs a key that does not look like an OpenAI key, in answers and errors', async () => {
     const azureKey = '0123456789abcdef0123456789abcdef'
     server.respondWith(({ headers }) => ({ content: `not json, but your key is ${String(headers.authorization)}` }))
@@ -458,5 +610,8 @@ describe('OpenAIJudge configuration', () => {
       ),
     )
     expect(() => new OpenAIJudge({ maxRetries: -1 })).toThrow(ConfigurationError)
+    expect(() => new OpenAIJudge({ warn: 'stderr' as never })).toThrow(
+      "Expected OpenAIJudge's `warn` to be a function that takes the warning text, got `stderr` (string).",
+    )
   })
 })

@@ -8,6 +8,7 @@ import { z } from 'zod'
 import { ConfigurationError, JudgeCallError, JudgeOutputError, MeasurementAbortedError } from '../errors.js'
 import { nonEmpty, readEnv } from '../internal/env.js'
 import { scrubSecrets } from '../internal/scrub.js'
+import { judgeJsonSchema } from './json-schema.js'
 import { costOf, type ModelPrice } from './pricing.js'
 import type { JudgeMessage, JudgeModel, JudgeRequest, JudgeResponse, TokenLogprob } from './types.js'
 
@@ -25,14 +26,22 @@ export interface OpenAIJudgeOptions {
   maxRetries?: number | undefined
   /** @default 0 */
   temperature?: number | undefined
-  /** 'auto' tries strict JSON schema and falls back to JSON mode when the server rejects it. @default 'auto' */
+  /**
+   * 'auto' asks with a strict JSON schema and, for a schema the server refuses, falls back to JSON mode: warned once
+   * per schema, and every result made that way says so. 'json_schema' makes a refusal an error. @default 'auto'
+   */
   structuredOutputs?: 'auto' | 'json_schema' | 'json_object' | undefined
   /** Prices added to (or overriding) the built-in DEFAULT_MODEL_PRICES, keyed by model name. @default {} */
   pricing?: Readonly<Record<string, ModelPrice>> | undefined
   /** Replaces the global fetch, e.g. to add a proxy. @default globalThis.fetch */
   fetch?: typeof fetch | undefined
-  /** A preconfigured SDK client; apiKey, baseURL and fetch are then ignored. @default a client built from the options */
+  /**
+   * A preconfigured SDK client, e.g. `new AzureOpenAI({ endpoint, deployment, apiVersion })`; apiKey, baseURL and
+   * fetch are then ignored. @default a client built from the options
+   */
   client?: OpenAI | undefined
+  /** Where the one warning per refused schema goes (never stdout). @default console.warn */
+  warn?: ((message: string) => void) | undefined
 }
 
 interface Connection {
@@ -48,6 +57,8 @@ interface Completion {
   readonly completionTokens: number
   readonly servedModel: string
   readonly logprobs: readonly TokenLogprob[] | undefined
+  /** Why this answer was asked for in JSON mode although strict structured outputs were wanted. */
+  readonly jsonModeBecause: string | undefined
 }
 
 type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string }
@@ -55,7 +66,6 @@ type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false
 const DEFAULT_MODEL = 'gpt-4.1'
 const MAX_TOP_LOGPROBS = 20
 const RAW_EXCERPT_CHARS = 500
-const jsonSchemas = new WeakMap<object, Record<string, unknown>>()
 
 /** A judge backed by the OpenAI Chat Completions API or any server that speaks it. */
 export class OpenAIJudge implements JudgeModel {
@@ -64,7 +74,8 @@ export class OpenAIJudge implements JudgeModel {
   readonly cacheIdentity: Readonly<Record<string, string | number>>
   readonly #options: OpenAIJudgeOptions
   readonly #timeoutMs: number
-  #format: 'json_schema' | 'json_object'
+  /** Why each schema the server refused is asked for in JSON mode, by schema name: set once, at the refusal. */
+  readonly #jsonModeSchemas = new Map<string, string>()
   /** Why this model gets no logprobs request: set once the server rejected one. */
   #logprobsRejected: string | undefined
   #connection: Connection | undefined
@@ -74,12 +85,14 @@ export class OpenAIJudge implements JudgeModel {
     this.#options = options
     this.name = options.model ?? readEnv('JUDGETREE_MODEL') ?? DEFAULT_MODEL
     this.#timeoutMs = options.timeoutMs ?? 60_000
-    this.#format = options.structuredOutputs === 'json_object' ? 'json_object' : 'json_schema'
     this.cacheIdentity = Object.freeze({
       model: this.name,
       temperature: options.temperature ?? 0,
       structuredOutputs: options.structuredOutputs ?? 'auto',
-      endpoint: endpointOf(options.client?.baseURL ?? nonEmpty(options.baseURL) ?? readEnv('OPENAI_BASE_URL')),
+      endpoint: endpointOf(
+        options.client?.baseURL ?? nonEmpty(options.baseURL) ?? readEnv('OPENAI_BASE_URL'),
+        azureDeploymentOf(options.client),
+      ),
     })
   }
 
@@ -128,6 +141,9 @@ export class OpenAIJudge implements JudgeModel {
       ...(request.topLogprobs !== undefined && this.#logprobsRejected !== undefined
         ? { logprobsUnavailable: this.#logprobsRejected }
         : {}),
+      ...((first.jsonModeBecause ?? final.jsonModeBecause) !== undefined
+        ? { structuredOutputsUnavailable: first.jsonModeBecause ?? final.jsonModeBecause }
+        : {}),
     }
   }
 
@@ -174,8 +190,10 @@ export class OpenAIJudge implements JudgeModel {
     request: JudgeRequest<T>,
     followUp: readonly JudgeMessage[],
   ): Promise<Completion> {
-    const format = this.#format
-    const schema = jsonSchemaOf(request.schema, request.schemaName)
+    const jsonModeBecause = this.#jsonModeSchemas.get(request.schemaName)
+    const format =
+      this.#options.structuredOutputs === 'json_object' || jsonModeBecause !== undefined ? 'json_object' : 'json_schema'
+    const schema = judgeJsonSchema(request.schema, request.schemaName)
     const messages = format === 'json_object' ? withSchemaInstruction(request.messages, schema) : request.messages
     const params: ChatCompletionCreateParamsNonStreaming = {
       model: this.name,
@@ -198,8 +216,9 @@ export class OpenAIJudge implements JudgeModel {
       })
     } catch (error) {
       if (format === 'json_schema' && this.#options.structuredOutputs !== 'json_schema' && rejectsSchema(error)) {
-        // The server cannot do structured outputs; JSON mode plus our own validation is the next best thing.
-        this.#format = 'json_object'
+        // JSON mode plus our own validation is the next best thing, for this schema only: one schema the server
+        // cannot take says nothing about the others.
+        this.#fallBackToJsonMode(request.schemaName, connection, error as APIError)
         return this.#complete(connection, request, followUp)
       }
       if (params.logprobs && rejectsLogprobs(error)) {
@@ -210,10 +229,32 @@ export class OpenAIJudge implements JudgeModel {
       }
       throw this.#callError(error, connection, request.signal)
     }
-    return this.#readCompletion(completion, connection, request.schemaName)
+    return { ...this.#readCompletion(completion, connection, request.schemaName), jsonModeBecause }
   }
 
-  #readCompletion(completion: ChatCompletion, connection: Connection, schemaName: string): Completion {
+  #fallBackToJsonMode(schemaName: string, connection: Connection, error: APIError): void {
+    // Calls in flight when the server refused may be refused too; the first one decides and warns.
+    if (this.#jsonModeSchemas.has(schemaName)) return
+    const detail = connection.scrub(error.message.replace(/^\d{3} /, ''))
+    this.#jsonModeSchemas.set(
+      schemaName,
+      `the judge model "${this.name}" refused the strict JSON schema "${schemaName}" (${detail}), so it answered in ` +
+        'JSON mode and the answer was checked only against the local validation',
+    )
+    const warn = this.#options.warn ?? ((message: string) => console.warn(message))
+    warn(
+      `judgetree: the judge model "${this.name}" at ${connection.host} refused the strict JSON schema ` +
+        `"${schemaName}": ${detail}\nIts "${schemaName}" answers are asked for in JSON mode from now on and checked ` +
+        'only against the local validation; every result made that way says so. Pass ' +
+        "`structuredOutputs: 'json_schema'` to the judge to make this an error instead.",
+    )
+  }
+
+  #readCompletion(
+    completion: ChatCompletion,
+    connection: Connection,
+    schemaName: string,
+  ): Omit<Completion, 'jsonModeBecause'> {
     const where = `The judge model "${this.name}" at ${connection.host}`
     // Compatible servers do not always follow the typed shape, so nothing here is taken on trust.
     const choice = (completion.choices ?? [])[0]
@@ -340,22 +381,6 @@ function stripCodeFence(content: string): string {
   return fenced?.[1] ?? content
 }
 
-function jsonSchemaOf(schema: z.ZodType, schemaName: string): Record<string, unknown> {
-  const cached = jsonSchemas.get(schema)
-  if (cached !== undefined) return cached
-  let converted: Record<string, unknown>
-  try {
-    const { $schema: _dialect, ...rest } = z.toJSONSchema(schema) as Record<string, unknown>
-    converted = rest
-  } catch (error) {
-    throw new ConfigurationError(
-      `The "${schemaName}" schema cannot be sent to a judge as JSON schema: ${error instanceof Error ? error.message : String(error)}`,
-    )
-  }
-  jsonSchemas.set(schema, converted)
-  return converted
-}
-
 function withSchemaInstruction(messages: readonly JudgeMessage[], schema: Record<string, unknown>): JudgeMessage[] {
   const instruction = `Answer with only a JSON object, and no other text, matching this JSON schema:\n${JSON.stringify(schema)}`
   const index = messages.findLastIndex((message) => message.role === 'user')
@@ -370,7 +395,7 @@ function toMessageParam(message: JudgeMessage): ChatCompletionMessageParam {
 }
 
 function validateOptions(options: OpenAIJudgeOptions): void {
-  const { model, timeoutMs, maxRetries, temperature, structuredOutputs } = options
+  const { model, timeoutMs, maxRetries, temperature, structuredOutputs, warn } = options
   if (model !== undefined && (typeof model !== 'string' || model.trim() === '')) {
     throw invalidOption('model', 'a non-empty model name such as `gpt-4.1`', model)
   }
@@ -385,6 +410,9 @@ function validateOptions(options: OpenAIJudgeOptions): void {
   }
   if (structuredOutputs !== undefined && !['auto', 'json_schema', 'json_object'].includes(structuredOutputs)) {
     throw invalidOption('structuredOutputs', "one of 'auto', 'json_schema', 'json_object'", structuredOutputs)
+  }
+  if (warn !== undefined && typeof warn !== 'function') {
+    throw invalidOption('warn', 'a function that takes the warning text', warn)
   }
 }
 
@@ -407,15 +435,27 @@ function excerpt(raw: string): string {
   return `${JSON.stringify(raw.slice(0, RAW_EXCERPT_CHARS))} … (${raw.length - RAW_EXCERPT_CHARS} more characters)`
 }
 
-/** Host and path of the API root: enough to tell servers (and Azure deployments) apart, with no credentials. */
-function endpointOf(baseURL: string | undefined): string {
+/**
+ * Host and path of the API root: enough to tell servers apart, with no credentials. An Azure client adds its
+ * deployment to each request's path rather than to its base URL, so it is added here: deployments can serve
+ * different models under one judge name.
+ */
+function endpointOf(baseURL: string | undefined, azureDeployment: string | undefined): string {
   if (baseURL === undefined) return 'api.openai.com/v1'
   try {
     const url = new URL(baseURL)
-    return `${url.host}${url.pathname.replace(/\/+$/, '')}`
+    const deployment =
+      azureDeployment === undefined || url.pathname.includes('/deployments/') ? '' : `/deployments/${azureDeployment}`
+    return `${url.host}${url.pathname.replace(/\/+$/, '')}${deployment}`
   } catch {
     return 'unparsable-base-url'
   }
+}
+
+/** The deployment of an `AzureOpenAI` client (read by shape: the caller's `openai` may be another copy). */
+function azureDeploymentOf(client: OpenAI | undefined): string | undefined {
+  const deployment = (client as { deploymentName?: unknown } | undefined)?.deploymentName
+  return typeof deployment === 'string' && deployment !== '' ? deployment : undefined
 }
 
 /** The wait a 429 or 503 asked for, in the SDK's order of preference: retry-after-ms, then retry-after. */

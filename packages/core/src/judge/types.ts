@@ -49,6 +49,11 @@ export interface JudgeResponse<T> {
   readonly rawText?: string | undefined
   /** Why logprobs are missing although they were requested, e.g. the model rejects them; shown in traces. */
   readonly logprobsUnavailable?: string | undefined
+  /**
+   * Why the server did not hold the answer to its JSON schema, e.g. it refused the strict schema and the judge
+   * asked in JSON mode; the answer was then checked only by the local validation. Shown in traces.
+   */
+  readonly structuredOutputsUnavailable?: string | undefined
 }
 
 /** Anything that can judge: the built-in OpenAI judge, the scripted judge, or your own. */

@@ -5,7 +5,7 @@ import type { JudgeRequest } from '../judge/types.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import { formatScore } from '../trace/render.js'
 import type { MetricTrace, TraceNode } from '../trace/types.js'
-import { callJudge, stepNode } from './judge-call.js'
+import { addNote, callJudge, localCheckNote, stepNode } from './judge-call.js'
 import { checkMetricOptions, MetricBase } from './metric-base.js'
 import { COMMON_OPTION_KEYS, type CommonMetricOptions, type ResolvedMetricOptions } from './options.js'
 import { buildResult, errorResult, type MeasurementContext } from './result.js'
@@ -160,6 +160,7 @@ class Measurement implements MetricContext {
     try {
       const call = await callJudge(this.options.judge, judgeRequest, this.signal)
       this.#usage = addUsage(this.#usage, call.usage)
+      addNote(this.#notes, localCheckNote(call.response))
       this.#nodes[slot] = stepNode({
         ...entry,
         output: JSON.stringify(call.value),

@@ -35,3 +35,14 @@ export function stepNode(
 ): TraceNode {
   return { role: 'step', status: 'ran', inputs: [], children: [], ...entry }
 }
+
+/** The trace note for an answer the server did not hold to its JSON schema, so that only local validation checked. */
+export function localCheckNote(response: JudgeResponse<unknown>): string | undefined {
+  const why = response.structuredOutputsUnavailable
+  return why === undefined ? undefined : `answer checked locally only: ${why}`
+}
+
+/** Adds the note unless it is there already: every call of one refused schema gives the same one. */
+export function addNote(notes: string[], note: string | undefined): void {
+  if (note !== undefined && !notes.includes(note)) notes.push(note)
+}

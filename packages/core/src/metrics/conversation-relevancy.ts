@@ -1,7 +1,7 @@
 import { TestCaseError } from '../errors.js'
 import { batchError, runJobs, type Settled } from '../internal/jobs.js'
 import { messageOf, shortText } from '../internal/text.js'
-import { callJudge, stepNode } from '../metric/judge-call.js'
+import { addNote, callJudge, localCheckNote, stepNode } from '../metric/judge-call.js'
 import type { ResolvedMetricOptions } from '../metric/options.js'
 import { buildResult, errorResult, type MeasurementContext } from '../metric/result.js'
 import { applyStrictMode } from '../metric/score.js'
@@ -78,6 +78,7 @@ export class ConversationRelevancyMetric extends WindowedMetric {
     const raw = relevantCount / judged.length
     const { score, threshold } = applyStrictMode(raw, this.options.threshold, this.options.strictMode)
     notes.unshift(`${relevantCount} of ${judged.length} replies were relevant: ${formatScore(raw)}`)
+    for (const judgement of judged) addNote(notes, localCheckNote(judgement.response))
     if (score !== raw) notes.push(`strict mode: the score ${formatScore(raw)} is below 1, so it counts as 0`)
     const reason = this.options.includeReason ? relevancyReason(judged.length, irrelevant) : undefined
     return buildResult(context, { score, threshold, reason, trace: trace(), usage })

@@ -2,6 +2,7 @@ import { type WalkOutcome, walkDag } from '../dag/executor.js'
 import { type DeepAcyclicGraph, type GraphPlan, graphPlan, isDeepAcyclicGraph } from '../dag/graph.js'
 import type { ConversationalNode, SingleTurnNode } from '../dag/nodes/types.js'
 import { MissingTestCaseParamError, toJudgeCallError } from '../errors.js'
+import { addNote, localCheckNote } from '../metric/judge-call.js'
 import { checkMetricOptions, MetricBase } from '../metric/metric-base.js'
 import { COMMON_OPTION_KEYS, type CommonMetricOptions } from '../metric/options.js'
 import { buildResult, errorResult, type MeasurementContext } from '../metric/result.js'
@@ -153,6 +154,7 @@ function resultOf(outcome: WalkOutcome, plan: GraphPlan, context: MeasurementCon
     const scores = outcome.leaves.map((leaf) => formatScore(leaf.score)).join(', ')
     notes.push(`${outcome.leaves.length} verdicts were reached (${scores}); the score is the lowest.`)
   }
+  notes.push(...outcome.notes)
   const trace = { metric: context.options.name, nodes: outcome.nodes, roots: outcome.roots, notes }
   if (outcome.error) return errorResult(context, outcome.error, trace, outcome.usage)
   const deciding = decidingLeaf(outcome, plan)
@@ -244,7 +246,15 @@ async function summarised(
       promptVersion: REASON_SUMMARY_PROMPT,
       signal,
     })
-    return Object.freeze({ ...result, reason: response.value.reason, usage: addUsage(result.usage, usageOf(response)) })
+    const note = localCheckNote(response)
+    const notes = [...result.trace.notes]
+    addNote(notes, note)
+    return Object.freeze({
+      ...result,
+      reason: response.value.reason,
+      usage: addUsage(result.usage, usageOf(response)),
+      ...(note === undefined ? {} : { trace: { ...result.trace, notes } }),
+    })
   } catch (error) {
     return errorResult(context, toJudgeCallError(error), result.trace, result.usage)
   }

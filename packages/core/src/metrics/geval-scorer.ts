@@ -1,6 +1,6 @@
 import { abortable } from '../internal/jobs.js'
 import { messageOf } from '../internal/text.js'
-import { callJudge, type JudgeCall, stepNode } from '../metric/judge-call.js'
+import { addNote, callJudge, type JudgeCall, localCheckNote, stepNode } from '../metric/judge-call.js'
 import type { ResolvedMetricOptions } from '../metric/options.js'
 import { buildResult, errorResult } from '../metric/result.js'
 import { applyStrictMode, clampScore } from '../metric/score.js'
@@ -22,6 +22,7 @@ type StepsOutcome =
       readonly usage: MetricUsage
       readonly latencyMs: number
       readonly cached: boolean
+      readonly response: JudgeCall<unknown>['response']
     }
 
 const STEPS_NOTES = {
@@ -81,6 +82,7 @@ export class GEvalScorer {
       }),
     )
     notes.push(STEPS_NOTES[steps.source])
+    if (steps.source === 'judged') addNote(notes, localCheckNote(steps.response))
 
     const { scoreRange, rubric, topLogprobs } = this.#definition
     const [low, high] = scoreRange
@@ -107,6 +109,7 @@ export class GEvalScorer {
     const raw = call.value.score
     const weighting = withLogprobs ? weigh(raw, call, scoreRange) : rawBecause(raw, this.#options.strictMode)
     notes.push(weighting.note)
+    addNote(notes, localCheckNote(call.response))
     const normalised = clampScore((weighting.score - low) / (high - low))
     const { score, threshold } = applyStrictMode(normalised, this.#options.threshold, this.#options.strictMode)
     if (this.#options.strictMode && score !== normalised) {
@@ -139,7 +142,8 @@ export class GEvalScorer {
       const waiting = performance.now()
       const call = await abortable(existing, signal)
       const usage = usageOf({ ...call.response, cached: true })
-      return { source: 'judged', steps: call.value.steps, usage, latencyMs: performance.now() - waiting, cached: true }
+      const latencyMs = performance.now() - waiting
+      return { source: 'judged', steps: call.value.steps, usage, latencyMs, cached: true, response: call.response }
     }
     // The call is shared, so no single measurement's signal may cancel it; each one only stops waiting.
     const generation = callJudge(
@@ -159,7 +163,7 @@ export class GEvalScorer {
     })
     const call = await abortable(generation, signal)
     const { usage, latencyMs, response } = call
-    return { source: 'judged', steps: call.value.steps, usage, latencyMs, cached: response.cached }
+    return { source: 'judged', steps: call.value.steps, usage, latencyMs, cached: response.cached, response }
   }
 
   #stepsEntry() {

@@ -1,7 +1,8 @@
 import { jsonReply, lastUserMessage, ln, schemaOf, scoreReply, useOpenAIServer } from '@judgetree/test-support'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { dataOf, serverJudge } from '../../test/support/server-judge.js'
 import { JudgeCallError, MissingTestCaseParamError } from '../errors.js'
+import { OpenAIJudge } from '../judge/openai-judge.js'
 import { LLMTestCaseParams } from '../test-case/params.js'
 import { GEval, type GEvalOptions } from './geval.js'
 
@@ -47,6 +48,45 @@ describe('GEval scoring', () => {
       note: evaluation steps: generated from the criteria once for this metric and shared by its measurements (1 judge call, billed to the first to ask, cached for the others)
       note: weighted by logprobs over 3 alternatives (6: 10%, 7: 60%, 8: 30%): 7.2; the judge answered 7"
     `)
+  })
+
+  it('when the server refuses the steps schema, notes that the steps were checked locally and keeps the score strict', async () => {
+    const refusal = {
+      status: 400,
+      error: { message: "Invalid schema for response_format 'geval_steps': 'minLength' is not permitted." },
+    }
+    server.respondWith((request) => {
+      const format = request.body.response_format
+      if (format?.type === 'json_schema' && format.json_schema.name === 'geval_steps') return refusal
+      return schemaOf(request) === 'geval_steps' || format?.type === 'json_object'
+        ? jsonReply({ steps: STEPS })
+        : scoreReply(7, ln({ '7': 0.6, '8': 0.3, '6': 0.1 }))
+    })
+    const warn = vi.fn()
+    const model = new OpenAIJudge({
+      model: 'gpt-4.1',
+      baseURL: server.baseURL,
+      apiKey: 'test-key',
+      maxRetries: 0,
+      warn,
+    })
+
+    const result = await geval({ model }).measure(testCase)
+
+    expect(result.error).toBeUndefined()
+    expect(result.score).toBeCloseTo(0.72, 10)
+    expect(warn).toHaveBeenCalledTimes(1)
+    expect(server.requests.map((request) => request.body.response_format?.type)).toEqual([
+      'json_schema',
+      'json_object',
+      'json_schema',
+    ])
+    expect(result.trace.notes).toContain(
+      'answer checked locally only: the judge model "gpt-4.1" refused the strict JSON schema "geval_steps" ' +
+        "(Invalid schema for response_format 'geval_steps': 'minLength' is not permitted.), so it answered in JSON " +
+        'mode and the answer was checked only against the local validation',
+    )
+    expect(result.trace.notes.filter((note) => note.startsWith('answer checked locally only'))).toHaveLength(1)
   })
 
   it('on a tokenizer that splits numbers, a judge torn between 9 and 10 scores 0.9 with the note, or its raw 10', async () => {

@@ -1,7 +1,7 @@
 import { MissingTestCaseParamError } from '../errors.js'
 import { batchError, runJobs, type Settled } from '../internal/jobs.js'
 import { messageOf, shortText } from '../internal/text.js'
-import { callJudge, type JudgeCall, stepNode } from '../metric/judge-call.js'
+import { addNote, callJudge, type JudgeCall, localCheckNote, stepNode } from '../metric/judge-call.js'
 import type { ResolvedMetricOptions } from '../metric/options.js'
 import { buildResult, errorResult, type MeasurementContext } from '../metric/result.js'
 import { applyStrictMode } from '../metric/score.js'
@@ -111,6 +111,10 @@ export class TurnContextualRelevancyMetric extends WindowedMetric {
     notes.unshift(
       `mean over ${perTurn.length} turn(s) with retrieval context (${turnScores.join(', ')}): ${formatScore(raw)}`,
     )
+    for (const entry of settled) {
+      const call = (entry as { value: TurnJudgement }).value.call
+      if (call) addNote(notes, localCheckNote(call.response))
+    }
     if (score !== raw) notes.push(`strict mode: the score ${formatScore(raw)} is below 1, so it counts as 0`)
     const irrelevant = perTurn.flatMap((turn) =>
       turn.statements

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { judgeMessages } from './shared.js'
 
 /** Prompt identity, part of every cache key: bump the version whenever the wording changes. */
-export const GEVAL_STEPS_PROMPT = 'geval-steps@1'
+export const GEVAL_STEPS_PROMPT = 'geval-steps@2'
 
 /** What the judge answers when asked to turn a G-Eval criteria into evaluation steps. */
 export const gevalStepsSchema = z.object({

@@ -175,6 +175,55 @@ describe('judge cache through the OpenAI SDK', () => {
     expect(String(warn.mock.calls[0]?.[0])).toContain('damaged judge cache entry')
   })
 
+  it('keeps an answer made in JSON mode marked in the trace, also when it comes from the cache', async () => {
+    const refusal = {
+      status: 400,
+      error: { message: "Invalid schema for response_format 'binary_verdict': 'minLength' is not permitted." },
+    }
+    server.respondWith((request) => {
+      const format = request.body.response_format
+      return format?.type === 'json_schema' && format.json_schema.name === 'binary_verdict' ? refusal : routes(request)
+    })
+    const measure = () => {
+      const warn = vi.fn()
+      const runtime = createJudgeRuntime({ cache: 'read-write', cacheDir: dir, concurrency: 4 })
+      const judge = new OpenAIJudge({
+        model: 'gpt-4.1',
+        baseURL: server.baseURL,
+        apiKey: FAKE_KEY,
+        maxRetries: 0,
+        warn,
+      })
+      const dag = playfulChatbotDag()
+      const result = new ConversationalDAGMetric({ name: 'Playful', dag, model: runtime.wrap(judge) }).measure(
+        playfulConversation,
+      )
+      return { result, warn }
+    }
+    const note =
+      'answer checked locally only: the judge model "gpt-4.1" refused the strict JSON schema "binary_verdict" ' +
+      "(Invalid schema for response_format 'binary_verdict': 'minLength' is not permitted.), so it answered in JSON " +
+      'mode and the answer was checked only against the local validation'
+
+    const first = measure()
+    expect((await first.result).trace.notes).toEqual([note])
+    expect(first.warn).toHaveBeenCalledTimes(1)
+    expect(server.requests.map(({ body }) => body.response_format?.type)).toEqual([
+      'json_schema',
+      'json_schema',
+      'json_object',
+      'json_schema',
+    ])
+
+    const second = measure()
+    const replayed = await second.result
+    expect(replayed.usage.cachedCalls).toBe(3)
+    expect(server.requests).toHaveLength(4)
+    expect(replayed.trace.notes).toEqual([note])
+    expect(replayed.verboseLogs).toContain(`note: ${note}`)
+    expect(second.warn).not.toHaveBeenCalled()
+  })
+
   it('never caches a judge that says it is not cacheable (a scripted judge)', async () => {
     const runtime = createJudgeRuntime({ cache: 'read-write', cacheDir: dir, concurrency: 4 })
     const judge = scriptedJudge({
