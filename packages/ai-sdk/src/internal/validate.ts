@@ -18,9 +18,15 @@ export function assertLanguageModel(model: unknown): asserts model is LanguageMo
 
 function whatIsWrong(model: unknown): string | undefined {
   if (typeof model === 'string') {
+    if (model.includes('/')) {
+      return (
+        `the string '${model}'. Call the provider's package with the model id, e.g. \`anthropic('claude-sonnet-4-5')\`, ` +
+        `or pass \`gateway('${model}')\` from 'ai' to go through the AI Gateway`
+      )
+    }
     return (
-      `the string '${model}'. Call a provider with the model id, e.g. ${EXAMPLE}; for an AI Gateway id pass ` +
-      `\`gateway('${model}')\` from 'ai'; for an OpenAI model name you need no adapter: \`model: '${model}'\``
+      `the string '${model}'. Call a provider with it, e.g. \`openai.chat('${model}')\`; an OpenAI model name needs ` +
+      `no adapter: \`model: '${model}'\` uses the built-in OpenAIJudge`
     )
   }
   if (typeof model === 'function') {
