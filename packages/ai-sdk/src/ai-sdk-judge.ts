@@ -10,6 +10,7 @@ import {
   type TokenLogprob,
 } from '@judgetree/core'
 import { generateText, NoObjectGeneratedError, Output } from 'ai'
+import { z } from 'zod'
 import { excerpt, parseAnswer, scrubSecrets } from './internal/answer.js'
 import { type CallSite, toCallError } from './internal/call-error.js'
 import { MAX_TOP_LOGPROBS, readLogprobs, returnsLogprobs } from './internal/logprobs.js'
@@ -30,6 +31,12 @@ export interface AiSdkJudgeOptions {
    * key, so never put secrets here. @default {}
    */
   providerOptions?: Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined
+  /**
+   * Also writes the answer's JSON schema into the prompt, for providers that get JSON mode but not the schema (the
+   * SDK then warns that `responseFormat` is unsupported, e.g. `@ai-sdk/openai-compatible` without
+   * `supportsStructuredOutputs`). Part of the cache key. @default false
+   */
+  schemaInPrompt?: boolean | undefined
 }
 
 interface Answer<T> {
@@ -74,6 +81,7 @@ export class AiSdkJudge implements JudgeModel {
       ...(endpoint === undefined ? {} : { endpoint }),
       temperature: options.temperature ?? 0,
       ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
+      ...(options.schemaInPrompt ? { schemaInPrompt: true } : {}),
     })
     const maxRetries = options.maxRetries ?? 2
     this.#site = {
@@ -136,6 +144,18 @@ export class AiSdkJudge implements JudgeModel {
     return `the model "${modelId}" (AI SDK provider ${provider}) returned no logprobs although they were requested`
   }
 
+  /** The request's messages, with the JSON schema added to the last user message when `schemaInPrompt` is set. */
+  #prompt<T>(request: JudgeRequest<T>): readonly JudgeMessage[] {
+    if (!this.#options.schemaInPrompt) return request.messages
+    const { $schema: _dialect, ...schema } = z.toJSONSchema(request.schema) as Record<string, unknown>
+    const instruction = `Answer with only a JSON object, and no other text, matching this JSON schema:\n${JSON.stringify(schema)}`
+    const index = request.messages.findLastIndex((message) => message.role === 'user')
+    if (index === -1) return [...request.messages, { role: 'user', content: instruction }]
+    return request.messages.map((message, at) =>
+      at === index ? { role: message.role, content: `${message.content}\n\n${instruction}` } : message,
+    )
+  }
+
   async #attempt<T>(request: JudgeRequest<T>, followUp: readonly JudgeMessage[]): Promise<Attempt<T>> {
     const { schema, schemaName, topLogprobs, signal } = request
     const timeout = AbortSignal.timeout(this.#site.timeoutMs)
@@ -153,7 +173,7 @@ export class AiSdkJudge implements JudgeModel {
         model: this.#model,
         // Judge prompts are judgetree's own, never user-editable chat history: their system message is trusted.
         allowSystemInMessages: true,
-        messages: [...request.messages, ...followUp].map((message) => ({
+        messages: [...this.#prompt(request), ...followUp].map((message) => ({
           role: message.role,
           content: message.content,
         })),
@@ -229,7 +249,7 @@ function tokensOf(usage: { inputTokens: number | undefined; outputTokens: number
 
 function validateOptions(options: AiSdkJudgeOptions): void {
   if (typeof options !== 'object' || options === null) throw invalidOption('options', 'an object', options)
-  const { timeoutMs, maxRetries, temperature, providerOptions } = options
+  const { timeoutMs, maxRetries, temperature, providerOptions, schemaInPrompt } = options
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
     throw invalidOption('timeoutMs', 'a whole number of milliseconds from 1 and up', timeoutMs)
   }
@@ -241,6 +261,9 @@ function validateOptions(options: AiSdkJudgeOptions): void {
   }
   if (providerOptions !== undefined && (typeof providerOptions !== 'object' || providerOptions === null)) {
     throw invalidOption('providerOptions', 'an object keyed by provider name', providerOptions)
+  }
+  if (schemaInPrompt !== undefined && typeof schemaInPrompt !== 'boolean') {
+    throw invalidOption('schemaInPrompt', 'true or false', schemaInPrompt)
   }
 }
 

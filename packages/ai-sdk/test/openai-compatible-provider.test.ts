@@ -8,9 +8,12 @@ import { aiSdkJudge } from '../src/index.js'
 const server = useOpenAIServer()
 
 /** A judge on the local server through `@ai-sdk/openai-compatible`, as for Ollama, vLLM or LM Studio. */
-function judge(settings: { supportsStructuredOutputs?: boolean } = { supportsStructuredOutputs: true }) {
+function judge(
+  settings: { supportsStructuredOutputs?: boolean } = { supportsStructuredOutputs: true },
+  options: { schemaInPrompt?: boolean } = {},
+) {
   const local = createOpenAICompatible({ name: 'local', baseURL: server.baseURL, ...settings })
-  return aiSdkJudge(local.chatModel('llama3.1'), { maxRetries: 0 })
+  return aiSdkJudge(local.chatModel('llama3.1'), { maxRetries: 0, ...options })
 }
 
 const schema = z.object({ reason: z.string(), verdict: z.boolean() })
@@ -75,6 +78,24 @@ describe('aiSdkJudge through @ai-sdk/openai-compatible', () => {
       expect(server.requests[0]?.body.response_format).toEqual({ type: 'json_object' })
       expect(response.value).toEqual({ reason: 'Fenced.', verdict: false })
       expect(warnings).toMatchObject([{ type: 'unsupported', feature: 'responseFormat' }])
+    } finally {
+      delete sdkGlobal.AI_SDK_LOG_WARNINGS
+    }
+  })
+
+  test('schemaInPrompt writes the JSON schema into the last user message, for servers that get JSON mode only', async () => {
+    server.respondWith(() => jsonReply({ reason: 'Yes.', verdict: true }))
+    const sdkGlobal = globalThis as { AI_SDK_LOG_WARNINGS?: unknown }
+    sdkGlobal.AI_SDK_LOG_WARNINGS = false
+    try {
+      const withSchema = judge({}, { schemaInPrompt: true })
+      await withSchema.generate(request)
+      expect(server.requests[0]?.body.messages.at(-1)?.content).toBe(
+        'Is the sky blue?\n\nAnswer with only a JSON object, and no other text, matching this JSON schema:\n' +
+          '{"type":"object","properties":{"reason":{"type":"string"},"verdict":{"type":"boolean"}},"required":["reason","verdict"],"additionalProperties":false}',
+      )
+      expect(withSchema.cacheIdentity).toMatchObject({ schemaInPrompt: true })
+      expect(judge({}).cacheIdentity).not.toHaveProperty('schemaInPrompt')
     } finally {
       delete sdkGlobal.AI_SDK_LOG_WARNINGS
     }
@@ -149,7 +170,7 @@ describe('aiSdkJudge through @ai-sdk/openai-compatible', () => {
       .catch((caught: unknown) => caught)
     expect((error as Error).message).toMatchInlineSnapshot(`
       "The judge model "llama3.1" (AI SDK provider local.chat) answered HTTP 400: Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.
-      The server may not support structured outputs (JSON schema). With @ai-sdk/openai-compatible, leave \`supportsStructuredOutputs\` unset so that JSON mode is used."
+      The server may not support structured outputs (JSON schema). With @ai-sdk/openai-compatible, leave \`supportsStructuredOutputs\` unset so that JSON mode is used, and pass \`schemaInPrompt: true\` to aiSdkJudge."
     `)
   })
 

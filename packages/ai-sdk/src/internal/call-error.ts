@@ -93,7 +93,7 @@ function statusHint(status: number, detail: string, retries: string, provider: s
   if (/response_format|json_schema|structured/i.test(detail)) {
     return (
       'The server may not support structured outputs (JSON schema). With @ai-sdk/openai-compatible, leave ' +
-      '`supportsStructuredOutputs` unset so that JSON mode is used.'
+      '`supportsStructuredOutputs` unset so that JSON mode is used, and pass `schemaInPrompt: true` to aiSdkJudge.'
     )
   }
   if (/temperature/i.test(detail))
