@@ -1,7 +1,7 @@
 import { createOpenAI } from '@ai-sdk/openai'
 import { GEval, JudgeCallError, type JudgeRequest, LLMTestCaseParams, MeasurementAbortedError } from '@judgetree/core'
 import { jsonReply, ln, schemaOf, scoreReply, useOpenAIServer } from '@judgetree/test-support'
-import { describe, expect, test } from 'vitest'
+import { describe, expect, test, vi } from 'vitest'
 import { z } from 'zod'
 import { aiSdkJudge } from '../src/index.js'
 
@@ -163,4 +163,21 @@ describe('aiSdkJudge through @ai-sdk/openai', () => {
       `"The judge model "gpt-4.1" (AI SDK provider openai.chat) did not answer within 100 ms (timeoutMs), after 0 retries. Raise timeoutMs, or shorten the input."`,
     )
   })
+})
+
+test('a provider with no API key fails before any request, naming the variable to set', async () => {
+  vi.stubEnv('OPENAI_API_KEY', undefined)
+  try {
+    const openai = createOpenAI({ baseURL: server.baseURL })
+    const error = await aiSdkJudge(openai.chat('gpt-4.1'), { maxRetries: 0 })
+      .generate(request())
+      .catch((caught: unknown) => caught)
+    expect(server.requests).toHaveLength(0)
+    expect(error).toBeInstanceOf(JudgeCallError)
+    expect((error as Error).message).toMatchInlineSnapshot(
+      `"The judge model "gpt-4.1" (AI SDK provider openai.chat) has no API key: OpenAI API key is missing. Pass it using the 'apiKey' parameter or the OPENAI_API_KEY environment variable."`,
+    )
+  } finally {
+    vi.unstubAllEnvs()
+  }
 })

@@ -50,11 +50,8 @@ export function toCallError(
     })
   }
   if (LoadAPIKeyError.isInstance(last)) {
-    return new JudgeCallError(
-      `${where} has no API key: ${scrubSecrets(last.message)} Set that variable, or pass \`apiKey\` to the ` +
-        "provider's create function (e.g. createAnthropic({ apiKey })).",
-      { cause },
-    )
+    // The provider's own message names its variable and option, e.g. OPENAI_API_KEY and `apiKey`.
+    return new JudgeCallError(`${where} has no API key: ${scrubSecrets(last.message)}`, { cause })
   }
   if (UnsupportedFunctionalityError.isInstance(last)) {
     return new JudgeCallError(
