@@ -9,7 +9,7 @@ import {
   type ModelPrice,
   type TokenLogprob,
 } from '@judgetree/core'
-import { generateText, NoObjectGeneratedError, Output } from 'ai'
+import { APICallError, generateText, NoObjectGeneratedError, Output, RetryError } from 'ai'
 import { z } from 'zod'
 import { excerpt, parseAnswer, scrubSecrets } from './internal/answer.js'
 import { type CallSite, toCallError } from './internal/call-error.js'
@@ -67,6 +67,8 @@ export class AiSdkJudge implements JudgeModel {
   readonly #model: LanguageModelObject
   readonly #options: AiSdkJudgeOptions
   readonly #site: CallSite
+  /** Why this model gets no logprobs request: set once the server rejected one. */
+  #logprobsRejected: string | undefined
 
   constructor(model: LanguageModelObject, options: AiSdkJudgeOptions = {}) {
     assertLanguageModel(model)
@@ -137,6 +139,7 @@ export class AiSdkJudge implements JudgeModel {
 
   #logprobsUnavailable(logprobs: readonly TokenLogprob[] | undefined): string | undefined {
     if (logprobs !== undefined) return undefined
+    if (this.#logprobsRejected !== undefined) return this.#logprobsRejected
     const { provider, modelId } = this.#model
     if (!returnsLogprobs(provider)) {
       return `the AI SDK provider ${provider} returns no logprobs, so "${modelId}" is asked without them`
@@ -160,7 +163,8 @@ export class AiSdkJudge implements JudgeModel {
     const { schema, schemaName, topLogprobs, signal } = request
     const timeout = AbortSignal.timeout(this.#site.timeoutMs)
     const abortSignal = signal === undefined ? timeout : AbortSignal.any([signal, timeout])
-    const wantsLogprobs = topLogprobs !== undefined && returnsLogprobs(this.#model.provider)
+    const wantsLogprobs =
+      topLogprobs !== undefined && returnsLogprobs(this.#model.provider) && this.#logprobsRejected === undefined
     const providerOptions = {
       ...this.#options.providerOptions,
       ...(wantsLogprobs
@@ -187,6 +191,12 @@ export class AiSdkJudge implements JudgeModel {
       })
     } catch (error) {
       if (NoObjectGeneratedError.isInstance(error)) return this.#unusable(error, request)
+      const rejection = wantsLogprobs ? logprobsRejection(error) : undefined
+      if (rejection !== undefined) {
+        // As OpenAIJudge: a model that refuses logprobs still answers without them, and is not asked for them again.
+        this.#logprobsRejected = `the model "${this.name}" does not accept logprobs (${rejection}), so it is asked without them`
+        return this.#attempt(request, followUp)
+      }
       throw toCallError(error, this.#site, signal, timeout)
     }
     const text = scrubSecrets(result.text)
@@ -241,6 +251,13 @@ export class AiSdkJudge implements JudgeModel {
  */
 export function aiSdkJudge(model: LanguageModelObject, options?: AiSdkJudgeOptions): AiSdkJudge {
   return new AiSdkJudge(model, options)
+}
+
+/** The server's words when it answered 400 to a logprobs request, else undefined. */
+function logprobsRejection(error: unknown): string | undefined {
+  const last = RetryError.isInstance(error) ? error.lastError : error
+  if (!APICallError.isInstance(last) || last.statusCode !== 400) return undefined
+  return /logprobs/i.test(`${last.message} ${last.responseBody ?? ''}`) ? scrubSecrets(last.message) : undefined
 }
 
 function tokensOf(usage: { inputTokens: number | undefined; outputTokens: number | undefined } | undefined) {

@@ -83,6 +83,26 @@ describe('aiSdkJudge through @ai-sdk/openai', () => {
     expect(scoreToken?.topLogprobs.map((top) => top.token)).toEqual(['7', '8', '9']) // integer-like keys come out in numeric order
   })
 
+  test('a model that rejects logprobs is asked again without them, once, and the response says why', async () => {
+    server.respondWith((recorded) =>
+      recorded.body.logprobs
+        ? {
+            status: 400,
+            error: { message: 'logprobs is not supported with this model.', code: 'unsupported_parameter' },
+          }
+        : scoreReply(8, undefined),
+    )
+    const scoreRequest = { ...request(), schema: z.object({ reason: z.string(), score: z.number() }), topLogprobs: 5 }
+    const reasoning = judge({}, 'gpt-4.1-rejects-logprobs')
+    const first = await reasoning.generate(scoreRequest)
+    expect(first.value.score).toBe(8)
+    expect(first.logprobsUnavailable).toBe(
+      'the model "gpt-4.1-rejects-logprobs" does not accept logprobs (logprobs is not supported with this model.), so it is asked without them',
+    )
+    await reasoning.generate(scoreRequest)
+    expect(server.requests.map((recorded) => recorded.body.logprobs ?? false)).toEqual([true, false, false])
+  })
+
   test('G-Eval weighs the score by the logprobs the provider returned', async () => {
     server.respondWith((recorded) =>
       schemaOf(recorded) === 'geval_steps'
