@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import type { TestProjectInlineConfiguration } from 'vitest/config'
 
 /** The one list of test projects; vitest.config.ts reads it (Vitest >= 4 ignores a workspace file on its own). */
@@ -24,6 +25,28 @@ export const projects: TestProjectInlineConfiguration[] = [
       fileParallelism: false,
       testTimeout: 120_000,
       hookTimeout: 180_000,
+    },
+  },
+  {
+    extends: true,
+    test: {
+      name: 'ai-sdk',
+      root: './packages/ai-sdk',
+      include: ['test/**/*.test.ts'],
+      // One copy of core in the tests, its source: they reuse core's walkthrough helpers (which build DAGs from
+      // core's source), and a judge error must be the same class the metric checks it against.
+      alias: [
+        {
+          find: /^@judgetree\/core$/,
+          replacement: fileURLToPath(new URL('./packages/core/src/index.ts', import.meta.url)),
+        },
+        {
+          find: /^@judgetree\/core\/(runtime|testing)$/,
+          replacement: fileURLToPath(new URL('./packages/core/src/$1.ts', import.meta.url)),
+        },
+      ],
+      // As in core: tests count requests at a local server, so only runtimes the tests build may cache.
+      env: { JUDGETREE_CACHE: 'off' },
     },
   },
 ]

@@ -1,0 +1,84 @@
+// The example suite's walkthroughs (examples/walkthroughs) run with JUDGETREE_JUDGE=ai-sdk, so every metric judges
+// through aiSdkJudge and the AI SDK's OpenAI provider, against the local server answering what the examples'
+// scripted judges answer offline: the same tests pass and fail as offline. Needs the packages built (CI builds first).
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { lastUserMessage, type RecordedRequest, type ScriptedReply, useOpenAIServer } from '@judgetree/test-support'
+import { expect, test } from 'vitest'
+import { promptData } from '../../core/test/support/walkthroughs.js'
+
+const exampleDir = fileURLToPath(new URL('../../../examples/walkthroughs/', import.meta.url))
+const API_KEY = 'sk-test-examples-0123456789abcdef'
+
+/** The examples' offline answers, routed on the task part of the prompt, checked in this order. */
+function exampleAnswer(request: RecordedRequest): ScriptedReply {
+  const prompt = request.body.messages.find((message) => message.role === 'user')?.content ?? ''
+  const answer = (value: unknown): ScriptedReply => ({ json: value })
+  if (prompt.includes('Summarize the conversation')) {
+    return answer({
+      output: 'The user asked about the weather in Paris and an umbrella. The assistant teased the user but answered.',
+    })
+  }
+  if (prompt.includes("satisfy user's questions"))
+    return answer({ reason: 'Each question ends up answered.', verdict: true })
+  if (prompt.includes('behaviour towards user'))
+    return answer({ reason: 'Teasing, but not hostile.', verdict: 'Neutral' })
+  if (prompt.includes('Extract all headings')) return answer({ output: 'Intro, Body, Conclusion' })
+  if (prompt.includes('contain all three')) return answer({ reason: 'All present.', verdict: true })
+  if (prompt.includes('correct order')) return answer({ reason: 'In order.', verdict: 'Yes' })
+  if (prompt.includes('Write the evaluation steps'))
+    return answer({ steps: ['Compare the facts with the expected output.'] })
+  if (prompt.includes('Evaluate it by following these steps')) {
+    const actual = String(promptData(request)['Actual Output'] ?? '')
+    return answer(
+      actual.includes('100 degrees') ? { reason: 'Consistent.', score: 10 } : { reason: 'Contradicts.', score: 1 },
+    )
+  }
+  return { status: 500, error: { message: `no example answer for: ${lastUserMessage(request).slice(0, 120)}` } }
+}
+
+const server = useOpenAIServer(exampleAnswer)
+
+function runExamples(files: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...files], {
+      cwd: exampleDir,
+      env: {
+        ...process.env,
+        OPENAI_BASE_URL: server.baseURL,
+        OPENAI_API_KEY: API_KEY,
+        JUDGETREE_JUDGE: 'ai-sdk',
+        JUDGETREE_CACHE: 'off',
+        NO_COLOR: '1',
+        CI: 'true',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, output }))
+  })
+}
+
+test('the playful-chatbot, meeting-summary and G-Eval examples pass through aiSdkJudge as they do offline', async () => {
+  const { code, output } = await runExamples([
+    'tests/playful-chatbot.test.ts',
+    'tests/meeting-summary.test.ts',
+    'tests/geval-correctness.test.ts',
+  ])
+  expect(output).toContain('through the AI SDK (@judgetree/ai-sdk)')
+  expect(output).toMatch(/Tests\s+4 passed \(4\)/)
+  expect(code).toBe(0)
+  // 3 playful + 3 meeting calls, and for G-Eval the steps once and one score per answer.
+  expect(server.requests).toHaveLength(9)
+  expect(new Set(server.requests.map((request) => request.body.model))).toEqual(new Set(['gpt-4.1']))
+  expect(server.requests.every((request) => request.headers.authorization === `Bearer ${API_KEY}`)).toBe(true)
+  expect(output).not.toContain(API_KEY)
+  // The judgetree reporter's summary: as offline, the .not.toPassMetric test's metric counts as failed, and the G-Eval
+  // steps are generated once for both answers; tokens and cost are the server's usage priced as gpt-4.1.
+  expect(output).toContain(
+    'judgetree: 4 metrics, 3 passed, 1 failed (1 expected by .not), 0 errored · 10 judge calls (1 cached) · 135 tokens · $0.0005',
+  )
+}, 120_000)
