@@ -9,9 +9,9 @@ import {
   type ModelPrice,
   type TokenLogprob,
 } from '@judgetree/core'
+import { answerExcerpt, parseJudgeAnswer, scrubSecrets, withSchemaInstruction } from '@judgetree/core/runtime'
 import { APICallError, generateText, NoObjectGeneratedError, Output, RetryError } from 'ai'
 import { z } from 'zod'
-import { excerpt, parseAnswer, scrubSecrets } from './internal/answer.js'
 import { type CallSite, toCallError } from './internal/call-error.js'
 import { MAX_TOP_LOGPROBS, readLogprobs, returnsLogprobs } from './internal/logprobs.js'
 import { assertLanguageModel, invalidOption, type LanguageModelObject } from './internal/validate.js'
@@ -113,7 +113,7 @@ export class AiSdkJudge implements JudgeModel {
       if (!second.ok) {
         throw new JudgeOutputError(
           `${this.#site.where} did not answer with valid "${request.schemaName}" JSON, even after being asked ` +
-            `again: ${second.problem}\nRaw answer: ${excerpt(second.text)}`,
+            `again: ${second.problem}\nRaw answer: ${answerExcerpt(second.text)}`,
           second.text,
         )
       }
@@ -151,12 +151,7 @@ export class AiSdkJudge implements JudgeModel {
   #prompt<T>(request: JudgeRequest<T>): readonly JudgeMessage[] {
     if (!this.#options.schemaInPrompt) return request.messages
     const { $schema: _dialect, ...schema } = z.toJSONSchema(request.schema) as Record<string, unknown>
-    const instruction = `Answer with only a JSON object, and no other text, matching this JSON schema:\n${JSON.stringify(schema)}`
-    const index = request.messages.findLastIndex((message) => message.role === 'user')
-    if (index === -1) return [...request.messages, { role: 'user', content: instruction }]
-    return request.messages.map((message, at) =>
-      at === index ? { role: message.role, content: `${message.content}\n\n${instruction}` } : message,
-    )
+    return withSchemaInstruction(request.messages, schema)
   }
 
   async #attempt<T>(request: JudgeRequest<T>, followUp: readonly JudgeMessage[]): Promise<Attempt<T>> {
@@ -201,7 +196,7 @@ export class AiSdkJudge implements JudgeModel {
     }
     const text = scrubSecrets(result.text)
     // Parsed values reach traces and reports, so the answer is read from the scrubbed text, not the SDK's output.
-    const parsed = parseAnswer(text, schema)
+    const parsed = parseJudgeAnswer(text, schema)
     if (!parsed.ok) {
       return { ok: false, problem: parsed.problem, text, ...tokensOf(result.usage) }
     }
@@ -222,7 +217,7 @@ export class AiSdkJudge implements JudgeModel {
     if (error.finishReason === 'content-filter') {
       throw new JudgeOutputError(
         `${where} refused to give the "${request.schemaName}" answer (finish reason 'content-filter'): ` +
-          `${excerpt(text)}. Rephrase the criteria, or use a model that answers this kind of input.`,
+          `${answerExcerpt(text)}. Rephrase the criteria, or use a model that answers this kind of input.`,
         text,
       )
     }
@@ -230,12 +225,12 @@ export class AiSdkJudge implements JudgeModel {
       throw new JudgeOutputError(
         `${where} was cut off at its output token limit (finish reason 'length') before finishing the ` +
           `"${request.schemaName}" answer. Raise the model's max output tokens or shorten the input. ` +
-          `Raw answer: ${excerpt(text)}`,
+          `Raw answer: ${answerExcerpt(text)}`,
         text,
       )
     }
     const tokens = tokensOf(error.usage)
-    const parsed = parseAnswer(text, request.schema)
+    const parsed = parseJudgeAnswer(text, request.schema)
     if (!parsed.ok) return { ok: false, problem: parsed.problem, text, ...tokens }
     return { ok: true, value: parsed.value, text, ...tokens, servedModel: error.response?.modelId, logprobs: undefined }
   }

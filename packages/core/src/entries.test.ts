@@ -9,8 +9,26 @@ describe('package entries', () => {
     for (const name of ['createJudgeRuntime', 'defaultJudgeRuntime', 'startCoordinator', 'resolveJudge']) {
       expect(Object.keys(root)).not.toContain(name)
     }
-    expect(Object.keys(runtime).sort()).toEqual(['createJudgeRuntime', 'defaultJudgeRuntime', 'startCoordinator'])
+    expect(Object.keys(runtime).sort()).toEqual([
+      'answerExcerpt',
+      'createJudgeRuntime',
+      'defaultJudgeRuntime',
+      'parseJudgeAnswer',
+      'scrubSecrets',
+      'startCoordinator',
+      'withSchemaInstruction',
+    ])
     expect(Object.keys(root)).toContain('evaluate')
+  })
+
+  test('./runtime gives other judges the answer reading and secret scrubbing OpenAIJudge uses', () => {
+    const { parseJudgeAnswer, scrubSecrets } = runtime
+    const schema = root.llmTestCaseSchema.pick({ input: true })
+    expect(parseJudgeAnswer('```json\n{"input":"hi"}\n```', schema)).toEqual({ ok: true, value: { input: 'hi' } })
+    expect(parseJudgeAnswer('{"input":1}', schema)).toMatchObject({ ok: false })
+    expect(scrubSecrets('keys sk-abcdefghijklmnop1234 and AIzaSyA1234567890abcdefghijklmnopqrs')).toBe(
+      'keys sk-*** and sk-***',
+    )
   })
 
   test('both entries share one process runtime', async () => {

@@ -1,6 +1,6 @@
 import { JudgeCallError, MeasurementAbortedError } from '@judgetree/core'
+import { scrubSecrets } from '@judgetree/core/runtime'
 import { APICallError, LoadAPIKeyError, RetryError, UnsupportedFunctionalityError } from 'ai'
-import { scrubSecrets } from './answer.js'
 
 /** Who failed, for messages: `The judge model "claude-sonnet-4-5" (AI SDK provider anthropic.messages)`. */
 export interface CallSite {

@@ -4,10 +4,10 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions'
-import { z } from 'zod'
 import { ConfigurationError, JudgeCallError, JudgeOutputError, MeasurementAbortedError } from '../errors.js'
 import { nonEmpty, readEnv } from '../internal/env.js'
 import { scrubSecrets } from '../internal/scrub.js'
+import { answerExcerpt, parseJudgeAnswer, withSchemaInstruction } from './answer.js'
 import { judgeJsonSchema } from './json-schema.js'
 import { costOf, type ModelPrice } from './pricing.js'
 import type { JudgeMessage, JudgeModel, JudgeRequest, JudgeResponse, TokenLogprob } from './types.js'
@@ -61,11 +61,8 @@ interface Completion {
   readonly jsonModeBecause: string | undefined
 }
 
-type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string }
-
 const DEFAULT_MODEL = 'gpt-4.1'
 const MAX_TOP_LOGPROBS = 20
-const RAW_EXCERPT_CHARS = 500
 
 /** A judge backed by the OpenAI Chat Completions API or any server that speaks it. */
 export class OpenAIJudge implements JudgeModel {
@@ -100,7 +97,7 @@ export class OpenAIJudge implements JudgeModel {
     if (request.signal?.aborted) throw new MeasurementAbortedError(request.signal.reason)
     const connection = this.#connect()
     const first = await this.#complete(connection, request, [])
-    const firstAnswer = parseAnswer(first.content, request.schema)
+    const firstAnswer = parseJudgeAnswer(first.content, request.schema)
     let final = first
     let value: T
     if (firstAnswer.ok) {
@@ -116,12 +113,12 @@ export class OpenAIJudge implements JudgeModel {
         },
       ]
       final = await this.#complete(connection, request, reask)
-      const secondAnswer = parseAnswer(final.content, request.schema)
+      const secondAnswer = parseJudgeAnswer(final.content, request.schema)
       if (!secondAnswer.ok) {
         const raw = connection.scrub(final.content)
         throw new JudgeOutputError(
           `The judge model "${this.name}" did not answer with valid "${request.schemaName}" JSON, even after being ` +
-            `asked again: ${connection.scrub(secondAnswer.problem)}\nRaw answer: ${excerpt(raw)}`,
+            `asked again: ${connection.scrub(secondAnswer.problem)}\nRaw answer: ${answerExcerpt(raw)}`,
           raw,
         )
       }
@@ -267,7 +264,7 @@ export class OpenAIJudge implements JudgeModel {
       throw new JudgeOutputError(
         `${where} was cut off at its output token limit (finish_reason 'length') before finishing the ` +
           `"${schemaName}" answer. Raise the server's max output tokens or shorten the input. ` +
-          `Raw answer: ${excerpt(raw)}`,
+          `Raw answer: ${answerExcerpt(raw)}`,
         raw,
       )
     }
@@ -278,7 +275,7 @@ export class OpenAIJudge implements JudgeModel {
     if (choice.finish_reason === 'content_filter') {
       throw new JudgeOutputError(
         `${where} stopped the "${schemaName}" answer with its content filter (finish_reason 'content_filter'). ` +
-          `Raw answer: ${excerpt(raw)}`,
+          `Raw answer: ${answerExcerpt(raw)}`,
         raw,
       )
     }
@@ -363,33 +360,6 @@ function rejectsSchema(error: unknown): boolean {
   return /response_format|json_schema/i.test(`${error.message} ${error.param ?? ''} ${error.code ?? ''}`)
 }
 
-function parseAnswer<T>(content: string, schema: z.ZodType<T>): Parsed<T> {
-  let json: unknown
-  try {
-    json = JSON.parse(stripCodeFence(content))
-  } catch (error) {
-    return { ok: false, problem: `it is not valid JSON (${error instanceof Error ? error.message : String(error)}).` }
-  }
-  const result = schema.safeParse(json)
-  if (result.success) return { ok: true, value: result.data }
-  return { ok: false, problem: `it does not match the schema:\n${z.prettifyError(result.error)}` }
-}
-
-/** JSON mode on local servers often still wraps the object in a Markdown fence. */
-function stripCodeFence(content: string): string {
-  const fenced = /^\s*```(?:json)?\s*\n([\s\S]*?)\n?```\s*$/.exec(content)
-  return fenced?.[1] ?? content
-}
-
-function withSchemaInstruction(messages: readonly JudgeMessage[], schema: Record<string, unknown>): JudgeMessage[] {
-  const instruction = `Answer with only a JSON object, and no other text, matching this JSON schema:\n${JSON.stringify(schema)}`
-  const index = messages.findLastIndex((message) => message.role === 'user')
-  if (index === -1) return [...messages, { role: 'user', content: instruction }]
-  return messages.map((message, at) =>
-    at === index ? { role: message.role, content: `${message.content}\n\n${instruction}` } : message,
-  )
-}
-
 function toMessageParam(message: JudgeMessage): ChatCompletionMessageParam {
   return { role: message.role, content: message.content }
 }
@@ -428,11 +398,6 @@ function rootMessage(error: Error): string {
     current = current.cause
   }
   return current instanceof Error ? current.message : error.message
-}
-
-function excerpt(raw: string): string {
-  if (raw.length <= RAW_EXCERPT_CHARS) return JSON.stringify(raw)
-  return `${JSON.stringify(raw.slice(0, RAW_EXCERPT_CHARS))} … (${raw.length - RAW_EXCERPT_CHARS} more characters)`
 }
 
 /**
