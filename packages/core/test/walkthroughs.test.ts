@@ -1,16 +1,10 @@
+// The reference walkthroughs through the real OpenAI SDK: every path (test/support/walkthrough-suite.ts, which
+// @judgetree/ai-sdk runs with its judge too), then what only OpenAIJudge shows.
 import { type OpenAIServer, startOpenAIServer } from '@judgetree/test-support'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { ConversationalDAGMetric, DAGMetric, OpenAIJudge } from '../src/index.js'
-import {
-  MEETING,
-  meetingSummary,
-  meetingSummaryDag,
-  PLAYFUL,
-  playfulChatbotDag,
-  playfulConversation,
-  promptData,
-  routeByPrompt,
-} from './support/walkthroughs.js'
+import { ConversationalDAGMetric, OpenAIJudge } from '../src/index.js'
+import { describeWalkthroughs, PLAYFUL_SUMMARY as summary } from './support/walkthrough-suite.js'
+import { PLAYFUL, playfulChatbotDag, playfulConversation, routeByPrompt } from './support/walkthroughs.js'
 
 let server: OpenAIServer
 let judge: OpenAIJudge
@@ -21,52 +15,10 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-const summary = { output: 'The user asked about the weather; the assistant teased them but answered.' }
+describeWalkthroughs('the OpenAI SDK', { server: () => server, judge: () => judge })
 
-describe('playful chatbot (ConversationalDAGMetric) through the OpenAI SDK', () => {
+describe('playful chatbot through the OpenAI SDK: errors and trace', () => {
   const metric = () => new ConversationalDAGMetric({ name: 'Playful Chatbot', dag: playfulChatbotDag(), model: judge })
-
-  test('not satisfied → 0, after 2 judge calls (the behaviour judgement is never asked)', async () => {
-    server.requests.length = 0
-    server.respondWith(
-      routeByPrompt([
-        [PLAYFUL.summary, summary],
-        [PLAYFUL.satisfied, { reason: 'The umbrella question was dodged.', verdict: false }],
-      ]),
-    )
-    const result = await metric().measure(playfulConversation)
-    expect(result.error).toBeUndefined()
-    expect(result.score).toBe(0)
-    expect(result.success).toBe(false)
-    expect(server.requests).toHaveLength(2)
-    expect(result.usage.judgeCalls).toBe(2)
-    expect(result.reason).toContain('The umbrella question was dodged.')
-    const behaviour = result.trace.nodes.find((node) => node.text === PLAYFUL.behaviour)
-    expect(behaviour?.status).toBe('skipped')
-  })
-
-  test.each([
-    ['Rude', 0, false],
-    ['Neutral', 0.5, true],
-    ['Playful', 1, true],
-  ])('satisfied and %s → %s, after 3 judge calls', async (behaviour, score, success) => {
-    server.requests.length = 0
-    server.respondWith(
-      routeByPrompt([
-        [PLAYFUL.summary, summary],
-        [PLAYFUL.satisfied, { reason: 'Every question got an answer.', verdict: true }],
-        [PLAYFUL.behaviour, { reason: `The tone was ${behaviour}.`, verdict: behaviour }],
-      ]),
-    )
-    const result = await metric().measure(playfulConversation)
-    expect(result.error).toBeUndefined()
-    expect(result.score).toBe(score)
-    expect(result.success).toBe(success)
-    expect(server.requests).toHaveLength(3)
-    expect(result.usage).toMatchObject({ judgeCalls: 3, cachedCalls: 0, promptTokens: 30, completionTokens: 15 })
-    expect(result.judgeModel).toBe('gpt-4.1')
-    expect(result.verboseLogs).toContain(`● ${behaviour}`)
-  })
 
   test('an answer outside the behaviour options, twice, fails the measurement naming the node and the options', async () => {
     server.requests.length = 0
@@ -91,36 +43,6 @@ describe('playful chatbot (ConversationalDAGMetric) through the OpenAI SDK', () 
         → at verdict
       Raw answer: "{\\"reason\\":\\"Cheeky.\\",\\"verdict\\":\\"Sarcastic\\"}""
     `)
-  })
-
-  test('the judge sees the numbered turns and the summary, and answers against strict schemas', async () => {
-    server.requests.length = 0
-    server.respondWith(
-      routeByPrompt([
-        [PLAYFUL.summary, summary],
-        [PLAYFUL.satisfied, { reason: 'ok', verdict: true }],
-        [PLAYFUL.behaviour, { reason: 'ok', verdict: 'Playful' }],
-      ]),
-    )
-    await metric().measure(playfulConversation)
-    const [task, binary, nonBinary] = server.requests
-    expect(promptData(task as never)).toEqual({
-      Conversation: {
-        window: 'turns 0 to 5 of a conversation of 6 turns (0-based)',
-        turns: playfulConversation.turns.map((turn, index) => ({ index, role: turn.role, Content: turn.content })),
-      },
-    })
-    expect(promptData(binary as never)).toEqual({ 'Outputs of earlier steps': { Summary: summary.output } })
-    // As printed, the behaviour judgement names no evaluationParams and sits only under "satisfied → true": it is
-    // shown what the satisfaction judgement was shown, the summary.
-    expect(promptData(nonBinary as never)).toEqual({ 'Outputs of earlier steps': { Summary: summary.output } })
-    expect(binary?.body.response_format).toMatchObject({
-      type: 'json_schema',
-      json_schema: { name: 'binary_verdict', strict: true },
-    })
-    expect(nonBinary?.body.response_format).toMatchObject({
-      json_schema: { schema: { properties: { verdict: { enum: ['Rude', 'Neutral', 'Playful'] } } } },
-    })
   })
 
   test('the trace says the behaviour judgement was shown what the satisfaction judgement was shown', async () => {
@@ -151,49 +73,5 @@ describe('playful chatbot (ConversationalDAGMetric) through the OpenAI SDK', () 
                ├─ ○ Neutral → 5
                └─ ● Playful → 10  ◀ score 1"
     `)
-  })
-})
-
-describe('meeting-summary headings (DAGMetric) through the OpenAI SDK', () => {
-  const metric = () => new DAGMetric({ name: 'Format Correctness', dag: meetingSummaryDag(), model: judge })
-  const headings = { output: 'Intro, Body, Conclusion' }
-
-  test('headings missing → 0, after 2 judge calls (the order judgement is never asked)', async () => {
-    server.requests.length = 0
-    server.respondWith(
-      routeByPrompt([
-        [MEETING.extract, headings],
-        [MEETING.present, { reason: 'No conclusion heading.', verdict: false }],
-      ]),
-    )
-    const result = await metric().measure(meetingSummary)
-    expect(result.error).toBeUndefined()
-    expect(result.score).toBe(0)
-    expect(server.requests).toHaveLength(2)
-    expect(result.trace.nodes.find((node) => node.text === MEETING.order)?.status).toBe('skipped')
-  })
-
-  test.each([
-    ['Yes', 1],
-    ['Two are out of order', 0.4],
-    ['All out of order', 0.2],
-  ])('headings present and order "%s" → %s, after 3 judge calls', async (order, score) => {
-    server.requests.length = 0
-    server.respondWith(
-      routeByPrompt([
-        [MEETING.extract, headings],
-        [MEETING.present, { reason: 'All three are there.', verdict: true }],
-        [MEETING.order, { reason: `Order: ${order}.`, verdict: order }],
-      ]),
-    )
-    const result = await metric().measure(meetingSummary)
-    expect(result.error).toBeUndefined()
-    expect(result.score).toBe(score)
-    expect(server.requests).toHaveLength(3)
-    // The order judgement reads the extracted headings: it is a data child of the task as well as a verdict's child.
-    expect(promptData(server.requests[2] as never)).toEqual({
-      'Outputs of earlier steps': { 'Summary headings': 'Intro, Body, Conclusion' },
-    })
-    expect(promptData(server.requests[0] as never)).toEqual({ 'Actual Output': meetingSummary.actualOutput })
   })
 })
