@@ -1,22 +1,32 @@
 import type { JudgeModel } from '@judgetree/core'
 import { type ScriptedRule, scriptedJudge } from '@judgetree/core/testing'
 
-/** True when a real (or OpenAI-compatible) judge is configured in the environment. */
-export const usingRealJudge = Boolean(process.env.OPENAI_API_KEY || process.env.OPENAI_BASE_URL)
+import { usingAiSdk, usingLoopback, usingRealJudge } from './mode.js'
 
-/** JUDGETREE_JUDGE=ai-sdk: the real judge goes through @judgetree/ai-sdk and the AI SDK's OpenAI provider instead. */
-export const usingAiSdk = usingRealJudge && process.env.JUDGETREE_JUDGE === 'ai-sdk'
+const model = process.env.JUDGETREE_MODEL ?? 'gpt-4.1'
 
 // Loaded only when asked for, so the default runs never import the AI SDK.
-const aiSdkModel = usingAiSdk ? await aiSdkOpenAIJudge() : undefined
+const aiSdk = usingAiSdk
+  ? await Promise.all([import('@judgetree/ai-sdk'), import('@ai-sdk/openai')]).then(([judge, openai]) => ({
+      aiSdkJudge: judge.aiSdkJudge,
+      createOpenAI: openai.createOpenAI,
+    }))
+  : undefined
+const loopback = usingLoopback ? await import('./loopback.js').then(({ startLoopback }) => startLoopback()) : undefined
 
-async function aiSdkOpenAIJudge(): Promise<JudgeModel> {
-  const [{ aiSdkJudge }, { createOpenAI }] = await Promise.all([import('@judgetree/ai-sdk'), import('@ai-sdk/openai')])
+function aiSdkOpenAIJudge(headers?: Record<string, string>): JudgeModel {
+  if (aiSdk === undefined) throw new Error('unreachable: the AI SDK is loaded whenever JUDGETREE_JUDGE asks for it')
   // createOpenAI reads OPENAI_API_KEY and OPENAI_BASE_URL itself; a local server needs no key.
-  const openai = createOpenAI(process.env.OPENAI_API_KEY ? {} : { apiKey: 'not-needed' })
+  const openai = aiSdk.createOpenAI({
+    ...(process.env.OPENAI_API_KEY && !loopback ? {} : { apiKey: 'not-needed' }),
+    ...(loopback ? { baseURL: loopback.baseURL } : {}),
+    ...(headers ? { headers } : {}),
+  })
   // .chat: Chat Completions, which every OpenAI-compatible server speaks (the default factory uses the Responses API).
-  return aiSdkJudge(openai.chat(process.env.JUDGETREE_MODEL ?? 'gpt-4.1'))
+  return aiSdk.aiSdkJudge(openai.chat(model))
 }
+
+const sharedAiSdkModel = usingAiSdk && !usingLoopback ? aiSdkOpenAIJudge() : undefined
 
 /**
  * The judge for an example: the real OpenAI judge when a key or base URL is set (through the AI SDK with
@@ -24,6 +34,8 @@ async function aiSdkOpenAIJudge(): Promise<JudgeModel> {
  * suite runs offline and says so.
  */
 export function exampleJudge(offlineAnswers: ScriptedRule[]): JudgeModel | undefined {
-  if (aiSdkModel !== undefined) return aiSdkModel
-  return usingRealJudge ? undefined : scriptedJudge({ name: 'scripted (offline)', rules: offlineAnswers })
+  const scripted = () => scriptedJudge({ name: 'scripted (offline)', rules: offlineAnswers })
+  if (loopback) return aiSdkOpenAIJudge(loopback.serve(scripted()))
+  if (sharedAiSdkModel !== undefined) return sharedAiSdkModel
+  return usingRealJudge ? undefined : scripted()
 }

@@ -1,5 +1,6 @@
 import {
   costOf,
+  JudgeCallError,
   type JudgeMessage,
   type JudgeModel,
   JudgeOutputError,
@@ -37,6 +38,14 @@ export interface AiSdkJudgeOptions {
    * `supportsStructuredOutputs`). Part of the cache key. @default false
    */
   schemaInPrompt?: boolean | undefined
+  /**
+   * What to do when the provider cannot hold answers to the JSON schema: `'auto'` writes the schema into the prompt
+   * instead (for the whole model when the provider does not take schemas, for one schema when the server refuses it),
+   * warns once and marks every result made that way; `'required'` makes it an error instead. @default 'auto'
+   */
+  structuredOutputs?: 'auto' | 'required' | undefined
+  /** Where the one warning per fallback goes (never stdout). @default console.warn */
+  warn?: ((message: string) => void) | undefined
 }
 
 interface Answer<T> {
@@ -69,6 +78,10 @@ export class AiSdkJudge implements JudgeModel {
   readonly #site: CallSite
   /** Why this model gets no logprobs request: set once the server rejected one. */
   #logprobsRejected: string | undefined
+  /** Why the schema goes into the prompt for every call: set once the provider said it does not take schemas. */
+  #schemaNotTaken: string | undefined
+  /** The schemas the server refused, with why: asked for as plain text with the schema in the prompt from then on. */
+  readonly #schemasRefused = new Map<string, string>()
 
   constructor(model: LanguageModelObject, options: AiSdkJudgeOptions = {}) {
     assertLanguageModel(model)
@@ -84,6 +97,7 @@ export class AiSdkJudge implements JudgeModel {
       temperature: options.temperature ?? 0,
       ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
       ...(options.schemaInPrompt ? { schemaInPrompt: true } : {}),
+      ...(options.structuredOutputs === 'required' ? { structuredOutputs: 'required' } : {}),
     })
     const maxRetries = options.maxRetries ?? 2
     this.#site = {
@@ -127,6 +141,7 @@ export class AiSdkJudge implements JudgeModel {
       costOf(this.name, promptTokens, completionTokens, pricing) ??
       (final.servedModel === undefined ? undefined : costOf(final.servedModel, promptTokens, completionTokens, pricing))
     const unavailable = request.topLogprobs === undefined ? undefined : this.#logprobsUnavailable(final.logprobs)
+    const unenforced = this.#schemasRefused.get(request.schemaName) ?? this.#schemaNotTaken
     return {
       value: final.value,
       usage: { promptTokens, completionTokens, costUsd },
@@ -134,6 +149,7 @@ export class AiSdkJudge implements JudgeModel {
       cached: false,
       rawText: final.text,
       ...(unavailable === undefined ? {} : { logprobsUnavailable: unavailable }),
+      ...(unenforced === undefined ? {} : { structuredOutputsUnavailable: unenforced }),
     }
   }
 
@@ -147,9 +163,14 @@ export class AiSdkJudge implements JudgeModel {
     return `the model "${modelId}" (AI SDK provider ${provider}) returned no logprobs although they were requested`
   }
 
-  /** The request's messages, with the JSON schema added to the last user message when `schemaInPrompt` is set. */
+  /**
+   * The request's messages, with the JSON schema added to the last user message when `schemaInPrompt` is set or the
+   * provider cannot hold the answer to it.
+   */
   #prompt<T>(request: JudgeRequest<T>): readonly JudgeMessage[] {
-    if (!this.#options.schemaInPrompt) return request.messages
+    const schemaInPrompt =
+      this.#options.schemaInPrompt || this.#schemaNotTaken !== undefined || this.#schemasRefused.has(request.schemaName)
+    if (!schemaInPrompt) return request.messages
     const { $schema: _dialect, ...schema } = z.toJSONSchema(request.schema) as Record<string, unknown>
     return withSchemaInstruction(request.messages, schema)
   }
@@ -166,6 +187,8 @@ export class AiSdkJudge implements JudgeModel {
         ? { openai: { ...this.#options.providerOptions?.openai, logprobs: Math.min(topLogprobs, MAX_TOP_LOGPROBS) } }
         : {}),
     }
+    // A schema the server refused is asked for as plain text; the answer is then checked by the local validation only.
+    const refused = this.#schemasRefused.has(schemaName)
     let result: Awaited<ReturnType<typeof generateText>>
     try {
       result = await generateText({
@@ -176,7 +199,7 @@ export class AiSdkJudge implements JudgeModel {
           role: message.role,
           content: message.content,
         })),
-        output: Output.object({ schema, name: schemaName }),
+        ...(refused ? {} : { output: Output.object({ schema, name: schemaName }) }),
         temperature: this.#options.temperature ?? 0,
         maxRetries: this.#site.maxRetries,
         abortSignal,
@@ -186,6 +209,11 @@ export class AiSdkJudge implements JudgeModel {
       })
     } catch (error) {
       if (NoObjectGeneratedError.isInstance(error)) return this.#unusable(error, request)
+      const schemaRefusal = refused ? undefined : schemaRejection(error)
+      if (schemaRefusal !== undefined && this.#options.structuredOutputs !== 'required') {
+        this.#refuseSchema(schemaName, schemaRefusal)
+        return this.#attempt(request, followUp)
+      }
       const rejection = wantsLogprobs ? logprobsRejection(error) : undefined
       if (rejection !== undefined) {
         // As OpenAIJudge: a model that refuses logprobs still answers without them, and is not asked for them again.
@@ -194,6 +222,7 @@ export class AiSdkJudge implements JudgeModel {
       }
       throw toCallError(error, this.#site, signal, timeout)
     }
+    if (!refused) this.#noteSchemaNotTaken(result.warnings)
     const text = scrubSecrets(result.text)
     // Parsed values reach traces and reports, so the answer is read from the scrubbed text, not the SDK's output.
     const parsed = parseJudgeAnswer(text, schema)
@@ -208,6 +237,60 @@ export class AiSdkJudge implements JudgeModel {
       servedModel: result.response.modelId,
       logprobs: wantsLogprobs ? readLogprobs(result.providerMetadata) : undefined,
     }
+  }
+
+  /** The server answered 400 to this schema: from now on it is asked for as text, with the schema in the prompt. */
+  #refuseSchema(schemaName: string, words: string): void {
+    // Calls in flight when the server refused may be refused too; the first one decides and warns.
+    if (this.#schemasRefused.has(schemaName)) return
+    this.#schemasRefused.set(
+      schemaName,
+      `${this.#site.where} refused the JSON schema "${schemaName}" (${words}), so it was asked for the answer as ` +
+        'text with the schema in the prompt, and the answer was checked only against the local validation',
+    )
+    this.#warn(
+      `judgetree: ${this.#site.where} refused the JSON schema "${schemaName}": ${words}\nIts "${schemaName}" ` +
+        'answers are asked for as text with the schema in the prompt from now on, and checked only against the ' +
+        "local validation; every result made that way says so. Pass `structuredOutputs: 'required'` to aiSdkJudge " +
+        'to make this an error instead.',
+    )
+  }
+
+  /** The provider warned that it does not take a JSON schema: the schema goes into every prompt from now on. */
+  #noteSchemaNotTaken(warnings: readonly unknown[] | undefined): void {
+    if (this.#schemaNotTaken !== undefined) return
+    const warning = (warnings ?? []).find(
+      (candidate): candidate is { feature: string; details?: string } =>
+        typeof candidate === 'object' &&
+        candidate !== null &&
+        (candidate as { type?: unknown }).type === 'unsupported' &&
+        (candidate as { feature?: unknown }).feature === 'responseFormat',
+    )
+    if (warning === undefined) return
+    const words = scrubSecrets(warning.details ?? 'responseFormat is unsupported')
+    if (this.#options.structuredOutputs === 'required') {
+      throw new JudgeCallError(
+        `${this.#site.where} does not take a JSON schema for its answers (the AI SDK says: ${words}), and ` +
+          "`structuredOutputs: 'required'` was set. Use a provider setting that supports structured outputs (for " +
+          "@ai-sdk/openai-compatible, `supportsStructuredOutputs: true`), or leave `structuredOutputs` at 'auto'.",
+      )
+    }
+    this.#schemaNotTaken =
+      `${this.#site.where} does not take a JSON schema (the AI SDK says: ${words}), so the schema was written into ` +
+      'the prompt and the answer was checked only against the local validation'
+    // Said up front with schemaInPrompt: the results are still marked, but there is nothing new to warn about.
+    if (this.#options.schemaInPrompt) return
+    this.#warn(
+      `judgetree: ${this.#site.where} does not take a JSON schema for its answers (the AI SDK says: ${words}).\n` +
+        'The schema is written into the prompt from now on and answers are checked only against the local ' +
+        'validation; every result made that way says so. Pass `schemaInPrompt: true` to aiSdkJudge to say this up ' +
+        "front, or `structuredOutputs: 'required'` to make it an error.",
+    )
+  }
+
+  #warn(message: string): void {
+    const warn = this.#options.warn ?? ((text: string) => console.warn(text))
+    warn(message)
   }
 
   /** The SDK could not read the answer: a refusal or a cut-off is final; anything else gets our parse, then a re-ask. */
@@ -255,13 +338,22 @@ function logprobsRejection(error: unknown): string | undefined {
   return /logprobs/i.test(`${last.message} ${last.responseBody ?? ''}`) ? scrubSecrets(last.message) : undefined
 }
 
+/** The server's words when it answered 400 (or 422) to the JSON schema response format, else undefined. */
+function schemaRejection(error: unknown): string | undefined {
+  const last = RetryError.isInstance(error) ? error.lastError : error
+  if (!APICallError.isInstance(last) || (last.statusCode !== 400 && last.statusCode !== 422)) return undefined
+  return /response_format|json_schema|structured output/i.test(`${last.message} ${last.responseBody ?? ''}`)
+    ? scrubSecrets(last.message)
+    : undefined
+}
+
 function tokensOf(usage: { inputTokens: number | undefined; outputTokens: number | undefined } | undefined) {
   return { promptTokens: usage?.inputTokens ?? 0, completionTokens: usage?.outputTokens ?? 0 }
 }
 
 function validateOptions(options: AiSdkJudgeOptions): void {
   if (typeof options !== 'object' || options === null) throw invalidOption('options', 'an object', options)
-  const { timeoutMs, maxRetries, temperature, providerOptions, schemaInPrompt } = options
+  const { timeoutMs, maxRetries, temperature, providerOptions, schemaInPrompt, structuredOutputs, warn } = options
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
     throw invalidOption('timeoutMs', 'a whole number of milliseconds from 1 and up', timeoutMs)
   }
@@ -276,6 +368,12 @@ function validateOptions(options: AiSdkJudgeOptions): void {
   }
   if (schemaInPrompt !== undefined && typeof schemaInPrompt !== 'boolean') {
     throw invalidOption('schemaInPrompt', 'true or false', schemaInPrompt)
+  }
+  if (structuredOutputs !== undefined && structuredOutputs !== 'auto' && structuredOutputs !== 'required') {
+    throw invalidOption('structuredOutputs', "'auto' or 'required'", structuredOutputs)
+  }
+  if (warn !== undefined && typeof warn !== 'function') {
+    throw invalidOption('warn', 'a function that takes the warning text', warn)
   }
 }
 

@@ -2,6 +2,7 @@
 // through aiSdkJudge and the AI SDK's OpenAI provider, against the local server answering what the examples'
 // scripted judges answer offline: the same tests pass and fail as offline. Needs the packages built (CI builds first).
 import { spawn } from 'node:child_process'
+import { readFile, rm } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { lastUserMessage, type RecordedRequest, type ScriptedReply, useOpenAIServer } from '@judgetree/test-support'
 import { expect, test } from 'vitest'
@@ -39,19 +40,18 @@ function exampleAnswer(request: RecordedRequest): ScriptedReply {
 
 const server = useOpenAIServer(exampleAnswer)
 
-function runExamples(files: string[]): Promise<{ code: number | null; output: string }> {
+function runExamples(
+  files: string[],
+  env: Record<string, string | undefined> = {
+    OPENAI_BASE_URL: server.baseURL,
+    OPENAI_API_KEY: API_KEY,
+    JUDGETREE_JUDGE: 'ai-sdk',
+  },
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...files], {
       cwd: exampleDir,
-      env: {
-        ...process.env,
-        OPENAI_BASE_URL: server.baseURL,
-        OPENAI_API_KEY: API_KEY,
-        JUDGETREE_JUDGE: 'ai-sdk',
-        JUDGETREE_CACHE: 'off',
-        NO_COLOR: '1',
-        CI: 'true',
-      },
+      env: withoutUnset({ ...process.env, ...env, JUDGETREE_CACHE: 'off', NO_COLOR: '1', CI: 'true' }),
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let output = ''
@@ -82,3 +82,75 @@ test('the playful-chatbot, meeting-summary and G-Eval examples pass through aiSd
     'judgetree: 4 metrics, 3 passed, 1 failed (1 expected by .not), 0 errored · 10 judge calls (1 cached) · 135 tokens · $0.0005',
   )
 }, 120_000)
+
+/** The environment with every variable set to undefined left out, rather than passed on as the text "undefined". */
+function withoutUnset(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined))
+}
+
+interface ReportTest {
+  file: string
+  name: string
+  state: string
+  evaluations: {
+    name: string
+    score: number | null
+    success: boolean
+    reason: string | null
+    error: unknown
+    trace?: { nodes: { label?: string; status?: string; verdict?: unknown; score?: unknown }[] }
+  }[]
+}
+
+/** What a run decided, per test and verdict: everything but timings, tokens, cost and the judge's name. */
+async function outcomes(): Promise<unknown> {
+  const report = JSON.parse(await readFile(`${exampleDir}.judgetree/report.json`, 'utf8')) as {
+    summary: Record<string, number>
+    tests: ReportTest[]
+  }
+  const { metrics, passed, failed, expectedFailures, errored, judgeCalls, cachedCalls } = report.summary
+  return {
+    summary: { metrics, passed, failed, expectedFailures, errored, judgeCalls, cachedCalls },
+    tests: report.tests.map((test) => ({
+      test: `${test.file} > ${test.name}: ${test.state}`,
+      evaluations: test.evaluations.map((evaluation) => ({
+        metric: evaluation.name,
+        score: evaluation.score,
+        success: evaluation.success,
+        reason: evaluation.reason,
+        error: evaluation.error,
+        path: evaluation.trace?.nodes.map((node) => [node.label, node.status, node.verdict, node.score]),
+      })),
+    })),
+  }
+}
+
+test('every example file gives the same scores, verdicts and paths through aiSdkJudge over HTTP as offline', async () => {
+  // JUDGETREE_SHOW_FAILURE=1 brings in the one example that fails on purpose, so all 8 files run.
+  await rm(`${exampleDir}.judgetree/report.json`, { force: true })
+  const offline = await runExamples([], {
+    JUDGETREE_SHOW_FAILURE: '1',
+    OPENAI_API_KEY: undefined,
+    OPENAI_BASE_URL: undefined,
+  })
+  expect(offline.output).toContain('the judge is SCRIPTED')
+  const expected = await outcomes()
+  // All 8 files: 13 evaluations, 10 passing, 2 failing under .not and the one failing on purpose.
+  expect(expected).toMatchObject({ summary: { metrics: 13, passed: 10, failed: 3, expectedFailures: 2, errored: 0 } })
+
+  await rm(`${exampleDir}.judgetree/report.json`, { force: true })
+  // Each example's offline answers, served by a server in the test worker: every call crosses the AI SDK and HTTP.
+  const throughAiSdk = await runExamples([], {
+    JUDGETREE_SHOW_FAILURE: '1',
+    JUDGETREE_JUDGE: 'ai-sdk-loopback',
+    OPENAI_API_KEY: undefined,
+    OPENAI_BASE_URL: undefined,
+  })
+  expect(throughAiSdk.output).toContain('served over HTTP on 127.0.0.1 and judged through the AI SDK')
+  expect(throughAiSdk.output).toMatch(/Test Files\s+1 failed \| 7 passed \(8\)/)
+  expect(throughAiSdk.code).toBe(offline.code)
+  expect(await outcomes()).toEqual(expected)
+  // The offline run reports no tokens; the HTTP run reports the server's usage, priced as gpt-4.1.
+  expect(offline.output).toMatch(/judge calls \(\d+ cached\) · 0 tokens/)
+  expect(throughAiSdk.output).toMatch(/judge calls \(\d+ cached\) · [1-9]\d* tokens · \$0\.\d+/)
+}, 180_000)

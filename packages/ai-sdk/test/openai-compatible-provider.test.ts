@@ -3,14 +3,14 @@ import { GEval, JudgeOutputError, LLMTestCaseParams } from '@judgetree/core'
 import { jsonReply, ln, schemaOf, scoreReply, useOpenAIServer } from '@judgetree/test-support'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { aiSdkJudge } from '../src/index.js'
+import { type AiSdkJudgeOptions, aiSdkJudge } from '../src/index.js'
 
 const server = useOpenAIServer()
 
 /** A judge on the local server through `@ai-sdk/openai-compatible`, as for Ollama, vLLM or LM Studio. */
 function judge(
   settings: { supportsStructuredOutputs?: boolean } = { supportsStructuredOutputs: true },
-  options: { schemaInPrompt?: boolean } = {},
+  options: AiSdkJudgeOptions = {},
 ) {
   const local = createOpenAICompatible({ name: 'local', baseURL: server.baseURL, ...settings })
   return aiSdkJudge(local.chatModel('llama3.1'), { maxRetries: 0, ...options })
@@ -74,7 +74,7 @@ describe('aiSdkJudge through @ai-sdk/openai-compatible', () => {
     const sdkGlobal = globalThis as { AI_SDK_LOG_WARNINGS?: unknown }
     sdkGlobal.AI_SDK_LOG_WARNINGS = (options: { warnings: unknown[] }) => warnings.push(...options.warnings)
     try {
-      const response = await judge({}).generate(request)
+      const response = await judge({}, { warn: () => {} }).generate(request)
       expect(server.requests[0]?.body.response_format).toEqual({ type: 'json_object' })
       expect(response.value).toEqual({ reason: 'Fenced.', verdict: false })
       expect(warnings).toMatchObject([{ type: 'unsupported', feature: 'responseFormat' }])
@@ -88,7 +88,7 @@ describe('aiSdkJudge through @ai-sdk/openai-compatible', () => {
     const sdkGlobal = globalThis as { AI_SDK_LOG_WARNINGS?: unknown }
     sdkGlobal.AI_SDK_LOG_WARNINGS = false
     try {
-      const withSchema = judge({}, { schemaInPrompt: true })
+      const withSchema = judge({}, { schemaInPrompt: true, warn: () => {} })
       await withSchema.generate(request)
       expect(server.requests[0]?.body.messages.at(-1)?.content).toBe(
         'Is the sky blue?\n\nAnswer with only a JSON object, and no other text, matching this JSON schema:\n' +
@@ -158,20 +158,115 @@ describe('aiSdkJudge through @ai-sdk/openai-compatible', () => {
     )
   })
 
-  test('a server that rejects JSON schema output gets a message saying how to use JSON mode', async () => {
+  test('a server that refuses the JSON schema: one warning in its words, the schema asked as text, results marked, other schemas unaffected', async () => {
+    const refusal = "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model."
+    server.respondWith((recorded) => {
+      const format = recorded.body.response_format
+      if (format?.type === 'json_schema' && format.json_schema.name === 'binary_verdict') {
+        return { status: 400, error: { message: refusal } }
+      }
+      return schemaOf(recorded) === 'other' || recorded.body.messages.at(-1)?.content.startsWith('Other')
+        ? jsonReply({ note: 'fine' })
+        : jsonReply({ reason: 'Yes.', verdict: true })
+    })
+    const warnings: string[] = []
+    const refusing = judge(undefined, { warn: (message) => warnings.push(message) })
+    const first = await refusing.generate(request)
+    const second = await refusing.generate(request)
+    const other = await refusing.generate({
+      ...request,
+      messages: [{ role: 'user', content: 'Other question?' }],
+      schema: z.object({ note: z.string() }),
+      schemaName: 'other',
+    })
+    expect(first.value).toEqual({ reason: 'Yes.', verdict: true })
+    expect(second.value).toEqual({ reason: 'Yes.', verdict: true })
+    expect(other.value).toEqual({ note: 'fine' })
+    // Refused once; then the same schema as text with the schema in the prompt; the other schema still as json_schema.
+    expect(server.requests.map((recorded) => recorded.body.response_format?.type ?? 'text')).toEqual([
+      'json_schema',
+      'text',
+      'text',
+      'json_schema',
+    ])
+    expect(server.requests[1]?.body.messages.at(-1)?.content).toContain(
+      'Answer with only a JSON object, and no other text, matching this JSON schema:',
+    )
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatchInlineSnapshot(`
+      "judgetree: The judge model "llama3.1" (AI SDK provider local.chat) refused the JSON schema "binary_verdict": Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.
+      Its "binary_verdict" answers are asked for as text with the schema in the prompt from now on, and checked only against the local validation; every result made that way says so. Pass \`structuredOutputs: 'required'\` to aiSdkJudge to make this an error instead."
+    `)
+    expect(first.structuredOutputsUnavailable).toBe(
+      `The judge model "llama3.1" (AI SDK provider local.chat) refused the JSON schema "binary_verdict" (${refusal}), ` +
+        'so it was asked for the answer as text with the schema in the prompt, and the answer was checked only ' +
+        'against the local validation',
+    )
+    expect(second.structuredOutputsUnavailable).toBe(first.structuredOutputsUnavailable)
+    expect(other.structuredOutputsUnavailable).toBeUndefined()
+  })
+
+  test("with structuredOutputs: 'required' a refused schema is an error saying what to change", async () => {
     server.respondWith(() => ({
       status: 400,
       error: {
         message: "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
       },
     }))
-    const error = await judge()
+    const error = await judge(undefined, { structuredOutputs: 'required', warn: () => {} })
       .generate(request)
       .catch((caught: unknown) => caught)
+    expect(server.requests).toHaveLength(1)
     expect((error as Error).message).toMatchInlineSnapshot(`
       "The judge model "llama3.1" (AI SDK provider local.chat) answered HTTP 400: Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.
-      The server may not support structured outputs (JSON schema). With @ai-sdk/openai-compatible, leave \`supportsStructuredOutputs\` unset so that JSON mode is used, and pass \`schemaInPrompt: true\` to aiSdkJudge."
+      The server may not support structured outputs (JSON schema). Leave \`structuredOutputs\` at its default, 'auto', so that aiSdkJudge writes the schema into the prompt instead (and says so in every result)."
     `)
+  })
+
+  test('a provider that takes no schema: warned once in the SDK words, the schema then in every prompt, every result marked', async () => {
+    server.respondWith(() => jsonReply({ reason: 'Yes.', verdict: true }))
+    const sdkGlobal = globalThis as { AI_SDK_LOG_WARNINGS?: unknown }
+    sdkGlobal.AI_SDK_LOG_WARNINGS = false
+    try {
+      const warnings: string[] = []
+      const jsonModeOnly = judge({}, { warn: (message) => warnings.push(message) })
+      const first = await jsonModeOnly.generate(request)
+      const second = await jsonModeOnly.generate(request)
+      expect(server.requests.map((recorded) => recorded.body.response_format)).toEqual([
+        { type: 'json_object' },
+        { type: 'json_object' },
+      ])
+      // The first call learnt it: only later prompts carry the schema.
+      expect(server.requests[0]?.body.messages.at(-1)?.content).toBe('Is the sky blue?')
+      expect(server.requests[1]?.body.messages.at(-1)?.content).toContain('matching this JSON schema:')
+      expect(warnings).toMatchInlineSnapshot(`
+        [
+          "judgetree: The judge model "llama3.1" (AI SDK provider local.chat) does not take a JSON schema for its answers (the AI SDK says: JSON response format schema is only supported with structuredOutputs).
+        The schema is written into the prompt from now on and answers are checked only against the local validation; every result made that way says so. Pass \`schemaInPrompt: true\` to aiSdkJudge to say this up front, or \`structuredOutputs: 'required'\` to make it an error.",
+        ]
+      `)
+      expect(first.structuredOutputsUnavailable).toBe(
+        'The judge model "llama3.1" (AI SDK provider local.chat) does not take a JSON schema (the AI SDK says: JSON ' +
+          'response format schema is only supported with structuredOutputs), so the schema was written into the ' +
+          'prompt and the answer was checked only against the local validation',
+      )
+      expect(second.structuredOutputsUnavailable).toBe(first.structuredOutputsUnavailable)
+
+      // Said up front with schemaInPrompt: no warning, but the results are still marked.
+      const quiet: string[] = []
+      const upFront = await judge({}, { schemaInPrompt: true, warn: (message) => quiet.push(message) }).generate(
+        request,
+      )
+      expect(quiet).toEqual([])
+      expect(upFront.structuredOutputsUnavailable).toBe(first.structuredOutputsUnavailable)
+
+      const required = await judge({}, { structuredOutputs: 'required' })
+        .generate(request)
+        .catch((caught: unknown) => caught)
+      expect((required as Error).message).toContain("`structuredOutputs: 'required'` was set")
+    } finally {
+      delete sdkGlobal.AI_SDK_LOG_WARNINGS
+    }
   })
 
   test('an unreachable server names the host and what to check', async () => {

@@ -89,8 +89,8 @@ function statusHint(status: number, detail: string, retries: string, provider: s
   if (status >= 500) return `The server kept failing ${retries}; try again later or raise maxRetries.`
   if (/response_format|json_schema|structured/i.test(detail)) {
     return (
-      'The server may not support structured outputs (JSON schema). With @ai-sdk/openai-compatible, leave ' +
-      '`supportsStructuredOutputs` unset so that JSON mode is used, and pass `schemaInPrompt: true` to aiSdkJudge.'
+      'The server may not support structured outputs (JSON schema). Leave `structuredOutputs` at its default, ' +
+      "'auto', so that aiSdkJudge writes the schema into the prompt instead (and says so in every result)."
     )
   }
   if (/temperature/i.test(detail))
