@@ -155,10 +155,14 @@ describe('GEval scoring', () => {
       evaluationParams: [SingleTurnParams.ACTUAL_OUTPUT, SingleTurnParams.METADATA, SingleTurnParams.TAGS],
     }).measure(testCase)
     expect(untagged.error).toBeInstanceOf(MissingTestCaseParamError)
-    expect(untagged.error?.message).toMatchInlineSnapshot(`"The test case has no 'metadata', 'tags' but the metric "Correctness" needs it (needed by its evaluationParams). Add 'metadata', 'tags' to the test case, or remove it from the metric's evaluationParams."`)
+    expect(untagged.error?.message).toMatchInlineSnapshot(
+      `"The test case has no 'metadata', 'tags' but the metric "Correctness" needs it (needed by its evaluationParams). Add 'metadata', 'tags' to the test case, or remove it from the metric's evaluationParams."`,
+    )
     expect(server.requests).toHaveLength(0)
 
-    const invalid = await geval({ evaluationParams: [SingleTurnParams.TAGS] }).measure(bad({ ...testCase, tags: 'vip' }))
+    const invalid = await geval({ evaluationParams: [SingleTurnParams.TAGS] }).measure(
+      bad({ ...testCase, tags: 'vip' }),
+    )
     expect(invalid.error?.code).toBe('TEST_CASE_INVALID')
     expect(invalid.error?.message).toContain('tags')
   })
