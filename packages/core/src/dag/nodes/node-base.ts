@@ -71,8 +71,9 @@ export abstract class NodeBase<Child = DagNode> {
           rule: 'node-sealed',
           node: (this as unknown as DagNode).describe(),
           message:
-            `${method} was called after this node became part of a built DeepAcyclicGraph, which was checked and ` +
-            'planned without the new child. Finish the node before building the graph, then build it again.',
+            `${method} was called on a node that is already part of a built DeepAcyclicGraph, which was checked and ` +
+            'planned without the new child. Add every child before building the graph; to change a built graph, ' +
+            'create its nodes again.',
         },
       ])
     }
