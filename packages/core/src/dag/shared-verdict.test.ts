@@ -38,7 +38,6 @@ function sharedVerdictDag() {
   const detail = new NonBinaryJudgementNode({ criteria: CRITERIA.detail, label: 'Detail' })
   detail.addVerdict('Rich', { score: 10 })
   detail.addVerdict('Thin', { score: 6 })
-  // biome-ignore lint/suspicious/noThenProperty: addVerdict's option, as the reference names it; never a function
   const shared = accurate.addVerdict(true, { then: detail })
   accurate.addVerdict(false, { score: 0 })
   complete.addVerdict(false, { score: 3 })

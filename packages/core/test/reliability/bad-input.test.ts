@@ -147,7 +147,6 @@ const catalogue: Record<string, () => unknown> = {
   'addVerdict with both score and then': () =>
     new BinaryJudgementNode({ criteria: 'A?', evaluationParams: params }).addVerdict(
       true,
-      // biome-ignore lint/suspicious/noThenProperty: addVerdict's option, as the reference names it; never a function
       bad({ score: 1, then: okBinary('B?') }),
     ),
   'addVerdict with neither score nor then': () =>

@@ -78,7 +78,6 @@ export function playfulChatbotDagTopDown() {
   const satisfied = summary.addNode(new ConversationalBinaryJudgementNode({ criteria: PLAYFUL.satisfied }))
   const behaviour = new ConversationalNonBinaryJudgementNode({ criteria: PLAYFUL.behaviour })
   satisfied.addVerdict(false, { score: 0 })
-  // biome-ignore lint/suspicious/noThenProperty: addVerdict's option, as the reference names it; never a function
   satisfied.addVerdict(true, { then: behaviour })
   behaviour.addVerdict('Rude', { score: 0 })
   behaviour.addVerdict('Neutral', { score: 5 })
@@ -150,7 +149,6 @@ export function meetingSummaryDagTopDown() {
   const present = extract.addNode(new BinaryJudgementNode({ criteria: MEETING.present }))
   const order = extract.addNode(new NonBinaryJudgementNode({ criteria: MEETING.order }))
   present.addVerdict(false, { score: 0 })
-  // biome-ignore lint/suspicious/noThenProperty: addVerdict's option, as the reference names it; never a function
   present.addVerdict(true, { then: order })
   order.addVerdict('Yes', { score: 10 })
   order.addVerdict('Two are out of order', { score: 4 })
