@@ -60,7 +60,7 @@ function topDownDag() {
   return new DeepAcyclicGraph({ rootNodes: [extract] })
 }
 
-const formatCorrectness = (dag: DeepAcyclicGraph) =>
+const formatCorrectness = (dag: typeof printedDag) =>
   new DAGMetric({
     name: 'Format Correctness',
     dag,

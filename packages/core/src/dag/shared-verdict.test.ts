@@ -8,8 +8,10 @@ import { DAGMetric } from '../metrics/dag-metric.js'
 import { SingleTurnParams } from '../test-case/params.js'
 import { DeepAcyclicGraph } from './graph.js'
 import { BinaryJudgementNode } from './nodes/binary-judgement-node.js'
+import { CodeNode } from './nodes/code-node.js'
 import { NonBinaryJudgementNode } from './nodes/non-binary-judgement-node.js'
 import { TaskNode } from './nodes/task-node.js'
+import { ToolCallNode } from './nodes/tool-call-node.js'
 import { VerdictNode } from './nodes/verdict-node.js'
 
 const CRITERIA = {
@@ -227,6 +229,24 @@ describe('top-down building', () => {
     // Still open: completing it now makes it valid.
     topDown.addVerdict(false, { score: 0 })
     expect(message(topDown)).toBe('built')
+  })
+
+  test('code and tool-call nodes take their verdicts top-down too', () => {
+    const polite = new BinaryJudgementNode({ criteria: 'Polite?', evaluationParams: [SingleTurnParams.ACTUAL_OUTPUT] })
+    polite.addVerdict(true, { score: 10 })
+    polite.addVerdict(false, { score: 3 })
+    const brief = new CodeNode({
+      name: 'Brief',
+      evaluationParams: [SingleTurnParams.ACTUAL_OUTPUT],
+      check: (view) => (view.actualOutput ?? '').length < 80,
+    })
+    brief.addVerdict(true, { then: polite })
+    brief.addVerdict(false, { score: 1 })
+    const tools = new ToolCallNode({ required: ['search'] })
+    expect(tools.addVerdict(true, { then: brief })).toBeInstanceOf(VerdictNode)
+    tools.addVerdict(false, { score: 0 })
+    const dag = new DeepAcyclicGraph({ rootNodes: [tools] })
+    expect(dag.toMermaid()).toContain('Brief')
   })
 
   test('addVerdict reports a bad score naming the node it was called on', () => {
