@@ -176,6 +176,35 @@ describe('a shared verdict in the trace, Mermaid and JSON', () => {
     `)
   })
 
+  test('when neither chooses it, it is drawn skipped once and what follows it is not reached', async () => {
+    answer(false, false)
+    const result = await new DAGMetric({
+      name: 'Claims',
+      dag: sharedVerdictDag().dag,
+      model: serverJudge(server.baseURL),
+    }).measure(testCase)
+    const verdict = result.trace.nodes.find((node) => node.role === 'verdict' && node.text === 'true')
+    expect(verdict?.skippedBecause).toBe(
+      'not chosen: BinaryJudgementNode "Accurate?": the judge answered false; ' +
+        'BinaryJudgementNode "Complete?": the judge answered false',
+    )
+    expect(result.verboseLogs).toMatchInlineSnapshot(`
+      "[1] Task: List the claims the answer makes. · 1 judge call
+      │    Claims: The Berlin Wall fell on 9 November 1989.
+      ├─ [2] Judgement "Accurate?": Are the claims accurate? → false · 1 judge call
+      │  │    reason: Wrong date.
+      │  ├─ ○ true  (also under [3])
+      │  │  └─ [ ] Judgement "Detail": How detailed are the claims?  (not reached)
+      │  │     └─ … 2 nodes below not reached
+      │  └─ ● false → 0  ◀ score 0
+      └─ [3] Judgement "Complete?": Do the claims answer the whole question? → false · 1 judge call
+         │    reason: It leaves out why.
+         ├─ ● false → 3  ◀ score 0.3
+         └─ ○ true  (shared: drawn under [2])
+      note: 2 verdicts were reached (0, 0.3); the score is the lowest."
+    `)
+  })
+
   test('JSON writes the shared verdict once, as a child of both, and reads it back as one node', () => {
     const { dag } = sharedVerdictDag()
     const json = dag.toJSON()
