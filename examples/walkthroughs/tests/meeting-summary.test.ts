@@ -5,6 +5,7 @@ import {
   type LLMTestCase,
   LLMTestCaseParams,
   NonBinaryJudgementNode,
+  SingleTurnParams,
   TaskNode,
   VerdictNode,
 } from '@judgetree/core'
@@ -31,15 +32,44 @@ const extractHeadings = new TaskNode({
   children: [correctHeadings, correctOrder],
 })
 
-const formatCorrectness = new DAGMetric({
-  name: 'Format Correctness',
-  dag: new DeepAcyclicGraph({ rootNodes: [extractHeadings] }),
-  model: exampleJudge([
-    { match: 'Extract all headings', answer: { output: 'Intro, Body, Conclusion' } },
-    { match: 'contain all three', answer: { reason: 'Intro, Body and Conclusion are all present.', verdict: true } },
-    { match: 'correct order', answer: { reason: 'They appear as intro, body, conclusion.', verdict: 'Yes' } },
-  ]),
-})
+const printedDag = new DeepAcyclicGraph({ rootNodes: [extractHeadings] })
+
+// The same DAG written from the root down, as the reference library's newer releases write it.
+function topDownDag() {
+  const extract = new TaskNode({
+    instructions: 'Extract all headings in `actual_output`',
+    evaluationParams: [SingleTurnParams.ACTUAL_OUTPUT],
+    outputLabel: 'Summary headings',
+  })
+  const headings = extract.addNode(
+    new BinaryJudgementNode({
+      criteria: "Does the summary headings contain all three: 'intro', 'body', and 'conclusion'?",
+    }),
+  )
+  // Reads the extracted headings too, and is asked only when all three are there.
+  const order = extract.addNode(
+    new NonBinaryJudgementNode({
+      criteria: "Are the summary headings in the correct order: 'intro' => 'body' => 'conclusion'?",
+    }),
+  )
+  headings.addVerdict(false, { score: 0 })
+  headings.addVerdict(true, { then: order })
+  order.addVerdict('Yes', { score: 10 })
+  order.addVerdict('Two are out of order', { score: 4 })
+  order.addVerdict('All out of order', { score: 2 })
+  return new DeepAcyclicGraph({ rootNodes: [extract] })
+}
+
+const formatCorrectness = (dag: typeof printedDag) =>
+  new DAGMetric({
+    name: 'Format Correctness',
+    dag,
+    model: exampleJudge([
+      { match: 'Extract all headings', answer: { output: 'Intro, Body, Conclusion' } },
+      { match: 'contain all three', answer: { reason: 'Intro, Body and Conclusion are all present.', verdict: true } },
+      { match: 'correct order', answer: { reason: 'They appear as intro, body, conclusion.', verdict: 'Yes' } },
+    ]),
+  })
 
 const meeting: LLMTestCase = {
   input: `Alice: "Today's agenda: product update, blockers, and marketing timeline. Bob, updates?"
@@ -61,5 +91,11 @@ The team aligned on next steps: engineering finalizing fixes, marketing preparin
 }
 
 test('the meeting summary has intro, body and conclusion in order', async () => {
-  await expect(meeting).toPassMetric(formatCorrectness)
+  await expect(meeting).toPassMetric(formatCorrectness(printedDag))
+})
+
+test('built top-down, it is the same DAG and the summary passes the same way', async () => {
+  const dag = topDownDag()
+  expect(dag.toJSON()).toEqual(printedDag.toJSON())
+  await expect(meeting).toPassMetric(formatCorrectness(dag))
 })

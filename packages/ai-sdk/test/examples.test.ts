@@ -69,17 +69,17 @@ test('the playful-chatbot, meeting-summary and G-Eval examples pass through aiSd
     'tests/geval-correctness.test.ts',
   ])
   expect(output).toContain('through the AI SDK (@judgetree/ai-sdk)')
-  expect(output).toMatch(/Tests\s+4 passed \(4\)/)
+  expect(output).toMatch(/Tests\s+5 passed \(5\)/)
   expect(code).toBe(0)
-  // 3 playful + 3 meeting calls, and for G-Eval the steps once and one score per answer.
-  expect(server.requests).toHaveLength(9)
+  // 3 playful + 3 meeting calls per way of building it, and for G-Eval the steps once and one score per answer.
+  expect(server.requests).toHaveLength(12)
   expect(new Set(server.requests.map((request) => request.body.model))).toEqual(new Set(['gpt-4.1']))
   expect(server.requests.every((request) => request.headers.authorization === `Bearer ${API_KEY}`)).toBe(true)
   expect(output).not.toContain(API_KEY)
   // The judgetree reporter's summary: as offline, the .not.toPassMetric test's metric counts as failed, and the G-Eval
   // steps are generated once for both answers; tokens and cost are the server's usage priced as gpt-4.1.
   expect(output).toContain(
-    'judgetree: 4 metrics, 3 passed, 1 failed (1 expected by .not), 0 errored · 10 judge calls (1 cached) · 135 tokens · $0.0005',
+    'judgetree: 5 metrics, 4 passed, 1 failed (1 expected by .not), 0 errored · 13 judge calls (1 cached) · 180 tokens · $0.0007',
   )
 }, 120_000)
 

@@ -4,6 +4,7 @@
 export { DeepAcyclicGraph, type DeepAcyclicGraphOptions } from './dag/graph.js'
 export type { MermaidOptions } from './dag/mermaid.js'
 export type { DagNode, EdgeKind, NodeMode } from './dag/node.js'
+export type { VerdictOutcome } from './dag/nodes/add-verdict.js'
 export {
   BinaryJudgementNode,
   type BinaryJudgementNodeOptions,
@@ -28,8 +29,10 @@ export {
 } from './dag/nodes/non-binary-judgement-node.js'
 export {
   ConversationalTaskNode,
+  type ConversationalTaskNodeChild,
   type ConversationalTaskNodeOptions,
   TaskNode,
+  type TaskNodeChild,
   type TaskNodeOptions,
 } from './dag/nodes/task-node.js'
 export {
@@ -40,8 +43,10 @@ export {
 } from './dag/nodes/tool-call-node.js'
 export type { ConversationalNode, SingleTurnNode } from './dag/nodes/types.js'
 export {
+  type ConversationalVerdictChild,
   ConversationalVerdictNode,
   type ConversationalVerdictNodeOptions,
+  type VerdictChild,
   VerdictNode,
   type VerdictNodeOptions,
 } from './dag/nodes/verdict-node.js'
@@ -104,7 +109,16 @@ export {
   TurnContextualRelevancyMetric,
   type TurnContextualRelevancyMetricOptions,
 } from './metrics/turn-contextual-relevancy.js'
-export { type LLMTestCaseParam, LLMTestCaseParams, type TurnParam, TurnParams } from './test-case/params.js'
+export {
+  type LLMTestCaseParam,
+  LLMTestCaseParams,
+  type MultiTurnParam,
+  MultiTurnParams,
+  type SingleTurnParam,
+  SingleTurnParams,
+  type TurnParam,
+  TurnParams,
+} from './test-case/params.js'
 export {
   type ConversationalTestCase,
   conversationalTestCaseSchema,

@@ -10,17 +10,26 @@ import {
   type ConversationalCodeNodeView,
   ConversationalDAGMetric,
   type ConversationalMetric,
+  ConversationalNonBinaryJudgementNode,
+  ConversationalTaskNode,
+  type ConversationalTestCase,
   ConversationalVerdictNode,
   DAGMetric,
   DeepAcyclicGraph,
   type LLMTestCase,
+  type LLMTestCaseParam,
   LLMTestCaseParams,
   type MetricResult,
+  MultiTurnParams,
+  NonBinaryJudgementNode,
+  SingleTurnParams,
   TaskNode,
   ToolCallNode,
+  type TurnParam,
   TurnParams,
   VerdictNode,
   type VerdictNodeOptions,
+  type VerdictOutcome,
 } from './index.js'
 
 // These tests run in the type checker (`pnpm typecheck`): each @ts-expect-error must stay an error. Invalid
@@ -150,5 +159,55 @@ describe('public types', () => {
     new DAGMetric({ name: 'mixed', dag: new DeepAcyclicGraph({ rootNodes: [tools, code] }) })
     // @ts-expect-error a conversational metric needs Conversational* nodes
     typeOnly(() => new ConversationalDAGMetric({ name: 'wrong', dag: new DeepAcyclicGraph({ rootNodes: [tools] }) }))
+  })
+
+  test('top-down building: addNode returns the child, addVerdict the verdict, typed by mode', () => {
+    const extract = new TaskNode({ instructions: 'x', outputLabel: 'X', evaluationParams: [SingleTurnParams.INPUT] })
+    const present = extract.addNode(new BinaryJudgementNode({ criteria: 'Ok?' }))
+    expectTypeOf(present).toEqualTypeOf<BinaryJudgementNode>()
+    const order = new NonBinaryJudgementNode({ criteria: 'Order?' })
+    expectTypeOf(present.addVerdict(false, { score: 0 })).toEqualTypeOf<VerdictNode>()
+    const shared = present.addVerdict(true, { then: order })
+    expectTypeOf(order.addVerdict('Yes', { score: 10 })).toEqualTypeOf<VerdictNode>()
+    expectTypeOf(new BinaryJudgementNode({ criteria: 'Again?' }).addVerdict(shared)).toEqualTypeOf<VerdictNode>()
+    expectTypeOf<VerdictOutcome<TaskNode>>().toEqualTypeOf<
+      { score: number; then?: undefined } | { then: TaskNode; score?: undefined }
+    >()
+    // @ts-expect-error a binary judgement's verdicts are booleans
+    typeOnly(() => present.addVerdict('Yes', { score: 1 }))
+    // @ts-expect-error a non-binary judgement's verdicts are strings
+    typeOnly(() => order.addVerdict(true, { score: 1 }))
+    // @ts-expect-error score or then, never both
+    typeOnly(() => order.addVerdict('No', { score: 1, then: present }))
+    // @ts-expect-error score or then, never neither
+    typeOnly(() => order.addVerdict('No', {}))
+    // @ts-expect-error a TaskNode's child is never a verdict
+    typeOnly(() => extract.addNode(new VerdictNode({ verdict: true, score: 1 })))
+    const summary = new ConversationalTaskNode({ instructions: 'x', outputLabel: 'X', evaluationParams: ['content'] })
+    const tone = summary.addNode(new ConversationalNonBinaryJudgementNode({ criteria: 'Tone?' }))
+    expectTypeOf(tone.addVerdict('Warm', { score: 10 })).toEqualTypeOf<ConversationalVerdictNode>()
+    // @ts-expect-error a conversational task takes conversational nodes only
+    typeOnly(() => summary.addNode(present))
+    // @ts-expect-error a conversational verdict continues at conversational nodes only
+    typeOnly(() => tone.addVerdict('Cold', { then: present }))
+  })
+
+  test('SingleTurnParams and MultiTurnParams: the older names plus METADATA and TAGS', () => {
+    expectTypeOf(SingleTurnParams).toMatchTypeOf<typeof LLMTestCaseParams>()
+    expectTypeOf(SingleTurnParams.METADATA).toEqualTypeOf<'metadata'>()
+    expectTypeOf(SingleTurnParams.TAGS).toEqualTypeOf<'tags'>()
+    expectTypeOf(MultiTurnParams).toMatchTypeOf<typeof TurnParams>()
+    expectTypeOf<'metadata' | 'tags'>().toMatchTypeOf<LLMTestCaseParam>()
+    expectTypeOf<'metadata' | 'tags'>().toMatchTypeOf<TurnParam>()
+    expectTypeOf<LLMTestCase['tags']>().toEqualTypeOf<string[] | undefined>()
+    expectTypeOf<ConversationalTestCase['tags']>().toEqualTypeOf<string[] | undefined>()
+    new BinaryJudgementNode({ criteria: 'Ok?', evaluationParams: [SingleTurnParams.METADATA], children: verdicts() })
+    new ConversationalBinaryJudgementNode({
+      criteria: 'Ok?',
+      evaluationParams: [MultiTurnParams.TAGS],
+      children: conversationalVerdicts(),
+    })
+    // @ts-expect-error LLMTestCaseParams itself keeps its printed values
+    typeOnly(() => LLMTestCaseParams.METADATA)
   })
 })

@@ -179,9 +179,20 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
 
   // A judgement with no input of its own is shown what the judgement above its chosen verdict was shown, which
   // has run by then (the verdict waited for it). Through several such judgements, this is transitive.
+  // A verdict shared by several judgements lends the input of one that chose it (the graph checked they all show
+  // the same input).
   const inheritedInput = async (verdict: DagNode | undefined) => {
-    const judgement = (plan.parents.get(verdict as DagNode) ?? NO_EDGES).find((edge) => edge.edge === 'choice')?.node
-    const state = judgement ? await settle(judgement) : undefined
+    let judgement: DagNode | undefined
+    let state: NodeState | undefined
+    for (const edge of plan.parents.get(verdict as DagNode) ?? NO_EDGES) {
+      if (edge.edge !== 'choice') continue
+      const candidate = await settle(edge.node)
+      if (candidate.status === 'ran' && candidate.result.activates?.includes(verdict as DagNode) === true) {
+        judgement = edge.node
+        state = candidate
+        break
+      }
+    }
     if (!judgement || state?.status !== 'ran')
       throw new Error('judgetree bug: an inheriting node ran without its source')
     const source = state.record
@@ -212,6 +223,7 @@ function notReachedBecause(
   parentStates: readonly NodeState[],
   plan: GraphPlan,
 ): string {
+  const shared = incoming.filter((edge) => edge.edge === 'choice').length > 1
   const reasons = incoming.flatMap((edge, index) => {
     if (edge.edge === 'data') return []
     const state = parentStates[index] as NodeState
@@ -219,7 +231,11 @@ function notReachedBecause(
     // Control edges leave verdicts: a verdict that did not run was not chosen.
     if (state.status !== 'ran' && edge.edge === 'control') return [`${parent} was not chosen`]
     if (state.status !== 'ran') return [`${parent} did not run`]
-    if (edge.edge === 'choice') return [`the judge answered ${JSON.stringify(state.result.details.verdict)}`]
+    if (edge.edge === 'choice') {
+      const answered = `the judge answered ${JSON.stringify(state.result.details.verdict)}`
+      // A verdict shared by several judgements says which answered what.
+      return [shared ? `${parent}: ${answered}` : answered]
+    }
     return [`${parent} was not reached`]
   })
   // Choice edges lead to verdicts: a verdict is chosen or not, any other node is reached or not.
@@ -255,6 +271,13 @@ function summarise(
     return ids
   }
 
+  // A verdict shared by several judgements is drawn under one (the one that chose it, if any); the others list it.
+  const alsoUnderOf = (node: DagNode) => {
+    const owners = layout.sharedOwners.get(node)
+    if (owners === undefined) return undefined
+    return { alsoUnder: owners.filter((owner) => owner !== placedUnder.get(node)).map((owner) => id(plan, owner)) }
+  }
+
   const entries: TraceNode[] = []
   const leaves: ReachedLeaf[] = []
   const judgements: { node: DagNode; verdict: string | boolean; reason: string }[] = []
@@ -278,6 +301,7 @@ function summarise(
         inputs: layout.inputIds.get(node) ?? NO_IDS,
         children: childrenOf(node),
       },
+      alsoUnderOf(node),
     )
     if (state.status === 'skipped') {
       entries.push(Object.assign(base, { status: 'skipped' as const, skippedBecause: state.because }))
@@ -340,6 +364,8 @@ const layouts = new WeakMap<GraphPlan, StaticLayout>()
 interface StaticLayout {
   readonly inputIds: ReadonlyMap<DagNode, readonly string[]>
   readonly uniqueChildren: ReadonlyMap<DagNode, readonly DagNode[]>
+  /** For each verdict that several nodes choose between, those nodes in declaration order. */
+  readonly sharedOwners: ReadonlyMap<DagNode, readonly DagNode[]>
 }
 
 function staticLayout(plan: GraphPlan): StaticLayout {
@@ -347,7 +373,11 @@ function staticLayout(plan: GraphPlan): StaticLayout {
   if (layout === undefined) {
     const inputIds = new Map<DagNode, readonly string[]>()
     const uniqueChildren = new Map<DagNode, readonly DagNode[]>()
+    const sharedOwners = new Map<DagNode, readonly DagNode[]>()
     for (const node of plan.order) {
+      const owners = (plan.parents.get(node) ?? NO_EDGES).filter((edge) => edge.edge === 'choice')
+      const distinct = [...new Set(owners.map((edge) => edge.node))]
+      if (distinct.length > 1) sharedOwners.set(node, Object.freeze(distinct))
       const edges = (plan.parents.get(node) ?? NO_EDGES).filter((edge) => edge.edge === 'data')
       // A node that inherits its input reads the outputs its source reads; the order puts the source first.
       const source = plan.inherits.get(node)?.[0]
@@ -357,7 +387,7 @@ function staticLayout(plan: GraphPlan): StaticLayout {
       )
       uniqueChildren.set(node, Object.freeze([...new Set(node.children)]))
     }
-    layout = { inputIds, uniqueChildren }
+    layout = { inputIds, uniqueChildren, sharedOwners }
     layouts.set(plan, layout)
   }
   return layout

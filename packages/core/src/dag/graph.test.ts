@@ -311,13 +311,26 @@ describe('graph rules are checked when the DeepAcyclicGraph is built', () => {
     `)
   })
 
-  test('a verdict belongs to exactly one judgement', () => {
+  test('a verdict may belong to two judgements, but its value must fit each of them', () => {
     const shared = yes()
     const first = new BinaryJudgementNode({ criteria: 'First?', evaluationParams: params, children: [no(), shared] })
     const second = new BinaryJudgementNode({ criteria: 'Second?', evaluationParams: params, children: [no(), shared] })
-    expect(() => new DeepAcyclicGraph({ rootNodes: [first, second] })).toThrowErrorMatchingInlineSnapshot(`
+    expect(() => new DeepAcyclicGraph({ rootNodes: [first, second] })).not.toThrow()
+
+    const yesOption = new VerdictNode({ verdict: 'Yes', score: 10 })
+    const tone = new NonBinaryJudgementNode({
+      criteria: 'Tone?',
+      evaluationParams: params,
+      children: [yesOption, new VerdictNode({ verdict: 'No', score: 0 })],
+    })
+    const polite = new BinaryJudgementNode({
+      criteria: 'Polite?',
+      evaluationParams: params,
+      children: [no(), yesOption],
+    })
+    expect(() => new DeepAcyclicGraph({ rootNodes: [tone, polite] })).toThrowErrorMatchingInlineSnapshot(`
       [DagValidationError: Invalid DAG (1 problem):
-        1. [verdict-shared] BinaryJudgementNode (criteria: "First?") → VerdictNode (verdict: true): belongs to 2 parents (BinaryJudgementNode (criteria: "First?"); BinaryJudgementNode (criteria: "Second?")); a verdict belongs to exactly one judgement. Create a separate VerdictNode for each judgement.]
+        1. [binary-verdicts] BinaryJudgementNode (criteria: "Polite?"): a binary judgement needs exactly two VerdictNode children, one with verdict true and one with verdict false; got false, "Yes". Use a NonBinaryJudgementNode for string verdicts.]
     `)
   })
 

@@ -1,5 +1,6 @@
 import { dagToMermaid, type MermaidOptions } from './mermaid.js'
 import type { NodeMode } from './node.js'
+import { sealNodes } from './nodes/node-base.js'
 import type { ConversationalNode, SingleTurnNode } from './nodes/types.js'
 import { type GraphPlan, hasPlan, type ParentEdge, planGraph, planOf } from './plan.js'
 import { type DagFromJSONOptions, dagToJSON, rootsFromJSON, type SerializedDag } from './serialize.js'
@@ -24,6 +25,8 @@ export class DeepAcyclicGraph<Node extends SingleTurnNode | ConversationalNode =
 
   constructor(options: DeepAcyclicGraphOptions<Node>) {
     const plan = planGraph(this, options)
+    // Checked and planned with these children: adding one now would leave the plan stale.
+    sealNodes(plan.order)
     this.rootNodes = Object.freeze([...(options.rootNodes as Node[])])
     this.mode = plan.mode
     Object.freeze(this)

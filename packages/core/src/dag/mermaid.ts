@@ -21,9 +21,14 @@ export function dagToMermaid(dag: DeepAcyclicGraph, options: MermaidOptions = {}
   const plan = planOf(dag)
   const lines = [`flowchart ${options.direction ?? 'TD'}`]
   const edges: { line: string; walked: boolean }[] = []
-  const status = new Map(options.trace?.nodes.map((node) => [node.id, node.status]) ?? [])
+  const entries = new Map(options.trace?.nodes.map((node) => [node.id, node]) ?? [])
+  const status = new Map([...entries].map(([key, node]) => [key, node.status]))
   const ran = (node: DagNode) => status.get(id(node)) === 'ran'
   const id = (node: DagNode) => plan.ids.get(node) as string
+  // An edge to a verdict was walked only if this node chose it: a verdict shared with another judgement may have
+  // run because the other one chose it.
+  const walkedTo = (node: DagNode, child: DagNode) =>
+    ran(node) && ran(child) && (node.childEdge !== 'choice' || String(entries.get(id(node))?.verdict) === child.text)
 
   for (const node of plan.order) {
     lines.push(`  ${id(node)}${shape(node)}`)
@@ -33,7 +38,7 @@ export function dagToMermaid(dag: DeepAcyclicGraph, options: MermaidOptions = {}
       edges.push({ line: `  ${id(node)} --> ${id(node)}_metric`, walked: ran(node) })
     }
     for (const child of new Set(node.children)) {
-      const walked = ran(node) && ran(child)
+      const walked = walkedTo(node, child)
       const arrow = node.childEdge === 'data' ? `-.->|${escapeLabel(node.outputLabel ?? '')}|` : '-->'
       edges.push({ line: `  ${id(node)} ${arrow} ${id(child)}`, walked })
     }

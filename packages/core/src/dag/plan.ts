@@ -156,16 +156,8 @@ function buildPlan(options: unknown): GraphPlan {
         } in one DAG.`,
       )
     }
-    const incoming = parents.get(node) ?? []
-    const choiceParents = incoming.filter((parent) => parent.edge === 'choice')
-    if (choiceParents.length > 0 && incoming.length > 1) {
-      report(
-        name,
-        'verdict-shared',
-        `belongs to ${incoming.length} parents (${incoming.map((parent) => nameOf(parent.node)).join('; ')}); ` +
-          'a verdict belongs to exactly one judgement. Create a separate VerdictNode for each judgement.',
-      )
-    }
+    // A verdict may belong to several judgements (chosen when any of them picks it); each judgement checks that its
+    // verdicts' values fit it, so a string verdict under a binary judgement is still reported there.
     const labelled = new Map<string, DagNode>()
     for (const { node: task } of dataParents(node)) {
       const label = task.outputLabel

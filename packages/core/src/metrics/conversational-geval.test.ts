@@ -2,7 +2,7 @@ import { jsonReply, lastUserMessage, ln, schemaOf, scoreReply, useOpenAIServer }
 import { describe, expect, it } from 'vitest'
 import { dataOf, serverJudge } from '../../test/support/server-judge.js'
 import { ConfigurationError, MissingTestCaseParamError } from '../errors.js'
-import { TurnParams } from '../test-case/params.js'
+import { MultiTurnParams, TurnParams } from '../test-case/params.js'
 import type { ConversationalTestCase } from '../test-case/schemas.js'
 import { ConversationalGEval, type ConversationalGEvalOptions } from './conversational-geval.js'
 
@@ -64,6 +64,26 @@ describe('ConversationalGEval', () => {
       'Expected Outcome': 'The assistant apologises and looks up the order.',
     })
     expect(lastUserMessage(server.requests[1] as never)).toContain('1. Check the assistant apologises.')
+  })
+
+  it('shows MultiTurnParams.METADATA and TAGS as conversation-level data, read once from the test case', async () => {
+    const metadata = { channel: 'email', customerTier: 'gold' }
+    const result = await metric({ evaluationParams: [MultiTurnParams.METADATA, MultiTurnParams.TAGS] }).measure({
+      ...conversation,
+      turns: conversation.turns.map((turn) => ({ ...turn, metadata: { ignored: true } })),
+      metadata,
+      tags: ['refund'],
+    })
+
+    expect(result.error).toBeUndefined()
+    const data = dataOf(server.requests[1] as never) as Record<string, unknown>
+    expect(data).toMatchObject({ Metadata: metadata, Tags: ['refund'] })
+    // The turns' own metadata is not the conversation's.
+    expect(JSON.stringify(data.Conversation)).not.toContain('ignored')
+
+    const untagged = await metric({ evaluationParams: [MultiTurnParams.TAGS] }).measure(conversation)
+    expect(untagged.error).toBeInstanceOf(MissingTestCaseParamError)
+    expect(untagged.error?.message).toContain("'tags'")
   })
 
   it('normalises over the rubric range, not always over 10', async () => {

@@ -3,9 +3,11 @@ import { describe, expect, it, vi } from 'vitest'
 import { dataOf, serverJudge } from '../../test/support/server-judge.js'
 import { JudgeCallError, MissingTestCaseParamError } from '../errors.js'
 import { OpenAIJudge } from '../judge/openai-judge.js'
-import { LLMTestCaseParams } from '../test-case/params.js'
+import { LLMTestCaseParams, SingleTurnParams } from '../test-case/params.js'
 import { GEval, type GEvalOptions } from './geval.js'
 
+// A test case as a JavaScript caller might pass it, past the type checker.
+const bad = <T = never>(value: unknown) => value as T
 const STEPS = ['Compare the facts in Actual Output with Expected Output.', 'Penalise omitted details.']
 const testCase = { input: 'Who ran up the tree?', actualOutput: 'The cat.', expectedOutput: 'The cat.' }
 
@@ -124,6 +126,45 @@ describe('GEval scoring', () => {
     expect(server.requests).toHaveLength(1)
     expect(lastUserMessage(server.requests[0] as never)).toContain(`1. ${STEPS[0]}\n2. ${STEPS[1]}`)
     expect(dataOf(server.requests[0] as never)).toEqual({ 'Actual Output': 'The cat.', 'Expected Output': 'The cat.' })
+  })
+
+  it('on [INPUT, ACTUAL_OUTPUT, METADATA] shows the judge the metadata as data, in the prompt the server receives', async () => {
+    const metadata = { locale: 'fr-FR', channel: 'support-chat', priority: 2 }
+    const result = await geval({
+      evaluationParams: [SingleTurnParams.INPUT, SingleTurnParams.ACTUAL_OUTPUT, SingleTurnParams.METADATA],
+    }).measure({ ...testCase, metadata })
+
+    expect(result.error).toBeUndefined()
+    const [steps, score] = server.requests
+    // The steps prompt names the fields; the scoring prompt holds their values.
+    expect(dataOf(steps as never)).toMatchObject({ 'Fields of the test case': ['Input', 'Actual Output', 'Metadata'] })
+    expect(dataOf(score as never)).toEqual({ Input: testCase.input, 'Actual Output': 'The cat.', Metadata: metadata })
+    expect(lastUserMessage(score as never)).toContain('"channel": "support-chat"')
+  })
+
+  it('shows TAGS as data too, and a case without the metadata or tags it names fails naming the field', async () => {
+    const tagged = await geval({ evaluationParams: [SingleTurnParams.ACTUAL_OUTPUT, SingleTurnParams.TAGS] }).measure({
+      ...testCase,
+      tags: ['billing', 'escalated'],
+    })
+    expect(tagged.error).toBeUndefined()
+    expect(dataOf(server.requests[1] as never)).toEqual({ 'Actual Output': 'The cat.', Tags: ['billing', 'escalated'] })
+
+    server.requests.length = 0
+    const untagged = await geval({
+      evaluationParams: [SingleTurnParams.ACTUAL_OUTPUT, SingleTurnParams.METADATA, SingleTurnParams.TAGS],
+    }).measure(testCase)
+    expect(untagged.error).toBeInstanceOf(MissingTestCaseParamError)
+    expect(untagged.error?.message).toMatchInlineSnapshot(
+      `"The test case has no 'metadata', 'tags' but the metric "Correctness" needs it (needed by its evaluationParams). Add 'metadata', 'tags' to the test case, or remove it from the metric's evaluationParams."`,
+    )
+    expect(server.requests).toHaveLength(0)
+
+    const invalid = await geval({ evaluationParams: [SingleTurnParams.TAGS] }).measure(
+      bad({ ...testCase, tags: 'vip' }),
+    )
+    expect(invalid.error?.code).toBe('TEST_CASE_INVALID')
+    expect(invalid.error?.message).toContain('tags')
   })
 
   it('uses the raw score and says so when the judge returns no logprobs', async () => {

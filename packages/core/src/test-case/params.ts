@@ -9,8 +9,21 @@ export const LLMTestCaseParams = {
   EXPECTED_TOOLS: 'expectedTools',
 } as const
 
+/**
+ * The reference library's newer name for {@link LLMTestCaseParams}: the same values plus `METADATA` and `TAGS`
+ * (the test case's `metadata` and `tags`, shown to the judge as data like every other field).
+ */
+export const SingleTurnParams = {
+  ...LLMTestCaseParams,
+  METADATA: 'metadata',
+  TAGS: 'tags',
+} as const
+
 /** A single-turn test case field name, e.g. `'actualOutput'`. */
-export type LLMTestCaseParam = (typeof LLMTestCaseParams)[keyof typeof LLMTestCaseParams]
+export type SingleTurnParam = (typeof SingleTurnParams)[keyof typeof SingleTurnParams]
+
+/** A single-turn test case field name (any of {@link SingleTurnParams}, which includes every LLMTestCaseParams value). */
+export type LLMTestCaseParam = SingleTurnParam
 
 /**
  * The fields a conversational node or metric can be asked to judge: turn-level ones (read from every turn in
@@ -28,8 +41,24 @@ export const TurnParams = {
   CONTEXT: 'context',
 } as const
 
-/** A conversational test case field name, turn-level (`'content'`) or conversation-level (`'scenario'`). */
-export type TurnParam = (typeof TurnParams)[keyof typeof TurnParams]
+/**
+ * The reference library's newer name for {@link TurnParams}: the same values plus `METADATA` and `TAGS`, the
+ * conversation's own `metadata` and `tags` (conversation-level: read once from the test case, not from each turn).
+ */
+export const MultiTurnParams = {
+  ...TurnParams,
+  METADATA: 'metadata',
+  TAGS: 'tags',
+} as const
+
+/** A conversational test case field name, e.g. `'content'`. */
+export type MultiTurnParam = (typeof MultiTurnParams)[keyof typeof MultiTurnParams]
+
+/**
+ * A conversational test case field name, turn-level (`'content'`) or conversation-level (`'scenario'`); any of
+ * {@link MultiTurnParams}, which includes every TurnParams value.
+ */
+export type TurnParam = MultiTurnParam
 
 /** The turn-level fields, read from each turn in a node's window. */
 export const TURN_LEVEL_PARAMS: ReadonlySet<TurnParam> = new Set<TurnParam>([
@@ -54,10 +83,12 @@ export const PARAM_LABELS: Readonly<Record<LLMTestCaseParam | TurnParam, string>
   expectedOutcome: 'Expected Outcome',
   chatbotRole: 'Chatbot Role',
   userDescription: 'User Description',
+  metadata: 'Metadata',
+  tags: 'Tags',
 }
 
-const LLM_PARAM_VALUES = new Set<string>(Object.values(LLMTestCaseParams))
-const TURN_PARAM_VALUES = new Set<string>(Object.values(TurnParams))
+const LLM_PARAM_VALUES = new Set<string>(Object.values(SingleTurnParams))
+const TURN_PARAM_VALUES = new Set<string>(Object.values(MultiTurnParams))
 
 /** Whether `value` names a single-turn test case field. */
 export function isLLMTestCaseParam(value: unknown): value is LLMTestCaseParam {

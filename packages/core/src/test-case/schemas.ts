@@ -29,6 +29,8 @@ export const conversationalTestCaseSchema = z.object({
   context: z.array(z.string()).optional(),
   name: z.string().optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
+  /** Free-form labels for the case; a judge is shown them only when a metric names the TAGS param. */
+  tags: z.array(z.string()).optional(),
 })
 
 /** One input and the application's output, judged by single-turn metrics. */
@@ -42,6 +44,8 @@ export const llmTestCaseSchema = z.object({
   expectedTools: z.array(toolCallSchema).optional(),
   name: z.string().optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
+  /** Free-form labels for the case; a judge is shown them only when a metric names the TAGS param. */
+  tags: z.array(z.string()).optional(),
 })
 
 /** A tool call as recorded on a turn or a test case. */

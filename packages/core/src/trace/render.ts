@@ -14,10 +14,16 @@ const ROLE_TITLES: Readonly<Record<TraceNode['role'], string>> = {
  */
 export function renderTrace(trace: MetricTrace): string {
   const byId = new Map(trace.nodes.map((node) => [node.id, node]))
+  // Verdicts shared with other judgements are drawn once; under each other judgement a line points to them.
+  const shared = new Map<string, TraceNode[]>()
+  for (const node of trace.nodes) {
+    for (const owner of node.alsoUnder ?? []) shared.set(owner, [...(shared.get(owner) ?? []), node])
+  }
+  const tree: Tree = { byId, shared }
   const lines: string[] = []
   const rootIds = trace.roots.filter((id) => byId.has(id))
   for (const [index, id] of rootIds.entries()) {
-    renderNode(byId.get(id) as TraceNode, byId, '', index === rootIds.length - 1, lines, true)
+    renderNode(byId.get(id) as TraceNode, tree, '', index === rootIds.length - 1, lines, true)
   }
   for (const note of trace.notes) lines.push(`note: ${note}`)
   return lines.join('\n')
@@ -45,9 +51,15 @@ export function formatScore(score: number): string {
   return String(Math.round(score * 1000) / 1000)
 }
 
+/** A trace's entries by id, and the verdicts each judgement shares with one they are drawn under. */
+interface Tree {
+  readonly byId: ReadonlyMap<string, TraceNode>
+  readonly shared: ReadonlyMap<string, readonly TraceNode[]>
+}
+
 function renderNode(
   node: TraceNode,
-  byId: ReadonlyMap<string, TraceNode>,
+  tree: Tree,
   prefix: string,
   last: boolean,
   lines: string[],
@@ -56,11 +68,13 @@ function renderNode(
 ): void {
   const branch = top ? '' : last ? '└─ ' : '├─ '
   const continuation = top ? '' : last ? '   ' : '│  '
-  lines.push(`${prefix}${branch}${headLine(node, underSkipped)}`)
-  const children =
-    node.status === 'skipped' && node.role !== 'verdict' ? [] : node.children.flatMap((id) => byId.get(id) ?? [])
+  const { byId } = tree
+  lines.push(`${prefix}${branch}${headLine(node, underSkipped)}${alsoUnderText(node, byId)}`)
+  const hidden = node.status === 'skipped' && node.role !== 'verdict'
+  const children = hidden ? [] : node.children.flatMap((id) => byId.get(id) ?? [])
+  const references = hidden ? [] : (tree.shared.get(node.id) ?? [])
   const inner = prefix + continuation
-  const detailPrefix = `${inner}${children.length > 0 || node.metric ? '│' : ' '}    `
+  const detailPrefix = `${inner}${children.length > 0 || references.length > 0 || node.metric ? '│' : ' '}    `
   for (const detail of detailLines(node, byId)) lines.push(`${detailPrefix}${detail}`.trimEnd())
   if (node.metric) {
     const nested = node.metric.verboseLogs.split('\n').filter((line) => line.length > 0)
@@ -74,8 +88,32 @@ function renderNode(
     lines.push(`${inner}└─ … ${node.children.length} node${node.children.length === 1 ? '' : 's'} below not reached`)
   }
   for (const [index, child] of children.entries()) {
-    renderNode(child, byId, inner, index === children.length - 1, lines, false, node.status === 'skipped')
+    const last = index === children.length - 1 && references.length === 0
+    renderNode(child, tree, inner, last, lines, false, node.status === 'skipped')
   }
+  for (const [index, verdict] of references.entries()) {
+    lines.push(`${inner}${index === references.length - 1 ? '└─ ' : '├─ '}${sharedVerdictLine(verdict, node, byId)}`)
+  }
+}
+
+/** How a node that points to a shared verdict shows it: chosen by this node or not, and where it is drawn. */
+function sharedVerdictLine(verdict: TraceNode, owner: TraceNode, byId: ReadonlyMap<string, TraceNode>): string {
+  const chosen = owner.status === 'ran' && owner.verdict !== undefined && String(owner.verdict) === verdict.text
+  const score = verdict.score !== undefined ? ` → ${verdict.score}` : ''
+  const drawnUnder = [...byId.values()].find((entry) => entry.children.includes(verdict.id))
+  const where = drawnUnder ? ` under ${nodeRef(drawnUnder)}` : ''
+  return `${chosen ? '●' : '○'} ${verdict.text}${score}  (shared: drawn${where})`
+}
+
+/** A shared verdict, where it is drawn, names the other nodes it belongs to. */
+function alsoUnderText(node: TraceNode, byId: ReadonlyMap<string, TraceNode>): string {
+  const owners = (node.alsoUnder ?? []).flatMap((id) => byId.get(id) ?? [])
+  return owners.length === 0 ? '' : `  (also under ${owners.map(nodeRef).join(', ')})`
+}
+
+/** Names an entry in one line: its step when it ran, else its label or text. */
+function nodeRef(node: TraceNode): string {
+  return node.step !== undefined ? `[${node.step}]` : `"${oneLine(node.label ?? node.text)}"`
 }
 
 function headLine(node: TraceNode, underSkipped: boolean): string {

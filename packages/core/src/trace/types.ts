@@ -51,6 +51,11 @@ export interface TraceNode extends TraceNodeDetails {
   readonly inputFrom?: string | undefined
   /** Ids of the entries drawn below this one in the tree. */
   readonly children: readonly string[]
+  /**
+   * For a verdict shared by several judgements: the ids of those it is not drawn under (it is drawn under the one
+   * that chose it, else the first). It was chosen if any of them chose it, and what follows it ran once.
+   */
+  readonly alsoUnder?: readonly string[] | undefined
   /** Judge calls made by this node itself (a child metric's calls are in its own result). */
   readonly usage?: MetricUsage | undefined
   readonly latencyMs?: number | undefined

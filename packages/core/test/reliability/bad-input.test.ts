@@ -131,15 +131,26 @@ const catalogue: Record<string, () => unknown> = {
         }),
       ],
     }),
-  'one verdict under two judgements': () => {
-    const shared = yes()
+  'a string verdict shared with a binary judgement': () => {
+    const shared = new VerdictNode({ verdict: 'Warm', score: 10 })
     return new DeepAcyclicGraph({
       rootNodes: [
-        new BinaryJudgementNode({ criteria: 'A?', evaluationParams: params, children: [no(), shared] }),
+        new NonBinaryJudgementNode({
+          criteria: 'Tone?',
+          evaluationParams: params,
+          children: [shared, new VerdictNode({ verdict: 'Cold', score: 0 })],
+        }),
         new BinaryJudgementNode({ criteria: 'B?', evaluationParams: params, children: [no(), shared] }),
       ],
     })
   },
+  'addVerdict with both score and then': () =>
+    new BinaryJudgementNode({ criteria: 'A?', evaluationParams: params }).addVerdict(
+      true,
+      bad({ score: 1, then: okBinary('B?') }),
+    ),
+  'addVerdict with neither score nor then': () =>
+    new NonBinaryJudgementNode({ criteria: 'Tone?', evaluationParams: params }).addVerdict('Warm', bad({})),
   'judgement that is shown nothing': () =>
     new DeepAcyclicGraph({ rootNodes: [new BinaryJudgementNode({ criteria: 'Polite?', children: [no(), yes()] })] }),
   'root that is also a child': () => {
@@ -272,10 +283,16 @@ test('every bad input fails with a message that names what is wrong and how to f
       "a conversation without turns": "result error TEST_CASE_INVALID: The metric "Polite" needs a conversational test case ({ turns: [...] }), but the test case is invalid:
       - turns: a conversation needs at least one turn",
       "a single-turn case given to ConversationalDAGMetric": "result error TEST_CASE_INVALID: The metric "Polite" is a ConversationalDAGMetric, which judges conversations ({ turns: [...] }), but it was given a single-turn test case ({ input, ... }). Use DAGMetric with single-turn nodes for those.",
+      "a string verdict shared with a binary judgement": "DagValidationError: Invalid DAG (1 problem):
+      1. [binary-verdicts] BinaryJudgementNode (criteria: "B?"): a binary judgement needs exactly two VerdictNode children, one with verdict true and one with verdict false; got false, "Warm". Use a NonBinaryJudgementNode for string verdicts.",
       "a test case without the parameter a node reads": "result error TEST_CASE_PARAM_MISSING: The test case has no 'actualOutput' but the metric "Format" needs it (needed by BinaryJudgementNode (criteria: "Ok?")). Add 'actualOutput' to the test case, or remove it from the metric's evaluationParams.",
       "a turn window past the conversation": "result error TURN_WINDOW_OUT_OF_RANGE: ConversationalBinaryJudgementNode (criteria: "Polite?") failed: its turnWindow [0, 5] does not fit this conversation of 1 turn (there is no turn 5). The turns are 0 to 0, or -1 to -1 counting from the end: use a window inside them, or drop turnWindow to read every turn.",
       "a turn with an unknown role": "result error TEST_CASE_INVALID: The metric "Polite" needs a conversational test case ({ turns: [...] }), but the test case is invalid:
       - turns.0.role: Invalid option: expected one of "user"|"assistant"",
+      "addVerdict with both score and then": "DagValidationError: Invalid DAG (1 problem):
+      1. [add-verdict-outcome] BinaryJudgementNode (criteria: "A?"): addVerdict(true) takes either { score } or { then }, not both: remove one.",
+      "addVerdict with neither score nor then": "DagValidationError: Invalid DAG (1 problem):
+      1. [add-verdict-outcome] NonBinaryJudgementNode (criteria: "Tone?"): addVerdict("Warm") needs a second argument { score } (an integer 0..10 that ends the walk) or { then } (a node or metric to continue with); got {}.",
       "binary judgement with three verdicts": "DagValidationError: Invalid DAG (1 problem):
       1. [binary-verdicts] BinaryJudgementNode (criteria: "Ok?"): a binary judgement needs exactly two VerdictNode children, one with verdict true and one with verdict false; got true, false, true. Use a NonBinaryJudgementNode for string verdicts.",
       "children that is not an array": "DagValidationError: Invalid DAG (1 problem):
@@ -302,8 +319,6 @@ test('every bad input fails with a message that names what is wrong and how to f
       1. [non-binary-duplicate-verdicts] NonBinaryJudgementNode (criteria: "Tone?"): each verdict of a non-binary judgement must be distinct; "Warm" appears more than once.",
       "non-binary judgement with one verdict": "DagValidationError: Invalid DAG (1 problem):
       1. [non-binary-verdicts] NonBinaryJudgementNode (criteria: "Tone?"): a non-binary judgement needs at least two VerdictNode children (the options to choose from); got 1.",
-      "one verdict under two judgements": "DagValidationError: Invalid DAG (1 problem):
-      1. [verdict-shared] BinaryJudgementNode (criteria: "A?") → VerdictNode (verdict: true): belongs to 2 parents (BinaryJudgementNode (criteria: "A?"); BinaryJudgementNode (criteria: "B?")); a verdict belongs to exactly one judgement. Create a separate VerdictNode for each judgement.",
       "relevancy windowSize of 0": "ConfigurationError: Invalid options for ConversationRelevancyMetric "Conversation Relevancy":
       - windowSize must be a whole number from 1 and up (how many exchanges each judgement reads); got 0.",
       "root that is also a child": "DagValidationError: Invalid DAG (1 problem):

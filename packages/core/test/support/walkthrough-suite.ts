@@ -7,8 +7,10 @@ import {
   MEETING,
   meetingSummary,
   meetingSummaryDag,
+  meetingSummaryDagTopDown,
   PLAYFUL,
   playfulChatbotDag,
+  playfulChatbotDagTopDown,
   playfulConversation,
   promptData,
   routeByPrompt,
@@ -27,9 +29,12 @@ export interface WalkthroughJudge {
 
 /** Every path of both reference DAGs, with its score, judge calls and what the judge was shown. */
 export function describeWalkthroughs(through: string, { server, judge }: WalkthroughJudge): void {
-  describe(`playful chatbot (ConversationalDAGMetric) through ${through}`, () => {
-    const metric = () =>
-      new ConversationalDAGMetric({ name: 'Playful Chatbot', dag: playfulChatbotDag(), model: judge() })
+  const playfulBuilds = [
+    ['as printed (bottom-up)', playfulChatbotDag],
+    ['top-down', playfulChatbotDagTopDown],
+  ] as const
+  describe.each(playfulBuilds)(`playful chatbot (ConversationalDAGMetric) built %s, through ${through}`, (_, build) => {
+    const metric = () => new ConversationalDAGMetric({ name: 'Playful Chatbot', dag: build(), model: judge() })
 
     test('not satisfied → 0, after 2 judge calls (the behaviour judgement is never asked)', async () => {
       server().requests.length = 0
@@ -105,8 +110,12 @@ export function describeWalkthroughs(through: string, { server, judge }: Walkthr
     })
   })
 
-  describe(`meeting-summary headings (DAGMetric) through ${through}`, () => {
-    const metric = () => new DAGMetric({ name: 'Format Correctness', dag: meetingSummaryDag(), model: judge() })
+  const meetingBuilds = [
+    ['as printed (bottom-up)', meetingSummaryDag],
+    ['top-down', meetingSummaryDagTopDown],
+  ] as const
+  describe.each(meetingBuilds)(`meeting-summary headings (DAGMetric) built %s, through ${through}`, (_, build) => {
+    const metric = () => new DAGMetric({ name: 'Format Correctness', dag: build(), model: judge() })
     const headings = { output: 'Intro, Body, Conclusion' }
 
     test('headings missing → 0, after 2 judge calls (the order judgement is never asked)', async () => {
@@ -146,6 +155,72 @@ export function describeWalkthroughs(through: string, { server, judge }: Walkthr
         'Outputs of earlier steps': { 'Summary headings': 'Intro, Body, Conclusion' },
       })
       expect(promptData(server().requests[0] as never)).toEqual({ 'Actual Output': meetingSummary.actualOutput })
+    })
+  })
+
+  describe(`both ways of building the walkthroughs give the same measurement, through ${through}`, () => {
+    /** One measurement's observable output, less the latencies (timing, not behaviour). */
+    const observe = async (metric: DAGMetric | ConversationalDAGMetric, testCase: never) => {
+      server().requests.length = 0
+      const result = await metric.measure(testCase)
+      return {
+        score: result.score,
+        success: result.success,
+        reason: result.reason,
+        usage: result.usage,
+        verboseLogs: result.verboseLogs,
+        trace: { ...result.trace, nodes: result.trace.nodes.map(({ latencyMs: _, ...node }) => node) },
+        prompts: server().requests.map((request) => request.body),
+      }
+    }
+
+    test.each([
+      ['Yes', 1],
+      ['All out of order', 0.2],
+    ])('meeting summary, order %j: same score, calls, prompts, trace, JSON and Mermaid', async (order, score) => {
+      server().respondWith(
+        routeByPrompt([
+          [MEETING.extract, { output: 'Intro, Body, Conclusion' }],
+          [MEETING.present, { reason: 'All three are there.', verdict: true }],
+          [MEETING.order, { reason: `Order: ${order}.`, verdict: order }],
+        ]),
+      )
+      const [printed, topDown] = [meetingSummaryDag(), meetingSummaryDagTopDown()]
+      const measure = (dag: typeof printed) =>
+        observe(new DAGMetric({ name: 'Format Correctness', dag, model: judge() }), meetingSummary as never)
+      const fromPrinted = await measure(printed)
+      const fromTopDown = await measure(topDown)
+      expect(fromPrinted.score).toBe(score)
+      expect(fromPrinted.prompts).toHaveLength(3)
+      expect(fromTopDown).toEqual(fromPrinted)
+      expect(topDown.toJSON()).toEqual(printed.toJSON())
+      expect(topDown.toMermaid()).toBe(printed.toMermaid())
+      expect(topDown.toMermaid({ trace: fromTopDown.trace as never })).toBe(
+        printed.toMermaid({ trace: fromPrinted.trace as never }),
+      )
+    })
+
+    test('playful chatbot: same score, calls, prompts, trace, JSON and Mermaid', async () => {
+      server().respondWith(
+        routeByPrompt([
+          [PLAYFUL.summary, PLAYFUL_SUMMARY],
+          [PLAYFUL.satisfied, { reason: 'Every question got an answer.', verdict: true }],
+          [PLAYFUL.behaviour, { reason: 'Teasing but friendly.', verdict: 'Playful' }],
+        ]),
+      )
+      const [printed, topDown] = [playfulChatbotDag(), playfulChatbotDagTopDown()]
+      const measure = (dag: typeof printed) =>
+        observe(
+          new ConversationalDAGMetric({ name: 'Playful Chatbot', dag, model: judge() }),
+          playfulConversation as never,
+        )
+      const fromPrinted = await measure(printed)
+      const fromTopDown = await measure(topDown)
+      expect(fromPrinted.score).toBe(1)
+      expect(fromPrinted.prompts).toHaveLength(3)
+      expect(fromTopDown).toEqual(fromPrinted)
+      expect(topDown.toJSON()).toEqual(printed.toJSON())
+      expect(topDown.toMermaid()).toBe(printed.toMermaid())
     })
   })
 }

@@ -10,6 +10,7 @@ import {
   type LLMTestCase,
   LLMTestCaseParams,
   NonBinaryJudgementNode,
+  SingleTurnParams,
   TaskNode,
   TurnParams,
   VerdictNode,
@@ -64,6 +65,26 @@ export function playfulChatbotDag() {
   return new DeepAcyclicGraph({ rootNodes: [summary] })
 }
 
+/**
+ * The same playful-chatbot DAG built top-down, the way the reference library's newer releases write it: nodes
+ * created without children and completed with addNode/addVerdict. It must give the same graph as the printed one.
+ */
+export function playfulChatbotDagTopDown() {
+  const summary = new ConversationalTaskNode({
+    instructions: PLAYFUL.summary,
+    outputLabel: 'Summary',
+    evaluationParams: [TurnParams.ROLE, TurnParams.CONTENT],
+  })
+  const satisfied = summary.addNode(new ConversationalBinaryJudgementNode({ criteria: PLAYFUL.satisfied }))
+  const behaviour = new ConversationalNonBinaryJudgementNode({ criteria: PLAYFUL.behaviour })
+  satisfied.addVerdict(false, { score: 0 })
+  satisfied.addVerdict(true, { then: behaviour })
+  behaviour.addVerdict('Rude', { score: 0 })
+  behaviour.addVerdict('Neutral', { score: 5 })
+  behaviour.addVerdict('Playful', { score: 10 })
+  return new DeepAcyclicGraph({ rootNodes: [summary] })
+}
+
 /** The reference's meeting-summary test case, transcript and summary as printed. */
 export const meetingSummary: LLMTestCase = {
   input: [
@@ -112,6 +133,26 @@ export function meetingSummaryDag() {
     outputLabel: 'Summary headings',
     children: [present, order],
   })
+  return new DeepAcyclicGraph({ rootNodes: [extract] })
+}
+
+/**
+ * The same meeting-summary DAG built top-down: the order judgement reads the extracted headings (a child of the
+ * task) and is reached only through "present → true".
+ */
+export function meetingSummaryDagTopDown() {
+  const extract = new TaskNode({
+    instructions: MEETING.extract,
+    evaluationParams: [SingleTurnParams.ACTUAL_OUTPUT],
+    outputLabel: 'Summary headings',
+  })
+  const present = extract.addNode(new BinaryJudgementNode({ criteria: MEETING.present }))
+  const order = extract.addNode(new NonBinaryJudgementNode({ criteria: MEETING.order }))
+  present.addVerdict(false, { score: 0 })
+  present.addVerdict(true, { then: order })
+  order.addVerdict('Yes', { score: 10 })
+  order.addVerdict('Two are out of order', { score: 4 })
+  order.addVerdict('All out of order', { score: 2 })
   return new DeepAcyclicGraph({ rootNodes: [extract] })
 }
 

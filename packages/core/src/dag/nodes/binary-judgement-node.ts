@@ -7,8 +7,15 @@ import {
   singleTurnView,
 } from '../../test-case/view.js'
 import type { NodeRunContext, ReportIssue } from '../node.js'
+import { addVerdictTo, type VerdictOutcome } from './add-verdict.js'
 import { JudgementNodeBase, type JudgementNodeBaseOptions } from './judgement-base.js'
-import type { ConversationalVerdictNode, VerdictNode, VerdictNodeBase } from './verdict-node.js'
+import {
+  type ConversationalVerdictChild,
+  ConversationalVerdictNode,
+  type VerdictChild,
+  VerdictNode,
+  type VerdictNodeBase,
+} from './verdict-node.js'
 
 /** Options for {@link BinaryJudgementNode}. */
 export interface BinaryJudgementNodeOptions extends JudgementNodeBaseOptions<VerdictNode> {
@@ -63,6 +70,17 @@ export class BinaryJudgementNode extends BinaryJudgementBase {
       singleTurnView(checkSingleTurnParams(options.evaluationParams, report)),
     )
   }
+
+  /**
+   * Adds an outcome top-down and returns it: `{ score }` ends the walk there, `{ then }` continues at a node or
+   * metric. Pass an existing VerdictNode instead to share it with another judgement.
+   * @example present.addVerdict(false, { score: 0 })
+   */
+  addVerdict(verdict: boolean, outcome: VerdictOutcome<VerdictChild>): VerdictNode
+  addVerdict(shared: VerdictNode): VerdictNode
+  addVerdict(verdict: boolean | VerdictNode, outcome?: VerdictOutcome<VerdictChild>): VerdictNode {
+    return addVerdictTo(this, verdict, outcome, VerdictNode, (node) => this.appendChild(node, 'addVerdict'))
+  }
 }
 
 /** Asks the judge a yes/no question about a conversation; the walk continues at the matching verdict. */
@@ -76,5 +94,20 @@ export class ConversationalBinaryJudgementNode extends BinaryJudgementBase {
       const checked = checkConversationalOptions(options.evaluationParams, options.turnWindow, report)
       return conversationalView(checked.params, checked.turnWindow)
     })
+  }
+
+  /**
+   * Adds an outcome top-down and returns it: `{ score }` ends the walk there, `{ then }` continues at a node or
+   * metric. Pass an existing ConversationalVerdictNode instead to share it with another judgement.
+   */
+  addVerdict(verdict: boolean, outcome: VerdictOutcome<ConversationalVerdictChild>): ConversationalVerdictNode
+  addVerdict(shared: ConversationalVerdictNode): ConversationalVerdictNode
+  addVerdict(
+    verdict: boolean | ConversationalVerdictNode,
+    outcome?: VerdictOutcome<ConversationalVerdictChild>,
+  ): ConversationalVerdictNode {
+    return addVerdictTo(this, verdict, outcome, ConversationalVerdictNode, (node) =>
+      this.appendChild(node, 'addVerdict'),
+    )
   }
 }

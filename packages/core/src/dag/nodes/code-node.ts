@@ -9,6 +9,7 @@ import {
   resolveTurnWindow,
 } from '../../test-case/view.js'
 import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue, TaskInput } from '../node.js'
+import { addVerdictTo, type VerdictOutcome } from './add-verdict.js'
 import {
   childrenOption,
   compact,
@@ -20,7 +21,13 @@ import {
 } from './construction.js'
 import { NodeBase } from './node-base.js'
 import { checkVerdictChildren } from './verdict-children.js'
-import type { ConversationalVerdictNode, VerdictNode, VerdictNodeBase } from './verdict-node.js'
+import {
+  type ConversationalVerdictChild,
+  ConversationalVerdictNode,
+  type VerdictChild,
+  VerdictNode,
+  type VerdictNodeBase,
+} from './verdict-node.js'
 
 /** What a check returns: a verdict (`true`/`false`, or one of its children's string verdicts), or one with a reason. */
 export type CodeCheckResult =
@@ -55,6 +62,8 @@ export interface ConversationalCodeNodeView {
   readonly chatbotRole?: string | undefined
   readonly userDescription?: string | undefined
   readonly context?: readonly string[] | undefined
+  readonly metadata?: Readonly<Record<string, unknown>> | undefined
+  readonly tags?: readonly string[] | undefined
 }
 
 interface CodeNodeBaseOptions<View, Child> {
@@ -66,8 +75,8 @@ interface CodeNodeBaseOptions<View, Child> {
    * async. A thrown error fails the measurement, naming this node.
    */
   check: (view: View) => CodeCheckResult | Promise<CodeCheckResult>
-  /** The possible outcomes, each a VerdictNode. */
-  children: readonly Child[]
+  /** The possible outcomes, each a VerdictNode; or add them with `addVerdict`. */
+  children?: readonly Child[] | undefined
   /** Shown in traces instead of the name. */
   label?: string | undefined
 }
@@ -215,6 +224,16 @@ export class CodeNode extends CodeNodeBase {
       }
     })
   }
+
+  /**
+   * Adds an outcome top-down and returns it: `{ score }` ends the walk there, `{ then }` continues at a node or
+   * metric. Pass an existing VerdictNode instead to share it with another node.
+   */
+  addVerdict(verdict: boolean | string, outcome: VerdictOutcome<VerdictChild>): VerdictNode
+  addVerdict(shared: VerdictNode): VerdictNode
+  addVerdict(verdict: boolean | string | VerdictNode, outcome?: VerdictOutcome<VerdictChild>): VerdictNode {
+    return addVerdictTo(this, verdict, outcome, VerdictNode, (node) => this.appendChild(node, 'addVerdict'))
+  }
 }
 
 /** Decides a verdict about a conversation with your own function: no judge call. */
@@ -254,5 +273,20 @@ export class ConversationalCodeNode extends CodeNodeBase {
         },
       }
     })
+  }
+
+  /**
+   * Adds an outcome top-down and returns it: `{ score }` ends the walk there, `{ then }` continues at a node or
+   * metric. Pass an existing ConversationalVerdictNode instead to share it with another node.
+   */
+  addVerdict(verdict: boolean | string, outcome: VerdictOutcome<ConversationalVerdictChild>): ConversationalVerdictNode
+  addVerdict(shared: ConversationalVerdictNode): ConversationalVerdictNode
+  addVerdict(
+    verdict: boolean | string | ConversationalVerdictNode,
+    outcome?: VerdictOutcome<ConversationalVerdictChild>,
+  ): ConversationalVerdictNode {
+    return addVerdictTo(this, verdict, outcome, ConversationalVerdictNode, (node) =>
+      this.appendChild(node, 'addVerdict'),
+    )
   }
 }

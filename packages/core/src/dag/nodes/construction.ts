@@ -42,9 +42,13 @@ export function optionalLabel(options: object, report: ReportIssue): string | un
   return undefined
 }
 
-/** Checks the `children` option is an array; the rules about what it holds are checked when the graph is built. */
+/**
+ * Checks the optional `children` option is an array (absent when the node is completed top-down, with
+ * `addNode`/`addVerdict`); the rules about what it holds are checked when the graph is built.
+ */
 export function childrenOption<C>(options: object, report: ReportIssue): readonly C[] {
   const value = (options as Record<string, unknown>).children
+  if (value === undefined) return Object.freeze([])
   if (Array.isArray(value)) return Object.freeze([...value]) as readonly C[]
   report('children', `children must be an array of nodes; got ${describeValue(value)}.`)
   return Object.freeze([])

@@ -16,8 +16,11 @@ import { isVerdictNode, type VerdictNodeBase } from './verdict-node.js'
 export interface JudgementNodeBaseOptions<Verdict> {
   /** The question the judge answers about the data. No need to list the answers: they come from the verdicts. */
   criteria: string
-  /** The possible outcomes, each a VerdictNode. */
-  children: readonly Verdict[]
+  /**
+   * The possible outcomes, each a VerdictNode. Leave it out to add them top-down with `addVerdict`; either way the
+   * rules about them are checked when the DeepAcyclicGraph is built.
+   */
+  children?: readonly Verdict[] | undefined
   /** Shown in traces instead of the criteria. */
   label?: string | undefined
 }

@@ -1,6 +1,15 @@
+import { DagValidationError } from '../../errors.js'
 import type { ConversationalTestCase, LLMTestCase } from '../../test-case/schemas.js'
 import type { InputView } from '../../test-case/view.js'
 import type { DagNode, NodeMode, ShownInput, TaskInput } from '../node.js'
+
+// Nodes a built graph holds: their children are fixed from then on.
+const sealed = new WeakSet<object>()
+
+/** Fixes the children of the nodes a DeepAcyclicGraph was built from (it planned its walks with them). */
+export function sealNodes(nodes: Iterable<object>): void {
+  for (const node of nodes) sealed.add(node)
+}
 
 /** What a kind's constructor has checked and hands its base: everything every node has. */
 export interface NodeParts<Child> {
@@ -27,7 +36,8 @@ export abstract class NodeBase<Child = DagNode> {
   readonly kind: string
   readonly mode: NodeMode
   readonly label: string | undefined
-  readonly children: readonly Child[]
+  // Replaced, never changed in place, when a child is added top-down: an array handed out stays as it was.
+  #children: readonly Child[]
   /** Test-case parameters the node reads; checked before any judge call. */
   readonly evaluationParams: readonly string[]
   /** Inclusive turn range for conversational nodes. */
@@ -38,10 +48,37 @@ export abstract class NodeBase<Child = DagNode> {
     this.kind = kind
     this.mode = mode
     this.label = parts.label
-    this.children = parts.children
+    this.#children = parts.children
     this.#view = parts.view
     this.evaluationParams = parts.view.params
     this.turnWindow = parts.view.turnWindow
+  }
+
+  /** The nodes this node points to, in the order they were given (in `children`, then by `addNode`/`addVerdict`). */
+  get children(): readonly Child[] {
+    return this.#children
+  }
+
+  /**
+   * Adds a child after construction (top-down building). The rules about children are checked when the
+   * DeepAcyclicGraph is built, as for `children`; a node already in a built graph takes no more, since that graph
+   * was checked and planned without them.
+   */
+  protected appendChild<Added extends Child>(child: Added, method: string): Added {
+    if (sealed.has(this)) {
+      throw new DagValidationError([
+        {
+          rule: 'node-sealed',
+          node: (this as unknown as DagNode).describe(),
+          message:
+            `${method} was called on a node that is already part of a built DeepAcyclicGraph, which was checked and ` +
+            'planned without the new child. Add every child before building the graph; to change a built graph, ' +
+            'create its nodes again.',
+        },
+      ])
+    }
+    this.#children = Object.freeze([...this.#children, child])
+    return child
   }
 
   /** The `toJSON` fields of what the node reads, and its label: kinds list their own fields, then these. */

@@ -11,8 +11,15 @@ import {
   singleTurnView,
 } from '../../test-case/view.js'
 import type { NodeRunContext, ReportIssue } from '../node.js'
+import { addVerdictTo, type VerdictOutcome } from './add-verdict.js'
 import { JudgementNodeBase, type JudgementNodeBaseOptions } from './judgement-base.js'
-import type { ConversationalVerdictNode, VerdictNode, VerdictNodeBase } from './verdict-node.js'
+import {
+  type ConversationalVerdictChild,
+  ConversationalVerdictNode,
+  type VerdictChild,
+  VerdictNode,
+  type VerdictNodeBase,
+} from './verdict-node.js'
 
 /** Options for {@link NonBinaryJudgementNode}. */
 export interface NonBinaryJudgementNodeOptions extends JudgementNodeBaseOptions<VerdictNode> {
@@ -93,6 +100,17 @@ export class NonBinaryJudgementNode extends NonBinaryJudgementBase {
       singleTurnView(checkSingleTurnParams(options.evaluationParams, report)),
     )
   }
+
+  /**
+   * Adds an outcome top-down and returns it: `{ score }` ends the walk there, `{ then }` continues at a node or
+   * metric. Pass an existing VerdictNode instead to share it with another judgement.
+   * @example present.addVerdict('Yes', { score: 0 })
+   */
+  addVerdict(verdict: string, outcome: VerdictOutcome<VerdictChild>): VerdictNode
+  addVerdict(shared: VerdictNode): VerdictNode
+  addVerdict(verdict: string | VerdictNode, outcome?: VerdictOutcome<VerdictChild>): VerdictNode {
+    return addVerdictTo(this, verdict, outcome, VerdictNode, (node) => this.appendChild(node, 'addVerdict'))
+  }
 }
 
 /** Asks the judge to pick one of several answers about a conversation; the walk follows that verdict. */
@@ -106,5 +124,20 @@ export class ConversationalNonBinaryJudgementNode extends NonBinaryJudgementBase
       const checked = checkConversationalOptions(options.evaluationParams, options.turnWindow, report)
       return conversationalView(checked.params, checked.turnWindow)
     })
+  }
+
+  /**
+   * Adds an outcome top-down and returns it: `{ score }` ends the walk there, `{ then }` continues at a node or
+   * metric. Pass an existing ConversationalVerdictNode instead to share it with another judgement.
+   */
+  addVerdict(verdict: string, outcome: VerdictOutcome<ConversationalVerdictChild>): ConversationalVerdictNode
+  addVerdict(shared: ConversationalVerdictNode): ConversationalVerdictNode
+  addVerdict(
+    verdict: string | ConversationalVerdictNode,
+    outcome?: VerdictOutcome<ConversationalVerdictChild>,
+  ): ConversationalVerdictNode {
+    return addVerdictTo(this, verdict, outcome, ConversationalVerdictNode, (node) =>
+      this.appendChild(node, 'addVerdict'),
+    )
   }
 }

@@ -26,21 +26,29 @@ interface TaskNodeBaseOptions<Child> {
   instructions: string
   /** The name children see the output under, e.g. "Summary headings". */
   outputLabel: string
-  /** Nodes that read this node's output (never a verdict). May be empty while sketching; the DAG rejects that. */
-  children: readonly Child[]
+  /**
+   * Nodes that read this node's output (never a verdict). Leave it out (or empty) to add them top-down with
+   * `addNode`; the DAG rejects a TaskNode that still has none when it is built.
+   */
+  children?: readonly Child[] | undefined
   /** Shown in traces instead of the instructions. */
   label?: string | undefined
 }
 
+/** A node that can read a single-turn TaskNode's output: any single-turn node but a verdict. */
+export type TaskNodeChild = Exclude<SingleTurnNode, { traceRole: 'verdict' }>
+
+/** A node that can read a conversational TaskNode's output: any conversational node but a verdict. */
+export type ConversationalTaskNodeChild = Exclude<ConversationalNode, { traceRole: 'verdict' }>
+
 /** Options for {@link TaskNode}. */
-export interface TaskNodeOptions extends TaskNodeBaseOptions<Exclude<SingleTurnNode, { traceRole: 'verdict' }>> {
+export interface TaskNodeOptions extends TaskNodeBaseOptions<TaskNodeChild> {
   /** Test-case fields the judge is shown. @default [] (only the outputs of parent TaskNodes) */
   evaluationParams?: readonly LLMTestCaseParam[] | undefined
 }
 
 /** Options for {@link ConversationalTaskNode}. */
-export interface ConversationalTaskNodeOptions
-  extends TaskNodeBaseOptions<Exclude<ConversationalNode, { traceRole: 'verdict' }>> {
+export interface ConversationalTaskNodeOptions extends TaskNodeBaseOptions<ConversationalTaskNodeChild> {
   /** Turn-level and conversation-level fields the judge is shown. @default [] */
   evaluationParams?: readonly TurnParam[] | undefined
   /**
@@ -143,6 +151,14 @@ export class TaskNode extends TaskNodeBase {
       singleTurnView(checkSingleTurnParams(options.evaluationParams, report)),
     )
   }
+
+  /**
+   * Adds a node that reads this task's output (top-down building) and returns it, to continue from there.
+   * @example const present = extract.addNode(new BinaryJudgementNode({ criteria: 'Are all headings there?' }))
+   */
+  addNode<Child extends TaskNodeChild>(child: Child): Child {
+    return this.appendChild(child, 'addNode')
+  }
 }
 
 /** Has the judge transform turns of a conversation (or parent outputs) into text its children judge. */
@@ -156,5 +172,10 @@ export class ConversationalTaskNode extends TaskNodeBase {
       const checked = checkConversationalOptions(options.evaluationParams, options.turnWindow, report)
       return conversationalView(checked.params, checked.turnWindow)
     })
+  }
+
+  /** Adds a node that reads this task's output (top-down building) and returns it, to continue from there. */
+  addNode<Child extends ConversationalTaskNodeChild>(child: Child): Child {
+    return this.appendChild(child, 'addNode')
   }
 }

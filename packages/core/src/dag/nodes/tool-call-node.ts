@@ -2,10 +2,17 @@ import { describeValue } from '../../internal/describe-value.js'
 import type { ConversationalTestCase, LLMTestCase } from '../../test-case/schemas.js'
 import { checkConversationalOptions, type InputView, resolveTurnWindow } from '../../test-case/view.js'
 import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
+import { addVerdictTo, type VerdictOutcome } from './add-verdict.js'
 import { childrenOption, compact, nodeOptionIssues, optionalLabel } from './construction.js'
 import { NodeBase } from './node-base.js'
 import { checkVerdictChildren } from './verdict-children.js'
-import type { ConversationalVerdictNode, VerdictNode, VerdictNodeBase } from './verdict-node.js'
+import {
+  type ConversationalVerdictChild,
+  ConversationalVerdictNode,
+  type VerdictChild,
+  VerdictNode,
+  type VerdictNodeBase,
+} from './verdict-node.js'
 
 interface ToolCallNodeBaseOptions<Child> {
   /** Tool names that must all have been called. @default [] */
@@ -14,8 +21,8 @@ interface ToolCallNodeBaseOptions<Child> {
   forbidden?: readonly string[] | undefined
   /** Whether `required` must have been called in that order (other calls may come between). @default false */
   inOrder?: boolean | undefined
-  /** Exactly two VerdictNodes: verdict true (every rule held) and verdict false. */
-  children: readonly Child[]
+  /** Exactly two VerdictNodes: verdict true (every rule held) and verdict false; or add them with `addVerdict`. */
+  children?: readonly Child[] | undefined
   /** Shown in traces instead of the rules. */
   label?: string | undefined
 }
@@ -165,6 +172,16 @@ export class ToolCallNode extends ToolCallNodeBase {
   constructor(options: ToolCallNodeOptions) {
     super(ToolCallNode.kind, 'single-turn', options)
   }
+
+  /**
+   * Adds an outcome top-down and returns it: `{ score }` ends the walk there, `{ then }` continues at a node or
+   * metric. Pass an existing VerdictNode instead to share it with another node.
+   */
+  addVerdict(verdict: boolean, outcome: VerdictOutcome<VerdictChild>): VerdictNode
+  addVerdict(shared: VerdictNode): VerdictNode
+  addVerdict(verdict: boolean | VerdictNode, outcome?: VerdictOutcome<VerdictChild>): VerdictNode {
+    return addVerdictTo(this, verdict, outcome, VerdictNode, (node) => this.appendChild(node, 'addVerdict'))
+  }
 }
 
 /** Decides true or false from the tools called across a conversation's turns, without a judge call. */
@@ -175,6 +192,21 @@ export class ConversationalToolCallNode extends ToolCallNodeBase {
 
   constructor(options: ConversationalToolCallNodeOptions) {
     super(ConversationalToolCallNode.kind, 'conversational', options)
+  }
+
+  /**
+   * Adds an outcome top-down and returns it: `{ score }` ends the walk there, `{ then }` continues at a node or
+   * metric. Pass an existing ConversationalVerdictNode instead to share it with another node.
+   */
+  addVerdict(verdict: boolean, outcome: VerdictOutcome<ConversationalVerdictChild>): ConversationalVerdictNode
+  addVerdict(shared: ConversationalVerdictNode): ConversationalVerdictNode
+  addVerdict(
+    verdict: boolean | ConversationalVerdictNode,
+    outcome?: VerdictOutcome<ConversationalVerdictChild>,
+  ): ConversationalVerdictNode {
+    return addVerdictTo(this, verdict, outcome, ConversationalVerdictNode, (node) =>
+      this.appendChild(node, 'addVerdict'),
+    )
   }
 }
 

@@ -28,13 +28,17 @@ type VerdictNodeBaseOptions<Child> =
       score?: undefined
     }
 
+/** What a single-turn verdict may continue with: any single-turn node but a verdict, or a single-turn metric. */
+export type VerdictChild = Exclude<SingleTurnNode, VerdictNode> | SingleTurnMetric
+
+/** What a conversational verdict may continue with: any conversational node but a verdict, or such a metric. */
+export type ConversationalVerdictChild = Exclude<ConversationalNode, ConversationalVerdictNode> | ConversationalMetric
+
 /** Options for {@link VerdictNode}. */
-export type VerdictNodeOptions = VerdictNodeBaseOptions<Exclude<SingleTurnNode, VerdictNode> | SingleTurnMetric>
+export type VerdictNodeOptions = VerdictNodeBaseOptions<VerdictChild>
 
 /** Options for {@link ConversationalVerdictNode}. */
-export type ConversationalVerdictNodeOptions = VerdictNodeBaseOptions<
-  Exclude<ConversationalNode, ConversationalVerdictNode> | ConversationalMetric
->
+export type ConversationalVerdictNodeOptions = VerdictNodeBaseOptions<ConversationalVerdictChild>
 
 const byVerdict: Identify = (options) =>
   'verdict' in options ? `(verdict: ${describeValue(options.verdict)})` : undefined
