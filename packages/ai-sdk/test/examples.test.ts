@@ -135,8 +135,8 @@ test('every example file gives the same scores, verdicts and paths through aiSdk
   })
   expect(offline.output).toContain('the judge is SCRIPTED')
   const expected = await outcomes()
-  // All 8 files: 13 evaluations, 10 passing, 2 failing under .not and the one failing on purpose.
-  expect(expected).toMatchObject({ summary: { metrics: 13, passed: 10, failed: 3, expectedFailures: 2, errored: 0 } })
+  // All 8 files: 14 evaluations, 11 passing, 2 failing under .not and the one failing on purpose.
+  expect(expected).toMatchObject({ summary: { metrics: 14, passed: 11, failed: 3, expectedFailures: 2, errored: 0 } })
 
   await rm(`${exampleDir}.judgetree/report.json`, { force: true })
   // Each example's offline answers, served by a server in the test worker: every call crosses the AI SDK and HTTP.
