@@ -11,7 +11,7 @@ import {
 } from './options.js'
 import { errorResult, type MeasurementContext } from './result.js'
 import { combineTrials } from './trial-result.js'
-import { aggregateOption, inTrial, type TrialAggregate, TrialGroup, trialsOption } from './trials.js'
+import { aggregateOption, inTrial, RUNS_OWN_TRIALS, type TrialAggregate, TrialGroup, trialsOption } from './trials.js'
 import type { MeasureOptions, Metric, MetricResult } from './types.js'
 
 /** The kind a metric declares for the test cases it judges. */
@@ -62,6 +62,8 @@ export abstract class MetricBase<TestCase extends LLMTestCase | ConversationalTe
   readonly options: ResolvedMetricOptions
   /** The class name shown in messages, e.g. `GEval`. */
   readonly #type: string
+  /** `measure` takes `trials` and `aggregate` (see measureTrials). */
+  readonly [RUNS_OWN_TRIALS] = true
 
   protected constructor(type: string, options: ResolvedMetricOptions) {
     this.#type = type

@@ -1,8 +1,6 @@
 import { formatScore, renderTrace } from '../trace/render.js'
 import type { MetricTrace, TraceNode } from '../trace/types.js'
-import { MetricBase } from './metric-base.js'
-import type { TrialAggregate } from './trials.js'
-import { inTrial, TrialGroup } from './trials.js'
+import { inTrial, RUNS_OWN_TRIALS, type TrialAggregate, TrialGroup } from './trials.js'
 import type { MeasureOptions, Metric, MetricResult, MetricUsage, TrialResult, TrialSpread } from './types.js'
 import { addUsage, NO_USAGE } from './usage.js'
 
@@ -224,11 +222,11 @@ export function withThreshold(result: MetricResult, threshold: number): MetricRe
 export async function measureTrials<TestCase>(
   metric: Metric<TestCase>,
   testCase: TestCase,
-  options: MeasureOptions & { readonly trials: number; readonly aggregate?: TrialAggregate | undefined },
+  options: MeasureOptions,
 ): Promise<MetricResult> {
-  if (metric instanceof MetricBase) return metric.measure(testCase as never, options)
+  if (runsOwnTrials(metric)) return metric.measure(testCase, options)
   const started = performance.now()
-  const { trials, aggregate = 'mean', signal } = options
+  const { trials = 1, aggregate = 'mean', signal } = options
   if (trials === 1) return metric.measure(testCase, { signal })
   const group = new TrialGroup(trials)
   const results = await Promise.all(
@@ -243,4 +241,9 @@ export async function measureTrials<TestCase>(
     ),
   )
   return combineTrials(started, results, aggregate)
+}
+
+/** True for a metric whose `measure` takes `trials` itself (judgetree's metric classes, from any copy of core). */
+function runsOwnTrials(metric: object): boolean {
+  return (metric as { [RUNS_OWN_TRIALS]?: unknown })[RUNS_OWN_TRIALS] === true
 }

@@ -9,6 +9,9 @@ export type TrialAggregate = 'mean' | 'median' | 'min' | 'majority'
 /** Every {@link TrialAggregate}, in the order messages list them. */
 export const TRIAL_AGGREGATES: readonly TrialAggregate[] = ['mean', 'median', 'min', 'majority']
 
+/** Marks metrics whose `measure(testCase, { trials, aggregate })` runs the trials itself. */
+export const RUNS_OWN_TRIALS = Symbol.for('judgetree.runsOwnTrials')
+
 /** The temperature trials ask the judge for when its user set none, so that samples can differ. */
 export const TRIAL_TEMPERATURE = 1
 
