@@ -9,6 +9,7 @@ import { PLAYFUL, playfulChatbotDag, playfulConversation } from '../../test/supp
 import { ConfigurationError } from '../errors.js'
 import { OpenAIJudge } from '../judge/openai-judge.js'
 import type { JudgeModel } from '../judge/types.js'
+import { ConversationRelevancyMetric } from '../metrics/conversation-relevancy.js'
 import { ConversationalDAGMetric } from '../metrics/dag-metric.js'
 import { GEval, type GEvalOptions } from '../metrics/geval.js'
 import { createJudgeRuntime } from '../runtime/judge-runtime.js'
@@ -291,6 +292,40 @@ describe('trials of a DAG', () => {
       trial 4: FAIL score 0
       trial 5: FAIL score 0"
     `)
+  })
+})
+
+describe('trials of conversation relevancy', () => {
+  const conversation = {
+    turns: [
+      { role: 'user' as const, content: 'Can I return sale items?' },
+      { role: 'assistant' as const, content: 'Yes, within 14 days.' },
+      { role: 'user' as const, content: 'And get a refund?' },
+      { role: 'assistant' as const, content: 'Our sneakers are on sale.' },
+    ],
+  }
+
+  it.each([true, false])('asks once per reply for all trials (asyncMode %s)', async (asyncMode) => {
+    // Samples 1–3 find every reply relevant; samples 4 and 5 find them irrelevant.
+    server.respondWith((request) => ({
+      samples: Array.from({ length: request.body.n ?? 1 }, (_, index) => ({
+        json: { reason: 'judged', relevant: index < 3 },
+      })),
+    }))
+    const metric = new ConversationRelevancyMetric({
+      model: serverJudge(server.baseURL),
+      trials: 5,
+      aggregate: 'majority',
+      asyncMode,
+    })
+    const result = await metric.measure(conversation)
+
+    expect(result.error).toBeUndefined()
+    expect(server.requests.map((request) => request.body.n)).toEqual([5, 5])
+    expect(result.trials?.map((trial) => trial.score)).toEqual([1, 1, 1, 0, 0])
+    expect(result.passRate).toBe(0.6)
+    expect(result.success).toBe(true)
+    expect(result.usage.judgeCalls).toBe(2)
   })
 })
 
