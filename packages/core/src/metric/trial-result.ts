@@ -196,22 +196,24 @@ export function withThreshold(result: MetricResult, threshold: number): MetricRe
   if (result.trials === undefined || result.aggregate === undefined) {
     return { ...result, threshold, success: result.error === undefined && result.score >= threshold }
   }
-  const trials = result.trials.map((trial) => ({
-    ...trial,
-    verboseLogs: trial.verboseLogs,
-    success: trial.error === undefined && trial.score >= threshold,
-  }))
-  const verdict = judgeTrials(trials, threshold, result.aggregate)
-  const logs = result.verboseLogs
-  return {
-    ...result,
-    verboseLogs: logs,
-    threshold,
-    trials,
-    score: verdict.score,
-    passRate: verdict.passRate,
-    success: result.error === undefined && verdict.success,
-  }
+  if (threshold === result.threshold) return result
+  // The trials again as results of their own, judged against the new threshold, then combined as before.
+  const results = result.trials.map(
+    (trial): MetricResult => ({
+      ...result,
+      trials: undefined,
+      score: trial.score,
+      threshold,
+      success: trial.error === undefined && trial.score >= threshold,
+      reason: trial.reason,
+      error: trial.error,
+      trace: trial.trace,
+      verboseLogs: trial.verboseLogs,
+      usage: trial.usage,
+    }),
+  )
+  const combined = combineTrials(performance.now(), results, result.aggregate, result.reason !== undefined)
+  return { ...combined, verboseLogs: combined.verboseLogs, durationMs: result.durationMs }
 }
 
 /**

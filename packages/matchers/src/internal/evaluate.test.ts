@@ -357,6 +357,11 @@ describe('evaluateToPassMetric', () => {
       const lax = await evaluateToPassMetric(conversation, friendly(true, flaky), { trials: 5, threshold: 0.2 }, plain)
       expect(lax.pass).toBe(true)
       expect(lax.record?.passRate).toBe(1)
+      expect(lax.message().split('\n')[0]).toBe(
+        'PASS Friendly: score 0.56 (threshold 0.2) · 5/5 trials passed, scores 0.2–0.8 (mean) · judge flaky',
+      )
+      expect(lax.message()).toContain('note: 5 trials, combined as the mean of the trials: 5/5 trials passed')
+      expect(lax.message()).toContain('trial 3: PASS score 0.2')
     })
   })
 
