@@ -239,6 +239,8 @@ describe('trials and the judge cache', () => {
 
     expect(server.requests).toHaveLength(0)
     expect(result.error?.code).toBe('CACHE_MISS')
+    expect(result.error?.message).toContain('has no answer for this geval-score@')
+    expect(result.error?.message).toContain('call (trial 6 of a trials run, schema geval_score')
     expect(result.success).toBe(false)
   })
 })

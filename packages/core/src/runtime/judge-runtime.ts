@@ -260,7 +260,7 @@ function replayMiss(
   const start = prompt.replace(/\s+/g, ' ').trim()
   const damaged = found.status === 'damaged' ? ` (${found.problem})` : ''
   return new CacheMissError(
-    `The judge cache has no answer for this ${request.promptVersion} call (schema ${request.schemaName}, judge ` +
+    `The judge cache has no answer for this ${request.promptVersion} call (${trialOf(request)}schema ${request.schemaName}, judge ` +
       `${judge.name}) and is in replay mode, so the judge was not called.\n` +
       `  prompt begins: ${JSON.stringify(start.length > 160 ? `${start.slice(0, 160)}…` : start)}\n` +
       `  expected entry: ${store.fileOf(key)}${damaged}\n` +
@@ -268,4 +268,9 @@ function replayMiss(
       'set), then commit .judgetree/cache. A changed prompt, test case, model or judge option needs a new recording.',
     key,
   )
+}
+
+/** "trial 6 of a trials run, " for a trial's call: a recording made with fewer trials has no entry for it. */
+function trialOf(request: JudgeRequest<unknown>): string {
+  return request.trial === undefined ? '' : `trial ${request.trial} of a trials run, `
 }
