@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { jsonReply, type RecordedRequest, type ScriptedReply, schemaOf, useOpenAIServer } from '@judgetree/test-support'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { serverJudge } from '../../test/support/server-judge.js'
 import { PLAYFUL, playfulChatbotDag, playfulConversation } from '../../test/support/walkthroughs.js'
@@ -160,6 +160,19 @@ describe('trials of a G-Eval score against a flaky judge', () => {
       trial 4: PASS score 0.8
       trial 5: PASS score 0.9"
     `)
+  })
+
+  it('an abort cancels the shared request and fails the measurement, with nothing left waiting', async () => {
+    const flaky = flakyServer()
+    server.respondWith((request) => (schemaOf(request) === 'geval_steps' ? flaky(request) : { delayMs: 5_000 }))
+    const controller = new AbortController()
+    const measuring = geval().measure(testCase, { signal: controller.signal })
+    await vi.waitFor(() => expect(server.requests.map(schemaOf)).toContain('geval_score'))
+    controller.abort()
+    const result = await measuring
+
+    expect(result.error?.code).toBe('MEASUREMENT_ABORTED')
+    expect(result.trials?.every((trial) => trial.error?.code === 'MEASUREMENT_ABORTED')).toBe(true)
   })
 
   it('measures trials: 1 exactly as without trials', async () => {

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { MeasurementAbortedError } from '../errors.js'
 import { describeValue } from '../internal/describe-value.js'
 import type { JudgeRequest, JudgeResponse } from '../judge/types.js'
 import type { OptionProblems } from './options.js'
@@ -104,14 +105,39 @@ export class TrialGroup {
 
   async #send(batch: readonly Waiting[]): Promise<void> {
     const [first] = batch as [Waiting, ...Waiting[]]
+    // Each trial may have a signal of its own (a DAG walk stops its own calls when a node fails): a trial whose
+    // signal aborts stops waiting alone, and the shared request is cancelled only once every trial has given up.
+    const controller = new AbortController()
+    let waiting = batch.length
+    const settled = new Set<Waiting>()
+    const giveUp = (entry: Waiting) => () => {
+      if (settled.has(entry)) return
+      settled.add(entry)
+      entry.reject(new MeasurementAbortedError(entry.request.signal?.reason))
+      waiting -= 1
+      if (waiting === 0) controller.abort(entry.request.signal?.reason)
+    }
+    const listeners = batch.map((entry) => {
+      const listener = giveUp(entry)
+      if (entry.request.signal?.aborted) listener()
+      else entry.request.signal?.addEventListener('abort', listener, { once: true })
+      return listener
+    })
     try {
+      const request = { ...first.request, signal: controller.signal }
       const responses = await first.send(
-        first.request,
+        request,
         batch.map((entry) => entry.trial),
       )
-      for (const [index, entry] of batch.entries()) entry.resolve(responses[index] as JudgeResponse<unknown>)
+      for (const [index, entry] of batch.entries()) {
+        if (!settled.has(entry)) entry.resolve(responses[index] as JudgeResponse<unknown>)
+      }
     } catch (error) {
-      for (const entry of batch) entry.reject(error)
+      for (const entry of batch) if (!settled.has(entry)) entry.reject(error)
+    } finally {
+      for (const [index, entry] of batch.entries()) {
+        entry.request.signal?.removeEventListener('abort', listeners[index] as () => void)
+      }
     }
   }
 }
