@@ -16,7 +16,8 @@ import { createJudgeRuntime } from '../runtime/judge-runtime.js'
 import { LLMTestCaseParams } from '../test-case/params.js'
 import type { LLMTestCase } from '../test-case/schemas.js'
 import { BaseMetric, type MetricContext } from './base-metric.js'
-import { withThreshold } from './trial-result.js'
+import { measureTrials, withThreshold } from './trial-result.js'
+import type { Metric } from './types.js'
 
 const STEPS = ['Compare the facts in Actual Output with Expected Output.', 'Penalise omitted details.']
 const testCase = { input: 'Who ran up the tree?', actualOutput: 'The cat.', expectedOutput: 'The cat.' }
@@ -371,6 +372,49 @@ describe('trials of a BaseMetric', () => {
     expect(result.trials?.map((trial) => trial.score)).toEqual([0.2, 0.9, 0.4, 0.8, 0.9])
     expect(result.score).toBe(0.2)
     expect(result.success).toBe(false)
+  })
+})
+
+describe("measureTrials on a metric that is not judgetree's", () => {
+  it('measures once per trial, and calls through a runtime are still shared with n', async () => {
+    const judge = createJudgeRuntime({ cache: 'off' }).wrap(serverJudge(server.baseURL))
+    let measured = 0
+    const plain: Metric<LLMTestCase> = {
+      name: 'Plain',
+      kind: 'single-turn',
+      threshold: 0.5,
+      async measure() {
+        measured += 1
+        const response = await judge.generate({
+          messages: [{ role: 'user', content: 'Score it.' }],
+          schema: z.object({ reason: z.string(), score: z.number() }),
+          schemaName: 'geval_score',
+          promptVersion: 'plain@1',
+        })
+        const score = (response.value as { score: number }).score / 10
+        return {
+          name: 'Plain',
+          score,
+          threshold: 0.5,
+          success: score >= 0.5,
+          reason: undefined,
+          strictMode: false,
+          error: undefined,
+          trace: { metric: 'Plain', nodes: [], roots: [], notes: [] },
+          verboseLogs: '',
+          usage: { judgeCalls: 1, cachedCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 },
+          durationMs: 0,
+          judgeModel: judge.name,
+        }
+      },
+    }
+    const result = await measureTrials(plain, testCase, { trials: 5, aggregate: 'median' })
+
+    expect(measured).toBe(5)
+    expect(server.requests.map((request) => request.body.n)).toEqual([5])
+    expect(result.trials?.map((trial) => trial.score)).toEqual([0.2, 0.9, 0.4, 0.8, 0.9])
+    expect(result.score).toBe(0.8)
+    expect(result.passRate).toBe(0.6)
   })
 })
 
