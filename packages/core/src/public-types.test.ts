@@ -2,6 +2,7 @@ import { describe, expectTypeOf, test } from 'vitest'
 import {
   BinaryJudgementNode,
   type BinaryJudgementNodeOptions,
+  type Calibration,
   type CodeCheckResult,
   CodeNode,
   type CodeNodeView,
@@ -11,6 +12,7 @@ import {
   ConversationalDAGMetric,
   type ConversationalMetric,
   ConversationalVerdictNode,
+  calibrate,
   DAGMetric,
   DeepAcyclicGraph,
   type LLMTestCase,
@@ -150,5 +152,30 @@ describe('public types', () => {
     new DAGMetric({ name: 'mixed', dag: new DeepAcyclicGraph({ rootNodes: [tools, code] }) })
     // @ts-expect-error a conversational metric needs Conversational* nodes
     typeOnly(() => new ConversationalDAGMetric({ name: 'wrong', dag: new DeepAcyclicGraph({ rootNodes: [tools] }) }))
+  })
+
+  test("calibrate() takes cases of the metric's kind with one kind of label, and keeps their type", () => {
+    const single = new DAGMetric({
+      name: 'single',
+      dag: new DeepAcyclicGraph({
+        rootNodes: [
+          new BinaryJudgementNode({
+            criteria: 'Ok?',
+            evaluationParams: [LLMTestCaseParams.ACTUAL_OUTPUT],
+            children: verdicts(),
+          }),
+        ],
+      }),
+    })
+    const answer = { input: 'Hi', actualOutput: 'Hello' }
+    typeOnly(() =>
+      expectTypeOf(calibrate(single, [{ testCase: answer, label: { pass: true } }])).resolves.toEqualTypeOf<
+        Calibration<LLMTestCase>
+      >(),
+    )
+    // @ts-expect-error a label is { pass: boolean } or { score: number }
+    typeOnly(() => calibrate(single, [{ testCase: answer, label: { pass: 'yes' } }]))
+    // @ts-expect-error a single-turn metric calibrates on single-turn cases
+    typeOnly(() => calibrate(single, [{ testCase: { turns: [] }, label: { score: 1 } }]))
   })
 })
