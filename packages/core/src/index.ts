@@ -12,7 +12,7 @@ export {
 } from './calibrate/calibrate.js'
 export type { CalibrationLabel, LabelKind, LabelledCase } from './calibrate/labels.js'
 export type { Confusion } from './calibrate/statistics.js'
-export { renderCalibration } from './calibrate/summary.js'
+export { formatStatistic, renderCalibration, renderDisagreement } from './calibrate/summary.js'
 export { DeepAcyclicGraph, type DeepAcyclicGraphOptions } from './dag/graph.js'
 export type { MermaidOptions } from './dag/mermaid.js'
 export type { DagNode, EdgeKind, NodeMode } from './dag/node.js'

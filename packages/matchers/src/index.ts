@@ -1,6 +1,7 @@
 // @judgetree/matchers: the data toPassMetric records and the reporters write. The runner integrations live in
 // '@judgetree/matchers/vitest' and '@judgetree/matchers/jest'; the matcher types in '/vitest/types',
 // '/vitest/types-v5' and '/jest/types'.
+export type { AgreementExpectation } from './internal/agreement.js'
 export type { ToPassMetricOptions } from './internal/evaluate.js'
 export type {
   JudgetreeRecord,
