@@ -45,7 +45,7 @@ describe('calibrate() against pass/fail labels', () => {
   // kappa: judge pass rate 4/8 = 0.5, human pass rate 4/8 = 0.5, chance = 0.5·0.5 + 0.5·0.5 = 0.5,
   //        kappa = (0.75 − 0.5) / (1 − 0.5) = 0.5.
   // Suggested threshold: "score ≥ t passes" agrees with 4/8 at t = 0.1, 5/8 at 0.2, 6/8 at 0.3, 7/8 at 0.4
-  // (only case 2 disagrees), 6/8 at 0.6, 5/8 at 0.7 → 0.4, agreement 0.875.
+  // (only case 2 disagrees), 6/8 at 0.5 (the current threshold) and 0.6, 5/8 at 0.7 → 0.4, agreement 0.875.
   // Disagreements, farthest first: case 2 (0.7 on a fail, 0.7 away from 0), case 4 (0.4 on a pass, 0.6 from 1).
   const labels = [true, true, false, true, true, false, false, false].map((pass) => ({ pass }))
   const labelled = cases([0.9, 0.8, 0.7, 0.6, 0.4, 0.3, 0.2, 0.1], labels)
@@ -105,8 +105,8 @@ describe('calibrate() against score labels', () => {
   //   Spearman = 8.75 / √(9.5 · 9.5) = 8.75 / 9.5 = 0.92105…
   // Pass at 0.5: judge T T T F F, human T T F F F → TP 2, FP 1, TN 2, FN 0; agreement 4/5 = 0.8;
   //   chance = 0.6·0.4 + 0.4·0.6 = 0.48; kappa = (0.8 − 0.48) / 0.52 = 0.61538…
-  // Suggested threshold: t = 0.1 → 2/5, 0.3 → 3/5, 0.6 → 4/5, 0.9 → 4/5, 1 → 3/5; 0.6 and 0.9 tie, 0.6 is
-  //   nearer the threshold 0.5.
+  // Suggested threshold: t = 0.1 → 2/5, 0.3 → 3/5, 0.5 (the current one) → 4/5, 0.6 → 4/5, 0.9 → 4/5, 1 → 3/5;
+  //   0.5, 0.6 and 0.9 tie, and the current threshold is nearest itself: no change is suggested.
   const labelled = cases(
     [0.9, 0.6, 0.6, 0.3, 0.1],
     [0.8, 0.7, 0.4, 0.4, 0].map((score) => ({ score })),
@@ -121,7 +121,7 @@ describe('calibrate() against score labels', () => {
     expect(calibration).toMatchObject({
       agreement: 0.8,
       confusion: { truePositive: 2, falsePositive: 1, trueNegative: 2, falseNegative: 0 },
-      suggestedThreshold: { value: 0.6, agreement: 0.8, fittedOn: 5 },
+      suggestedThreshold: { value: 0.5, agreement: 0.8, fittedOn: 5 },
     })
     expect(calibration.disagreements.map((entry) => [entry.index, entry.humanPass])).toEqual([[2, false]])
   })

@@ -107,16 +107,16 @@ export interface FittedThreshold {
 }
 
 /**
- * The threshold t for which "score ≥ t passes" agrees with the most human verdicts. Candidates are the scores seen
- * (t = a score lets that case pass) and, when no score is 1, 1 itself (nothing below it passes). Ties go to the
- * candidate nearest the current threshold, then to the lower one. Undefined for no cases.
+ * The threshold t for which "score ≥ t passes" agrees with the most human verdicts. Candidates are the current
+ * threshold, the scores seen (t = a score lets that case pass) and 1. Ties go to the candidate nearest the current
+ * threshold (so the current one when no other does better), then to the lower one. Undefined for no cases.
  */
 export function fitThreshold(
   cases: readonly { readonly score: number; readonly humanPass: boolean }[],
   current: number,
 ): FittedThreshold | undefined {
   if (cases.length === 0) return undefined
-  const candidates = [...new Set([...cases.map((entry) => entry.score), 1])].sort((a, b) => a - b)
+  const candidates = [...new Set([current, ...cases.map((entry) => entry.score), 1])].sort((a, b) => a - b)
   let best: FittedThreshold | undefined
   for (const value of candidates) {
     const agreeing = cases.filter((entry) => entry.score >= value === entry.humanPass).length

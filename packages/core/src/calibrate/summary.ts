@@ -38,10 +38,14 @@ export function renderCalibration(calibration: Calibration<unknown>): string {
     ...cells.map(([head, pass, fail]) => `  ${head?.padEnd(10)}  ${pass?.padStart(10)}  ${fail?.padStart(10)}`),
   )
   if (fitted) {
+    const current = formatScore(calibration.threshold)
+    const fittedOn = `fitted on these ${formatCount(fitted.fittedOn)} cases`
     lines.push(
       '',
-      `  threshold ${formatScore(calibration.threshold)}; ${formatScore(fitted.value)} would agree best ` +
-        `(${formatStatistic(fitted.agreement)}, fitted on these ${formatCount(fitted.fittedOn)} cases: check it on others)`,
+      fitted.value === calibration.threshold
+        ? `  threshold ${current} agrees best of any threshold (${fittedOn})`
+        : `  threshold ${current}; ${formatScore(fitted.value)} would agree best ` +
+            `(${formatStatistic(fitted.agreement)}, ${fittedOn}: check it on others)`,
     )
   }
   const worst = calibration.disagreements.slice(0, WORST_SHOWN)
