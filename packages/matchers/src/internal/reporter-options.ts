@@ -53,7 +53,11 @@ export function checkReporterOptions(options: unknown, where: string): Judgetree
     !(typeof tolerance === 'number' && tolerance >= 0 && tolerance <= 1)
   ) {
     problems.push(
-      `Expected \`failOnRegression\` to be true, false or { tolerance } with a tolerance from 0 to 1, got ${describeValue(failOnRegression)}.`,
+      `Expected \`failOnRegression\` to be true, false or { tolerance } with a tolerance from 0 to 1, got ${
+        typeof failOnRegression === 'object' && failOnRegression !== null
+          ? `{ tolerance: ${describeValue(tolerance)} }`
+          : describeValue(failOnRegression)
+      }.`,
     )
   }
   if (failOnRegression !== undefined && failOnRegression !== false && baseline === undefined) {
