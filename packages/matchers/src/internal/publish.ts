@@ -12,19 +12,25 @@ export function publishReport(
   report: JudgetreeReport,
   { root, options, print }: { root: string; options: JudgetreeReporterOptions; print: (text: string) => void },
 ): { failure: string | undefined } {
-  const baseline = report.summary.metrics === 0 ? undefined : checkBaseline(report, { root, options, env: process.env })
-  const full = baseline === undefined ? report : { ...report, baseline: baseline.section }
-  const file = reportFile(root, options.outputFile, report.shard)
-  // The run's own report first: nothing about the baseline may lose it.
-  if (file !== undefined) writeJsonAtomically(file, full)
-  let lines = baseline?.lines ?? []
+  let baseline = report.summary.metrics === 0 ? undefined : checkBaseline(report, { root, options, env: process.env })
   if (baseline?.write) {
     try {
       writeJsonAtomically(baseline.write.file, baseline.write.content)
     } catch (error) {
-      lines = [`judgetree: warning: could not write the baseline ${baseline.write.file}: ${(error as Error).message}`]
+      // Not written after all: say so in place of the line that says it was, and in the report.
+      const problem = `could not write the baseline ${baseline.section.file}: ${(error as Error).message}`
+      baseline = {
+        ...baseline,
+        section: { ...baseline.section, status: 'not-written', error: problem },
+        lines: [...baseline.lines.slice(0, -1), `judgetree: warning: ${problem}`],
+      }
     }
   }
+  const full = baseline === undefined ? report : { ...report, baseline: baseline.section }
+  const file = reportFile(root, options.outputFile, report.shard)
+  // Whatever happened to the baseline, the run's own report is written.
+  if (file !== undefined) writeJsonAtomically(file, full)
+  const lines = baseline?.lines ?? []
   if (report.summary.metrics === 0) return { failure: undefined }
   const notes = [...lines, ...(file === undefined ? [] : [`judgetree: JSON report in ${displayPath(root, file)}`])]
   print(`\n${renderRunOutput(full, notes)}\n`)
