@@ -44,6 +44,13 @@ export interface ScriptedReply {
   resetConnection?: boolean
   /** Sent verbatim as the body (with `status`, default 200). */
   rawBody?: string
+  /**
+   * Sends the status, the headers (with the full Content-Length) and the first half of the body, then destroys the
+   * socket: a connection reset mid-response, after the SDK has seen a 200.
+   */
+  resetAfterHeaders?: boolean
+  /** Sends only the first half of the body as a complete HTTP response: a truncated, unparsable JSON body. */
+  truncateBody?: boolean
 }
 
 /** Decides the reply to one request. */
@@ -106,6 +113,18 @@ export async function startOpenAIServer(responder: Responder = unscripted): Prom
       return
     }
     for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value)
+    if (reply.resetAfterHeaders || reply.truncateBody) {
+      const body = Buffer.from(reply.rawBody ?? JSON.stringify(completion(recorded, reply)))
+      const half = body.subarray(0, Math.floor(body.length / 2))
+      if (reply.truncateBody) {
+        res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' }).end(half)
+        return
+      }
+      res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', 'content-length': body.length })
+      res.flushHeaders()
+      res.write(half, () => setImmediate(() => req.socket.destroy()))
+      return
+    }
     if (reply.rawBody !== undefined) {
       res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' }).end(reply.rawBody)
       return

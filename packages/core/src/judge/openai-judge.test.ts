@@ -606,7 +606,8 @@ describe('OpenAIJudge configuration', () => {
   it('rejects nonsensical options at construction', () => {
     expect(() => new OpenAIJudge({ timeoutMs: 0 })).toThrow(
       new ConfigurationError(
-        "Expected OpenAIJudge's `timeoutMs` to be a whole number of milliseconds from 1 and up, got `0` (number).",
+        "Expected OpenAIJudge's `timeoutMs` to be a whole number of milliseconds from 1 to 2147483647 (2^31−1, the " +
+          'longest timer Node can set, about 24.8 days), got `0` (number).',
       ),
     )
     expect(() => new OpenAIJudge({ maxRetries: -1 })).toThrow(ConfigurationError)
