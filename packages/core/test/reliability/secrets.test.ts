@@ -144,7 +144,8 @@ test.each(['echo-unicode', 'echo-url', 'echo-mixed'])(
       expect(result.error).toBeUndefined()
       expect(result.verboseLogs).toContain('sk-***')
       const cache = filesUnder(dir).map((file) => readFileSync(file, 'utf8'))
-      expect(cache.length).toBe(3)
+      // Three entries and the cache's .gitignore.
+      expect(cache.length).toBe(4)
       const surfaces = {
         result: everything(result),
         console: log.mock.calls.flat().map(String).join('\n'),
