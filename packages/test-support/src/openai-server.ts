@@ -51,6 +51,8 @@ export interface ScriptedReply {
   resetAfterHeaders?: boolean
   /** Sends only the first half of the body as a complete HTTP response: a truncated, unparsable JSON body. */
   truncateBody?: boolean
+  /** Sends the headers and the first half of the body, then nothing more: a stream that stalls mid-body. */
+  stallAfterHeaders?: boolean
 }
 
 /** Decides the reply to one request. */
@@ -113,7 +115,7 @@ export async function startOpenAIServer(responder: Responder = unscripted): Prom
       return
     }
     for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value)
-    if (reply.resetAfterHeaders || reply.truncateBody) {
+    if (reply.resetAfterHeaders || reply.truncateBody || reply.stallAfterHeaders) {
       const body = Buffer.from(reply.rawBody ?? JSON.stringify(completion(recorded, reply)))
       const half = body.subarray(0, Math.floor(body.length / 2))
       if (reply.truncateBody) {
@@ -122,7 +124,8 @@ export async function startOpenAIServer(responder: Responder = unscripted): Prom
       }
       res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', 'content-length': body.length })
       res.flushHeaders()
-      res.write(half, () => setImmediate(() => req.socket.destroy()))
+      // A stall leaves the response open; close() (or the client giving up) ends it.
+      res.write(half, () => (reply.stallAfterHeaders ? undefined : setImmediate(() => req.socket.destroy())))
       return
     }
     if (reply.rawBody !== undefined) {

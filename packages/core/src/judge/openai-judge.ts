@@ -254,14 +254,24 @@ export class OpenAIJudge implements JudgeModel {
     params: ChatCompletionCreateParamsNonStreaming,
     signal: AbortSignal | undefined,
   ): Promise<ChatCompletion> {
-    const options = {
-      signal,
-      timeout: this.#timeoutMs,
-      ...(this.#options.maxRetries === undefined ? {} : { maxRetries: this.#options.maxRetries }),
-    }
     for (let retry = 0; ; retry++) {
-      const response = await connection.client.chat.completions.create(params, options).asResponse()
-      const read = await readCompletionBody(response, signal)
+      // The SDK's timeout ends when the headers arrive; this controller also bounds reading the body.
+      const body = new AbortController()
+      const relay = (): void => body.abort(signal?.reason)
+      signal?.addEventListener('abort', relay, { once: true })
+      let read: Awaited<ReturnType<typeof readCompletionBody>>
+      try {
+        const response = await connection.client.chat.completions
+          .create(params, {
+            signal: body.signal,
+            timeout: this.#timeoutMs,
+            ...(this.#options.maxRetries === undefined ? {} : { maxRetries: this.#options.maxRetries }),
+          })
+          .asResponse()
+        read = await readCompletionBody(response, signal, body, this.#timeoutMs)
+      } finally {
+        signal?.removeEventListener('abort', relay)
+      }
       if ('completion' in read) return read.completion
       if (retry >= connection.maxRetries) throw read.failure
       await sleep(bodyRetryDelay(retry), signal)
@@ -350,11 +360,13 @@ export class OpenAIJudge implements JudgeModel {
     if (error instanceof BodyFailure) {
       const what =
         error.kind === 'reset'
-          ? `the connection was reset mid-response, while the answer was being read (${connection.scrub(error.detail)})`
-          : `sent a ${error.kind === 'truncated' ? 'truncated body' : 'body that is not JSON'} (not valid JSON: ${error.detail})`
+          ? `: the connection was reset mid-response, while the answer was being read (${connection.scrub(error.detail)})`
+          : error.kind === 'stalled'
+            ? ` stopped sending the answer mid-body: ${error.detail}`
+            : ` sent a ${error.kind === 'truncated' ? 'truncated body' : 'body that is not JSON'} (not valid JSON: ${error.detail})`
       return new JudgeCallError(
-        `${where}${error.kind === 'reset' ? ':' : ''} ${what}, ${retries}. A proxy, a load balancer or the server ` +
-          'cut the answer short; raise maxRetries if it keeps happening.',
+        `${where}${what}, ${retries}. A proxy, a load balancer or the server cut the answer short; raise ` +
+          'maxRetries if it keeps happening.',
       )
     }
     if (!(error instanceof OpenAIError)) {
@@ -519,7 +531,7 @@ function hostOf(baseURL: string): string {
 
 /** A failure while reading a 200 answer's body: the connection was cut, or the body is not (complete) JSON. */
 class BodyFailure extends Error {
-  readonly kind: 'reset' | 'truncated' | 'not-json'
+  readonly kind: 'reset' | 'stalled' | 'truncated' | 'not-json'
   readonly detail: string
   constructor(kind: BodyFailure['kind'], detail: string) {
     super(`${kind}: ${detail}`)
@@ -532,13 +544,25 @@ class BodyFailure extends Error {
 async function readCompletionBody(
   response: Response,
   signal: AbortSignal | undefined,
+  body: AbortController,
+  timeoutMs: number,
 ): Promise<{ completion: ChatCompletion } | { failure: BodyFailure }> {
+  let stalled = false
+  const timer = setTimeout(() => {
+    stalled = true
+    body.abort(new Error(`no more of the body within ${timeoutMs} ms`))
+  }, timeoutMs)
+  timer.unref?.()
   let text: string
   try {
     text = await response.text()
   } catch (error) {
     if (signal?.aborted) throw new MeasurementAbortedError(signal.reason)
+    if (stalled)
+      return { failure: new BodyFailure('stalled', `nothing more arrived within ${timeoutMs} ms (timeoutMs)`) }
     return { failure: new BodyFailure('reset', rootMessage(error instanceof Error ? error : new Error(String(error)))) }
+  } finally {
+    clearTimeout(timer)
   }
   try {
     return { completion: JSON.parse(text) as ChatCompletion }

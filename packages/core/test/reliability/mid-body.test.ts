@@ -21,13 +21,13 @@ const promptOf = (messages: readonly { role: string; content: string }[]) =>
 const server = useOpenAIServer()
 const off = createJudgeRuntime({ cache: 'off', concurrency: 16 })
 
-function metric(options: { maxRetries?: number; name?: string } = {}) {
+function metric(options: { maxRetries?: number; name?: string; timeoutMs?: number } = {}) {
   const judge = new OpenAIJudge({
     model: options.name ?? 'mid-body',
     baseURL: server.baseURL,
     apiKey: 'sk-test-mid-body-0123456789',
     maxRetries: options.maxRetries ?? 3,
-    timeoutMs: 2_000,
+    timeoutMs: options.timeoutMs ?? 2_000,
   })
   return new ConversationalDAGMetric({ name: 'Playful', dag: playfulChatbotDag(), model: off.wrap(judge) })
 }
@@ -78,6 +78,24 @@ describe('a fault after the headers is retried like a connection error', () => {
     expect(result.error?.message).toMatch(/sent a truncated body \(not valid JSON/)
     expect(result.error?.message).toContain(new URL(server.baseURL).host)
     expect(result.error?.message).toContain('after 1 retry')
+  })
+
+  test('a body that stalls after the headers is abandoned after timeoutMs and retried; every time, it says so', async () => {
+    faultFirst({ stallAfterHeaders: true }, 1)
+    const started = performance.now()
+    const recovered = await metric({ timeoutMs: 300 }).measure(playfulConversation)
+    expect(recovered.error).toBeUndefined()
+    expect(server.requests).toHaveLength(4)
+    expect(performance.now() - started).toBeLessThan(1_500)
+
+    server.requests.length = 0
+    faultFirst({ stallAfterHeaders: true }, Number.POSITIVE_INFINITY)
+    const failed = await metric({ timeoutMs: 300, maxRetries: 1 }).measure(playfulConversation)
+    expect(server.requests).toHaveLength(2)
+    expect(failed.error?.code).toBe('JUDGE_CALL_FAILED')
+    expect(failed.error?.message).toContain(
+      'stopped sending the answer mid-body: nothing more arrived within 300 ms (timeoutMs), after 1 retry',
+    )
   })
 
   test('maxRetries: 0 means no retry of a mid-body fault either', async () => {
