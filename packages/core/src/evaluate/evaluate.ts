@@ -165,7 +165,16 @@ async function measureSafely(
 }
 
 function checkArguments(testCases: unknown, metrics: unknown, options: EvaluateOptions): number {
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigurationError(
+      `Invalid evaluate() arguments:\n  - options must be an object (or left out); got ${String(options)}.`,
+    )
+  }
   const problems: string[] = []
+  const signal = options.signal as Partial<AbortSignal> | null | undefined
+  if (signal !== undefined && (typeof signal?.aborted !== 'boolean' || typeof signal.addEventListener !== 'function')) {
+    problems.push(`Expected \`signal\` to be an AbortSignal, got \`${String(signal)}\` (${typeof signal}).`)
+  }
   if (!Array.isArray(testCases)) problems.push('testCases must be an array of test cases.')
   else {
     for (const [index, testCase] of testCases.entries()) {

@@ -8,6 +8,7 @@ import {
   ConversationRelevancyMetric,
   DAGMetric,
   DeepAcyclicGraph,
+  evaluate,
   GEval,
   type Metric,
   NonBinaryJudgementNode,
@@ -34,6 +35,7 @@ const toolDag = () =>
       new BinaryJudgementNode({ criteria: 'Ok?', evaluationParams: ['input', 'toolsCalled'], children: [no(), yes()] }),
     ],
   })
+const okMetric = () => new DAGMetric({ name: 'Format', dag: okDag(), model: judge })
 const singleTurnMeasure = (testCase: unknown) =>
   new DAGMetric({ name: 'Tools', dag: toolDag(), model: judge }).measure(bad(testCase))
 const conversationalMeasure = (testCase: unknown) =>
@@ -204,6 +206,9 @@ const catalogue: Record<string, () => unknown> = {
   'a runtime with 1e-300 requests per minute (a spacing no timer can wait)': () =>
     createJudgeRuntime({ requestsPerMinute: 1e-300 }),
   'a cache directory with a NUL in it': () => createJudgeRuntime({ cacheDir: 'a\0b' }),
+  'evaluate() given null options': () => evaluate([{ input: 'hi' }], [okMetric()], bad(null)),
+  'evaluate() given a string as signal': () =>
+    evaluate([{ input: 'hi' }], [okMetric()], { signal: bad('x'), summary: false, progress: false }),
   'measure() given null options': () =>
     new DAGMetric({ name: 'Format', dag: okDag(), model: judge }).measure({ input: 'hi' }, bad(null)),
   'measure() given a string as signal': () =>
@@ -367,6 +372,10 @@ test('every bad input fails with a message that names what is wrong and how to f
       1. [verdict-metric-kind] VerdictNode (verdict: true): child metric "Relevancy" judges conversational test cases, but this VerdictNode belongs to a single-turn DAG. Use a single-turn metric here.",
       "empty rootNodes": "DagValidationError: Invalid DAG (1 problem):
       1. [root-nodes] DeepAcyclicGraph: rootNodes must be a non-empty array of nodes; got [].",
+      "evaluate() given a string as signal": "ConfigurationError: Invalid evaluate() arguments:
+      - Expected \`signal\` to be an AbortSignal, got \`x\` (string).",
+      "evaluate() given null options": "ConfigurationError: Invalid evaluate() arguments:
+      - options must be an object (or left out); got null.",
       "evaluationParams from the other enum": "DagValidationError: Invalid DAG (1 problem):
       1. [evaluation-params] BinaryJudgementNode (criteria: "Ok?"): evaluationParams contains "content", which is one of TurnParams; this node needs LLMTestCaseParams.",
       "evaluationParams with a typo": "DagValidationError: Invalid DAG (1 problem):
