@@ -87,6 +87,10 @@ export class OpenAIJudge implements JudgeModel {
 
   constructor(options: OpenAIJudgeOptions = {}) {
     validateOptions(options)
+    const envBaseURL = readEnv('OPENAI_BASE_URL')
+    if (options.client === undefined && nonEmpty(options.baseURL) === undefined && envBaseURL !== undefined) {
+      checkBaseURL(envBaseURL, 'OPENAI_BASE_URL')
+    }
     this.#options = options
     this.name = options.model ?? readEnv('JUDGETREE_MODEL') ?? DEFAULT_MODEL
     this.#timeoutMs = options.timeoutMs ?? 60_000
