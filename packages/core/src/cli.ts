@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `judgetree` command: `judgetree cache verify [dir]` checks a committed judge cache before a replay run in CI.
 import { resolve } from 'node:path'
-import { isDirectory, verifyCache } from './runtime/cache.js'
+import { isDirectory, verifyCache } from './runtime/cache-verify.js'
 import { envCacheDir } from './runtime/limits.js'
 
 const USAGE = [

@@ -4,7 +4,8 @@
 export { type ScrubbableToken, scrubSecrets, scrubTokens, scrubValue } from './internal/scrub.js'
 // For judges outside core (such as @judgetree/ai-sdk, or yours): read answers and scrub secrets exactly as OpenAIJudge.
 export { answerExcerpt, type ParsedAnswer, parseJudgeAnswer, withSchemaInstruction } from './judge/answer.js'
-export { type CacheMode, type CacheProblem, type CacheReport, verifyCache } from './runtime/cache.js'
+export type { CacheMode } from './runtime/cache.js'
+export { type CacheProblem, type CacheReport, verifyCache } from './runtime/cache-verify.js'
 export {
   type Coordinator,
   type CoordinatorOptions,

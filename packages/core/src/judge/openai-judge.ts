@@ -9,6 +9,7 @@ import { nonEmpty, readEnv } from '../internal/env.js'
 import { scrubSecrets, scrubTokens, scrubValue } from '../internal/scrub.js'
 import { MAX_TIMER_MS } from '../runtime/limits.js'
 import { answerExcerpt, parseJudgeAnswer, withSchemaInstruction } from './answer.js'
+import { BodyFailure, bodyRetryDelay, readCompletionBody, sleep } from './completion-body.js'
 import { judgeJsonSchema } from './json-schema.js'
 import { costOf, type ModelPrice } from './pricing.js'
 import type { JudgeMessage, JudgeModel, JudgeRequest, JudgeResponse, TokenLogprob } from './types.js'
@@ -67,9 +68,6 @@ const DEFAULT_MODEL = 'gpt-4.1'
 /** CR, LF, NUL and the other C0 controls (and DEL): no HTTP header can carry them. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/
-/** The first wait before retrying a body that was cut short; doubled each retry, capped at BODY_RETRY_MAX_MS. */
-const BODY_RETRY_BASE_MS = 200
-const BODY_RETRY_MAX_MS = 4_000
 const MAX_TOP_LOGPROBS = 20
 
 /** A judge backed by the OpenAI Chat Completions API or any server that speaks it. */
@@ -531,74 +529,6 @@ function hostOf(baseURL: string): string {
   } catch {
     return baseURL
   }
-}
-
-/** A failure while reading a 200 answer's body: the connection was cut, or the body is not (complete) JSON. */
-class BodyFailure extends Error {
-  readonly kind: 'reset' | 'stalled' | 'truncated' | 'not-json'
-  readonly detail: string
-  constructor(kind: BodyFailure['kind'], detail: string) {
-    super(`${kind}: ${detail}`)
-    this.kind = kind
-    this.detail = detail
-  }
-}
-
-/** Reads and parses the body of an answer the SDK accepted (status 2xx), telling a cut connection from bad JSON. */
-async function readCompletionBody(
-  response: Response,
-  signal: AbortSignal | undefined,
-  body: AbortController,
-  timeoutMs: number,
-): Promise<{ completion: ChatCompletion } | { failure: BodyFailure }> {
-  let stalled = false
-  const timer = setTimeout(() => {
-    stalled = true
-    body.abort(new Error(`no more of the body within ${timeoutMs} ms`))
-  }, timeoutMs)
-  timer.unref?.()
-  let text: string
-  try {
-    text = await response.text()
-  } catch (error) {
-    if (signal?.aborted) throw new MeasurementAbortedError(signal.reason)
-    if (stalled)
-      return { failure: new BodyFailure('stalled', `nothing more arrived within ${timeoutMs} ms (timeoutMs)`) }
-    return { failure: new BodyFailure('reset', rootMessage(error instanceof Error ? error : new Error(String(error)))) }
-  } finally {
-    clearTimeout(timer)
-  }
-  try {
-    return { completion: JSON.parse(text) as ChatCompletion }
-  } catch {
-    // The parser's message quotes the body, which a hostile server may fill with the key: only sizes are shown.
-    const looksLikeJson = /^\s*[{[]/.test(text)
-    const size = `${text.length} characters${response.headers.get('content-length') === null ? '' : ` of ${response.headers.get('content-length')} announced`}`
-    return { failure: new BodyFailure(looksLikeJson ? 'truncated' : 'not-json', size) }
-  }
-}
-
-/** Exponential backoff with jitter for retrying a body that was cut short. */
-function bodyRetryDelay(retry: number): number {
-  const base = Math.min(BODY_RETRY_BASE_MS * 2 ** retry, BODY_RETRY_MAX_MS)
-  return base * (0.75 + Math.random() * 0.25)
-}
-
-/** Waits `ms`, or rejects with MeasurementAbortedError as soon as `signal` aborts; never keeps the process alive. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  if (signal?.aborted) return Promise.reject(new MeasurementAbortedError(signal.reason))
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      reject(new MeasurementAbortedError(signal?.reason))
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    timer.unref?.()
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
 }
 
 /** Rejects a base URL that is not an absolute http(s) URL, naming the setting it came from. */

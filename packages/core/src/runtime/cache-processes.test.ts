@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bundleScript, runScript } from '../../test/support/fork-script.js'
-import { verifyCache } from './cache.js'
+import { verifyCache } from './cache-verify.js'
 
 const WORKERS = 4
 // Each process writes 2 × PER_WORKER distinct entries (shared keys and its own): 500, as the reliability issue asks.

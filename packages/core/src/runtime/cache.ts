@@ -11,7 +11,6 @@ import {
   readFileSync,
   renameSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from 'node:fs'
 import { join, relative } from 'node:path'
@@ -25,9 +24,6 @@ import { CACHE_FORMAT_VERSION, canonicalJson } from './cache-key.js'
 export const STALE_TEMP_MS = 10 * 60_000
 /** What the cache directory's own .gitignore holds: temporary files are never meant to be committed. */
 const GITIGNORE = '# Written by judgetree: temporary files of interrupted writes are never committed.\n*.tmp\n'
-/** `<key>.json`: a sha256 in hex. */
-const ENTRY_NAME = /^[0-9a-f]{64}\.json$/
-const SHARD_NAME = /^[0-9a-f]{2}$/
 /** Refuses to open a symbolic link, where the platform can (not on Windows, where lstat still guards). */
 const NO_FOLLOW = constants.O_NOFOLLOW ?? 0
 
@@ -211,7 +207,7 @@ function checksumProblem(entry: StoredEntry): string | undefined {
   return undefined
 }
 
-const SYMLINK_PROBLEM =
+export const SYMLINK_PROBLEM =
   'it is a symbolic link, and judgetree never follows links in its cache (they could point anywhere); replace it ' +
   'with a recorded entry'
 
@@ -228,7 +224,7 @@ function linkProblem(dir: string, key: string): string | undefined {
 }
 
 /** The entry's text, refusing a symbolic link (O_NOFOLLOW, and lstat where the platform lacks it). */
-function readEntryText(file: string): string {
+export function readEntryText(file: string): string {
   if (NO_FOLLOW === 0 && lstatSync(file).isSymbolicLink()) {
     throw Object.assign(new Error('symbolic link'), { code: 'ELOOP' })
   }
@@ -242,7 +238,7 @@ function readEntryText(file: string): string {
 }
 
 /** The parsed entry, or what is wrong with it: unparsable, the wrong shape or key, no checksum, or a wrong one. */
-function checkEntryText(text: string, key: string): StoredEntry | string {
+export function checkEntryText(text: string, key: string): StoredEntry | string {
   let entry: StoredEntry
   try {
     entry = JSON.parse(text) as StoredEntry
@@ -288,95 +284,5 @@ function removeStaleTemps(dir: string, now: number): void {
     } catch {
       // Another process removed or renamed it meanwhile.
     }
-  }
-}
-
-/** One file of a cache directory that would not be answered from, and why. */
-export interface CacheProblem {
-  /** The path relative to the cache directory, e.g. `5c/5c0f….json`. */
-  readonly file: string
-  readonly problem: string
-}
-
-/** What {@link verifyCache} found. */
-export interface CacheReport {
-  /** The absolute cache directory checked. */
-  readonly dir: string
-  /** Entries that are sound: they would be answered from. */
-  readonly entries: number
-  /** Every file that is not a sound entry, in path order; empty when the cache can be trusted. */
-  readonly problems: readonly CacheProblem[]
-  readonly ok: boolean
-}
-
-/**
- * Checks a cache directory as replay mode would read it, for CI before a replay run: every entry must parse, answer
- * the request digest it is named by, match its checksum, and be a regular file in a regular shard directory.
- * Symbolic links, legacy entries without a checksum, temporary files and anything else are listed as problems.
- * Reads only; `judgetree-cache verify [dir]` runs it from the command line.
- *
- * @example
- * const report = verifyCache('.judgetree/cache')
- * if (!report.ok) throw new Error(report.problems.map((p) => `${p.file}: ${p.problem}`).join('\n'))
- */
-export function verifyCache(dir: string): CacheReport {
-  const problems: CacheProblem[] = []
-  let entries = 0
-  let names: string[]
-  try {
-    names = readdirSync(dir).sort()
-  } catch (error) {
-    return {
-      dir,
-      entries: 0,
-      problems: [{ file: '.', problem: `the cache directory cannot be read (${messageOf(error)})` }],
-      ok: false,
-    }
-  }
-  for (const shard of names) {
-    const shardPath = join(dir, shard)
-    const stat = lstatSync(shardPath)
-    if (shard === '.gitignore' && stat.isFile()) continue
-    if (stat.isSymbolicLink()) {
-      problems.push({ file: shard, problem: 'a symbolic link, which judgetree never follows in its cache' })
-      continue
-    }
-    if (!stat.isDirectory() || !SHARD_NAME.test(shard)) {
-      problems.push({ file: shard, problem: 'not part of a judgetree cache (expected only <2 hex digits>/ folders)' })
-      continue
-    }
-    for (const name of readdirSync(shardPath).sort()) {
-      const file = `${shard}/${name}`
-      const path = join(shardPath, name)
-      if (name.endsWith('.tmp')) {
-        problems.push({ file, problem: 'a temporary file left by an interrupted write; delete it' })
-        continue
-      }
-      if (!ENTRY_NAME.test(name) || !name.startsWith(shard)) {
-        problems.push({ file, problem: `not a cache entry (expected ${shard}<62 hex digits>.json)` })
-        continue
-      }
-      const key = name.slice(0, -'.json'.length)
-      let problem: string | undefined
-      try {
-        const checked = checkEntryText(readEntryText(path), key)
-        problem = typeof checked === 'string' ? checked : undefined
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code
-        problem = code === 'ELOOP' ? SYMLINK_PROBLEM : `it could not be read (${messageOf(error)})`
-      }
-      if (problem === undefined) entries += 1
-      else problems.push({ file, problem })
-    }
-  }
-  return { dir, entries, problems, ok: problems.length === 0 }
-}
-
-/** True when `dir` exists and is a directory (for the CLI's message). */
-export function isDirectory(dir: string): boolean {
-  try {
-    return statSync(dir).isDirectory()
-  } catch {
-    return false
   }
 }
