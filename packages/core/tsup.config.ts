@@ -11,6 +11,8 @@ const shared: Options = {
 
 export default defineConfig([
   { ...shared, format: ['esm'] },
+  // The `judgetree` command line (package.json "bin"): ES module only, no types.
+  { ...shared, entry: { cli: 'src/cli.ts' }, format: ['esm'], dts: false },
   {
     ...shared,
     format: ['cjs'],

@@ -15,7 +15,10 @@ describe('package entries', () => {
       'defaultJudgeRuntime',
       'parseJudgeAnswer',
       'scrubSecrets',
+      'scrubTokens',
+      'scrubValue',
       'startCoordinator',
+      'verifyCache',
       'withSchemaInstruction',
     ])
     expect(Object.keys(root)).toContain('evaluate')

@@ -36,6 +36,7 @@ import {
   type VerdictNodeOptions,
   type VerdictOutcome,
 } from './index.js'
+import { type CacheReport, scrubTokens, scrubValue, verifyCache } from './runtime.js'
 
 // These tests run in the type checker (`pnpm typecheck`): each @ts-expect-error must stay an error. Invalid
 // constructions sit in closures that are never called, since they would also throw at run time.
@@ -255,5 +256,18 @@ describe('public types', () => {
     typeOnly(() => calibrate(single, [{ testCase: answer, label: { pass: 'yes' } }]))
     // @ts-expect-error a single-turn metric calibrates on single-turn cases
     typeOnly(() => calibrate(single, [{ testCase: { turns: [] }, label: { score: 1 } }]))
+  })
+
+  test('the cache check and the scrubbers keep their shapes', () => {
+    typeOnly(() => {
+      const report: CacheReport = verifyCache('.judgetree/cache')
+      expectTypeOf(report.problems[0]?.file).toEqualTypeOf<string | undefined>()
+      expectTypeOf(report.ok).toEqualTypeOf<boolean>()
+      expectTypeOf(scrubValue({ reason: 'x' }, 'key-12345678')).toEqualTypeOf<{ reason: string }>()
+      const tokens = scrubTokens([{ token: 'a', logprob: -1, topLogprobs: [] }])
+      expectTypeOf(tokens[0]?.logprob).toEqualTypeOf<number | undefined>()
+      // @ts-expect-error the directory is a path
+      verifyCache(1)
+    })
   })
 })

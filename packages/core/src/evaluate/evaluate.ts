@@ -89,6 +89,8 @@ export async function evaluate<TestCase extends LLMTestCase | ConversationalTest
   const measurePair = async (at: number): Promise<void> => {
     const { testCase, index, metric } = pairs[at] as (typeof pairs)[number]
     const result = await measureSafely(metric, testCase, signal)
+    // After a cancellation (the caller's, or a callback that threw) evaluate() rejects: no more progress reports.
+    if (signal.aborted) return
     const entry: EvaluationResult<TestCase> = { testCase, index, metric, result }
     results[at] = entry
     totals.done += 1
@@ -104,7 +106,14 @@ export async function evaluate<TestCase extends LLMTestCase | ConversationalTest
 
   let next = 0
   const worker = async (): Promise<void> => {
-    while (!signal?.aborted && next < pairs.length) await measurePair(next++)
+    try {
+      while (!signal.aborted && next < pairs.length) await measurePair(next++)
+    } catch (error) {
+      // Only a callback of the caller's can throw here (onProgress, the bar's stream). evaluate() rejects with it,
+      // so nothing may keep running, and billing, behind the rejection: cancel the measurements in flight.
+      stop.abort(error)
+      throw error
+    }
   }
   try {
     await Promise.all(Array.from({ length: Math.min(concurrency, pairs.length) }, worker))
@@ -112,7 +121,7 @@ export async function evaluate<TestCase extends LLMTestCase | ConversationalTest
     bar?.finish()
     options.signal?.removeEventListener('abort', onAbort)
   }
-  if (signal?.aborted) throw new MeasurementAbortedError(signal.reason)
+  if (signal.aborted) throw new MeasurementAbortedError(signal.reason)
 
   const summary = summarise(results, metrics, skipped, Math.round(performance.now() - started))
   if (options.summary ?? true)
@@ -156,7 +165,16 @@ export async function measureSafely(
 }
 
 function checkArguments(testCases: unknown, metrics: unknown, options: EvaluateOptions): number {
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigurationError(
+      `Invalid evaluate() arguments:\n  - options must be an object (or left out); got ${String(options)}.`,
+    )
+  }
   const problems: string[] = []
+  const signal = options.signal as Partial<AbortSignal> | null | undefined
+  if (signal !== undefined && (typeof signal?.aborted !== 'boolean' || typeof signal.addEventListener !== 'function')) {
+    problems.push(`Expected \`signal\` to be an AbortSignal, got \`${String(signal)}\` (${typeof signal}).`)
+  }
   if (!Array.isArray(testCases)) problems.push('testCases must be an array of test cases.')
   else {
     for (const [index, testCase] of testCases.entries()) {

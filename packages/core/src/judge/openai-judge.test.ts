@@ -603,10 +603,23 @@ describe('OpenAIJudge configuration', () => {
     expect(request(0).headers.authorization).toBe('Bearer not-needed')
   })
 
+  it('rejects a base URL that is not an http(s) URL when the judge is built, naming where it came from', () => {
+    vi.stubEnv('OPENAI_BASE_URL', 'not a url')
+    expect(() => new OpenAIJudge()).toThrow(
+      'Expected OPENAI_BASE_URL to be an http(s) URL of an OpenAI-compatible API root, such as ' +
+        '`http://localhost:11434/v1`; got "not a url".',
+    )
+    // An explicit baseURL wins over the environment, and is checked itself.
+    expect(() => new OpenAIJudge({ baseURL: 'http://127.0.0.1:1/v1' })).not.toThrow()
+    expect(() => new OpenAIJudge({ baseURL: 'ftp://example.com' })).toThrow('Expected baseURL to be an http(s) URL')
+    vi.unstubAllEnvs()
+  })
+
   it('rejects nonsensical options at construction', () => {
     expect(() => new OpenAIJudge({ timeoutMs: 0 })).toThrow(
       new ConfigurationError(
-        "Expected OpenAIJudge's `timeoutMs` to be a whole number of milliseconds from 1 and up, got `0` (number).",
+        "Expected OpenAIJudge's `timeoutMs` to be a whole number of milliseconds from 1 to 2147483647 (2^31−1, the " +
+          'longest timer Node can set, about 24.8 days), got `0` (number).',
       ),
     )
     expect(() => new OpenAIJudge({ maxRetries: -1 })).toThrow(ConfigurationError)

@@ -135,7 +135,7 @@ describe('coordinator', () => {
   it('rejects a nonsensical limit', async () => {
     await expect(startCoordinator({ concurrency: 0 })).rejects.toThrow(ConfigurationError)
     await expect(startCoordinator({ concurrency: 2, requestsPerMinute: -1 })).rejects.toThrow(
-      'Expected `requestsPerMinute` to be a number above 0, got `-1` (number).',
+      'Expected `requestsPerMinute` to be a number of requests per minute from 0.0000279 (one per 24.8 days) up, got `-1` (number).',
     )
   })
 })

@@ -63,6 +63,11 @@ const RUNTIME = Symbol.for('judgetree.judgeRuntime')
  * const metric = new DAGMetric({ name: 'Format', dag, model: runtime.wrap(new OpenAIJudge()) })
  */
 export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRuntime {
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigurationError(
+      `createJudgeRuntime(options) takes an options object (or nothing); got \`${String(options)}\`.`,
+    )
+  }
   const mode = options.cache ?? envCacheMode()
   const cacheDir = options.cacheDir ?? envCacheDir()
   const concurrency = options.concurrency ?? envConcurrency()
@@ -72,16 +77,27 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
       `Expected \`cache\` to be one of ${CACHE_MODES.map((m) => `'${m}'`).join(', ')}, got \`${String(mode)}\`.`,
     )
   }
-  if (typeof cacheDir !== 'string' || cacheDir.trim() === '') {
-    throw new ConfigurationError(`Expected \`cacheDir\` to be a directory path, got \`${String(cacheDir)}\`.`)
+  if (typeof cacheDir !== 'string' || cacheDir.trim() === '' || cacheDir.includes('\0')) {
+    throw new ConfigurationError(
+      `Expected \`cacheDir\` to be a directory path (without NUL characters), got ${typeof cacheDir === 'string' ? JSON.stringify(cacheDir) : `\`${String(cacheDir)}\``}.`,
+    )
   }
   validateLimits('createJudgeRuntime', { concurrency, requestsPerMinute })
+  if (options.coordinatorUrl !== undefined) checkCoordinatorUrl(options.coordinatorUrl, '`coordinatorUrl`')
+  const envCoordinator = readEnv('JUDGETREE_COORDINATOR_URL')
+  if (envCoordinator !== undefined) checkCoordinatorUrl(envCoordinator, 'JUDGETREE_COORDINATOR_URL')
   const warn = options.warn ?? ((message: string) => console.warn(message))
   const store = new JudgeCacheStore(resolve(cacheDir), warn)
   const limiter = new CallLimiter({
     concurrency,
     requestsPerMinute,
-    coordinatorUrl: () => options.coordinatorUrl ?? readEnv('JUDGETREE_COORDINATOR_URL'),
+    coordinatorUrl: () => {
+      if (options.coordinatorUrl !== undefined) return options.coordinatorUrl
+      // Read at the first call, as a runner's set-up may set it after this runtime was made.
+      const url = readEnv('JUDGETREE_COORDINATOR_URL')
+      if (url !== undefined) checkCoordinatorUrl(url, 'JUDGETREE_COORDINATOR_URL')
+      return url
+    },
     warn,
   })
   const inFlight = new Map<string, SharedCall>()
@@ -273,4 +289,20 @@ function replayMiss(
 /** "trial 6 of a trials run, " for a trial's call: a recording made with fewer trials has no entry for it. */
 function trialOf(request: JudgeRequest<unknown>): string {
   return request.trial === undefined ? '' : `trial ${request.trial} of a trials run, `
+}
+
+/** A coordinator URL is the `http://host:port` startCoordinator printed; anything else is named with its setting. */
+function checkCoordinatorUrl(url: unknown, setting: string): void {
+  let parsed: URL | undefined
+  try {
+    parsed = typeof url === 'string' ? new URL(url) : undefined
+  } catch {
+    parsed = undefined
+  }
+  if (parsed === undefined || parsed.protocol !== 'http:') {
+    throw new ConfigurationError(
+      `Expected ${setting} to be the coordinator's http:// URL, as startCoordinator() gives it (e.g. ` +
+        `\`http://127.0.0.1:4100\`); got ${typeof url === 'string' ? JSON.stringify(url) : String(url)}.`,
+    )
+  }
 }
