@@ -11,11 +11,5 @@ const shared: Options = {
 
 export default defineConfig([
   { ...shared, format: ['esm'] },
-  {
-    ...shared,
-    format: ['cjs'],
-    // p-queue and its helpers ship only as ES modules, which Jest's CommonJS runtime cannot require; the CJS build
-    // carries its own copy so `require('@judgetree/core')` works everywhere.
-    noExternal: [/^p-queue/, /^p-timeout/, /^eventemitter3/],
-  },
+  { ...shared, format: ['cjs'] },
 ])

@@ -4,6 +4,11 @@ import { MeasurementAbortedError } from '../errors.js'
 /** One slot held at a coordinator; release it exactly when the judge call ends. */
 export interface Lease {
   release(): void
+  /**
+   * Tells the coordinator this call got a 429, so it pauses every worker for `pauseMs` and lowers the run's limit,
+   * then releases the slot. Resolves once the coordinator has taken note (or could not be reached).
+   */
+  rateLimited(pauseMs: number): Promise<void>
 }
 
 /** The coordinator could not be reached or answered oddly: callers fall back to their local limit. */
@@ -46,12 +51,41 @@ export function acquireSlot(url: string, signal?: AbortSignal): Promise<Lease> {
         settle(() => reject(new CoordinatorUnavailableError(`the coordinator at ${url} answered ${res.statusCode}`)))
         return
       }
-      res.once('data', () => settle(() => resolve({ release: () => req.destroy() })))
+      res.once('data', (chunk: Buffer) => {
+        // 'granted <lease id>'; a coordinator from before lease ids answers 'granted' alone.
+        const id = /^granted (\d+)/.exec(String(chunk))?.[1]
+        const release = (): void => {
+          req.destroy()
+        }
+        const rateLimited = async (pauseMs: number): Promise<void> => {
+          await report(url, { lease: id === undefined ? null : Number(id), pauseMs: Math.round(pauseMs) })
+          release()
+        }
+        settle(() => resolve({ release, rateLimited }))
+      })
       res.once('end', () => {
         settle(() => reject(new CoordinatorUnavailableError(`the coordinator at ${url} closed before granting`)))
       })
       res.on('error', () => {})
     })
     req.end()
+  })
+}
+
+/** POSTs a 429 to the coordinator; a coordinator that cannot be reached only loses the shared pause. */
+function report(url: string, body: { lease: number | null; pauseMs: number }): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const req = httpRequest(`${url}/rate-limited`, {
+      method: 'POST',
+      agent: false,
+      headers: { 'content-type': 'application/json' },
+    })
+    req.on('error', () => resolve())
+    req.on('response', (res) => {
+      res.resume()
+      res.on('end', () => resolve())
+      res.on('error', () => resolve())
+    })
+    req.end(JSON.stringify(body))
   })
 }
