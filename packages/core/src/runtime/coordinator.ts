@@ -155,7 +155,7 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
     if (req.method === 'POST' && path === '/rate-limited') {
       readJson(req).then((body) => {
         rateLimited(body?.lease, body?.pauseMs)
-        res.writeHead(204).end()
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ concurrency: limit.current }))
       })
       return
     }

@@ -57,6 +57,11 @@ export class CallLimiter {
    * a 429 is run again, at most `rateLimitRetries` times, each after the pause the server asked for (else an
    * exponential backoff, as the OpenAI SDK's).
    */
+  /** 429s seen by every limiter of this process, and the limit that applied after the latest. */
+  static get processRateLimits(): RateLimitStats {
+    return { rateLimited: processTally.rateLimited, concurrency: processTally.concurrency() }
+  }
+
   async run<T>(call: () => Promise<T>, signal?: AbortSignal, rateLimitRetries = 0): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const slot = await this.#acquire(signal)
@@ -69,7 +74,9 @@ export class CallLimiter {
           throw error
         }
         const pauseMs = Math.min(error.retryAfterMs ?? backoffMs(attempt), MAX_PAUSE_MS)
-        await slot.rateLimited(pauseMs)
+        const concurrency = await slot.rateLimited(pauseMs)
+        processTally.rateLimited += 1
+        processTally.concurrency = concurrency ?? (() => this.#gate.limit.current)
         if (attempt >= rateLimitRetries || signal?.aborted) throw error
         continue
       }
@@ -83,9 +90,7 @@ export class CallLimiter {
     this.#gate.pauseFor(Math.min(ms, MAX_PAUSE_MS))
   }
 
-  async #acquire(
-    signal: AbortSignal | undefined,
-  ): Promise<{ succeeded(): void; rateLimited(ms: number): Promise<void> }> {
+  async #acquire(signal: AbortSignal | undefined): Promise<Slot> {
     const local = await this.#gate.acquire(signal)
     if (this.#coordinator === undefined) this.#coordinator = this.#options.coordinatorUrl?.() ?? null
     let lease: Lease | undefined
@@ -119,23 +124,33 @@ export class CallLimiter {
  * With a coordinator, the run's limit and pause live there, and this process's gate only bounds its own calls; on
  * its own, the gate adapts.
  */
-function withLease(local: GateSlot, lease: Lease | undefined) {
+function withLease(local: GateSlot, lease: Lease | undefined): Slot {
   return {
     succeeded(): void {
       lease?.release()
       local.succeeded()
     },
-    async rateLimited(pauseMs: number): Promise<void> {
+    async rateLimited(pauseMs: number) {
       if (lease === undefined) {
         local.rateLimited(pauseMs)
-        return
+        return undefined
       }
       // Noted before the slot is freed, so no worker's next call can slip in ahead of the pause.
-      await lease.rateLimited(pauseMs)
+      const { concurrency } = await lease.rateLimited(pauseMs)
       local.succeeded()
+      return concurrency === undefined ? undefined : () => concurrency
     },
   }
 }
+
+/** A call's slot: here and, with a coordinator, there. A 429 answers how to read the limit that now applies. */
+interface Slot {
+  succeeded(): void
+  rateLimited(pauseMs: number): Promise<(() => number) | undefined>
+}
+
+/** Every limiter of the process adds its 429s here, for evaluate()'s summary line. */
+const processTally: { rateLimited: number; concurrency: () => number } = { rateLimited: 0, concurrency: () => 0 }
 
 function isRateLimit(error: unknown): error is JudgeCallError {
   return error instanceof JudgeCallError && error.status === 429

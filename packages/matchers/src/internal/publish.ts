@@ -1,13 +1,15 @@
 import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, relative, resolve } from 'node:path'
+import { lastCoordinatorStats } from '@judgetree/core/runtime'
 import { DEFAULT_REPORT_FILE, type JudgetreeReporterOptions } from './reporter-options.js'
 import { type JudgetreeReport, renderMarkdown, renderRunOutput } from './run-report.js'
 
 /** Prints the run's failed evaluations and summary, writes the JSON report and the GitHub step summary. */
 export function publishReport(
-  report: JudgetreeReport,
+  collected: JudgetreeReport,
   { root, options, print }: { root: string; options: JudgetreeReporterOptions; print: (text: string) => void },
 ): void {
+  const report = withRateLimits(collected)
   const file = reportFile(root, options.outputFile, report.shard)
   if (file !== undefined) writeJsonAtomically(file, report)
   if (report.summary.metrics === 0) return
@@ -15,6 +17,14 @@ export function publishReport(
   print(`\n${renderRunOutput(report, notes)}\n`)
   const stepSummary = process.env.GITHUB_STEP_SUMMARY
   if (options.githubSummary !== false && stepSummary) appendFileSync(stepSummary, `${renderMarkdown(report)}\n`)
+}
+
+/** The run's 429s, said once: the coordinator this process started for the run counted them for every worker. */
+function withRateLimits(report: JudgetreeReport): JudgetreeReport {
+  const stats = lastCoordinatorStats()
+  if (stats === undefined || stats.rateLimited === 0) return report
+  const rateLimits = { rateLimited: stats.rateLimited, concurrency: stats.currentConcurrency }
+  return { ...report, summary: { ...report.summary, rateLimits } }
 }
 
 function reportFile(
