@@ -56,6 +56,24 @@ describe('AdaptiveLimit', () => {
     expect(limit.current).toBeGreaterThanOrEqual(1)
   })
 
+  it('paces starts just under the rate that met the limit, and speeds up again slowly', () => {
+    const limit = new AdaptiveLimit(8)
+    expect(limit.pace).toBeUndefined()
+    expect(limit.spacingMs).toBe(0)
+    // 25 starts in the last second, then a 429.
+    for (let i = 0; i < 25; i++) limit.started(1_040 + i * 40)
+    limit.rateLimitedAt(limit.epoch, 2_000)
+    expect(limit.pace).toBeCloseTo(22.5)
+    expect(limit.spacingMs).toBeCloseTo(1000 / 22.5)
+    // A second of calls at that pace gains about half a start per second.
+    for (let i = 0; i < 22; i++) limit.succeeded()
+    expect(limit.pace).toBeGreaterThan(22.9)
+    expect(limit.pace).toBeLessThan(23.1)
+    // Never below one start a second, however many 429s.
+    for (let i = 0; i < 100; i++) limit.rateLimitedAt(limit.epoch, 10_000 + i)
+    expect(limit.pace).toBe(1)
+  })
+
   it('settles where a provider admits about N calls at once', () => {
     // A provider that 429s any call started while `capacity` or more are in flight: the limit must oscillate
     // just around it, never far below (wasting time) nor long above (wasting requests).

@@ -80,7 +80,9 @@ export class CallGate {
 
   #start(): GateSlot {
     this.#running += 1
-    this.#nextStartAt = Math.max(this.#nextStartAt, performance.now()) + this.#spacingMs
+    const now = performance.now()
+    this.#nextStartAt = Math.max(this.#nextStartAt, now) + Math.max(this.#spacingMs, this.limit.spacingMs)
+    this.limit.started(now)
     const epoch = this.limit.epoch
     let ended = false
     const end = (): boolean => {

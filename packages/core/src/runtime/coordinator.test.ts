@@ -67,11 +67,12 @@ describe('coordinator', () => {
     const url = coordinator.url
     const workers = [0, 1].map(() => runScript(script, ['calls', url, server.baseURL, '10', '2']))
     await Promise.all(workers.map((worker) => worker.done))
-    // Every call succeeded (the 429 was retried by the runtime, not the SDK), and nothing was sent in the pause but
-    // the calls granted before the 429 reached the coordinator (within ~100 ms on a busy machine).
+    // Every call succeeded (the 429 was retried by the runtime, not the SDK). In the pause nothing was sent but the
+    // calls granted before the 429 reached the coordinator: at most one per other slot (3), however slow the
+    // machine; without the shared pause, both workers would keep sending all through it.
     expect(arrivals).toHaveLength(21)
-    const sentInPause = arrivals.filter((at) => at > limitedAt + 150 && at < limitedAt + 480)
-    expect(sentInPause).toEqual([])
+    const sentInPause = arrivals.filter((at) => at > limitedAt && at < limitedAt + 480)
+    expect(sentInPause.length).toBeLessThanOrEqual(3)
     expect(coordinator.stats()).toMatchObject({ rateLimited: 1, granted: 21, inFlight: 0 })
     expect(coordinator.stats().lowestConcurrency).toBe(2)
   }, 30_000)

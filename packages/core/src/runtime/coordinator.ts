@@ -94,7 +94,9 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
     leases.add(res)
     granted += 1
     peakInFlight = Math.max(peakInFlight, leases.size)
-    nextGrantAt = Math.max(nextGrantAt, performance.now()) + spacingMs
+    const now = performance.now()
+    nextGrantAt = Math.max(nextGrantAt, now) + Math.max(spacingMs, limit.spacingMs)
+    limit.started(now)
     const id = nextLeaseId++
     const info = { epoch: limit.epoch, rateLimited: false }
     leaseInfo.set(id, info)
