@@ -52,16 +52,16 @@ export class CallLimiter {
     return { rateLimited: this.#gate.limit.rateLimited, concurrency: this.#gate.limit.current }
   }
 
-  /**
-   * Runs `call` once a slot is free; a call still waiting when `signal` aborts never starts. A call that fails with
-   * a 429 is run again, at most `rateLimitRetries` times, each after the pause the server asked for (else an
-   * exponential backoff, as the OpenAI SDK's).
-   */
   /** 429s seen by every limiter of this process, and the limit that applied after the latest. */
   static get processRateLimits(): RateLimitStats {
     return { rateLimited: processTally.rateLimited, concurrency: processTally.concurrency() }
   }
 
+  /**
+   * Runs `call` once a slot is free; a call still waiting when `signal` aborts never starts. A call that fails with
+   * a 429 is run again, at most `rateLimitRetries` times, each after the pause the server asked for (else an
+   * exponential backoff, as the OpenAI SDK's).
+   */
   async run<T>(call: () => Promise<T>, signal?: AbortSignal, rateLimitRetries = 0): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const slot = await this.#acquire(signal)
@@ -83,11 +83,6 @@ export class CallLimiter {
       slot.succeeded()
       return value
     }
-  }
-
-  /** Stops starting calls in this process for `ms` (calls already running carry on). */
-  pauseFor(ms: number): void {
-    this.#gate.pauseFor(Math.min(ms, MAX_PAUSE_MS))
   }
 
   async #acquire(signal: AbortSignal | undefined): Promise<Slot> {
