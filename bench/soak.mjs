@@ -66,8 +66,8 @@ for (const file of cacheFiles.filter((name) => name.endsWith('.json'))) {
 // Memory: each worker's RSS at its first sample past 10% of its tests, and at its last.
 const memory = {}
 for (const sample of run.samples) {
-  const entry = (memory[sample.worker] ??= { samples: [] })
-  entry.samples.push(Math.round(sample.rssMb))
+  memory[sample.worker] ??= { samples: [] }
+  memory[sample.worker].samples.push(Math.round(sample.rssMb))
 }
 
 const result = {
