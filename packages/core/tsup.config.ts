@@ -13,11 +13,5 @@ export default defineConfig([
   { ...shared, format: ['esm'] },
   // The `judgetree` command line (package.json "bin"): ES module only, no types.
   { ...shared, entry: { cli: 'src/cli.ts' }, format: ['esm'], dts: false },
-  {
-    ...shared,
-    format: ['cjs'],
-    // p-queue and its helpers ship only as ES modules, which Jest's CommonJS runtime cannot require; the CJS build
-    // carries its own copy so `require('@judgetree/core')` works everywhere.
-    noExternal: [/^p-queue/, /^p-timeout/, /^eventemitter3/],
-  },
+  { ...shared, format: ['cjs'] },
 ])

@@ -13,6 +13,7 @@ describe('package entries', () => {
       'answerExcerpt',
       'createJudgeRuntime',
       'defaultJudgeRuntime',
+      'lastCoordinatorStats',
       'parseJudgeAnswer',
       'scrubSecrets',
       'scrubTokens',

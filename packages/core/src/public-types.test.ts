@@ -271,3 +271,17 @@ describe('public types', () => {
     })
   })
 })
+
+describe('rate limits in the public types (issue 15)', () => {
+  test('a judge may leave 429 retries to the runtime; runtimes, coordinators and summaries say what happened', () => {
+    expectTypeOf<import('./index.js').JudgeModel['rateLimitRetries']>().toEqualTypeOf<number | undefined>()
+    expectTypeOf<import('./runtime.js').JudgeRuntimeStats['rateLimited']>().toEqualTypeOf<number>()
+    expectTypeOf<import('./runtime.js').JudgeRuntimeStats['currentConcurrency']>().toEqualTypeOf<number>()
+    expectTypeOf<import('./runtime.js').CoordinatorStats['currentConcurrency']>().toEqualTypeOf<number>()
+    expectTypeOf<import('./runtime.js').CoordinatorStats['rateLimited']>().toEqualTypeOf<number>()
+    expectTypeOf<NonNullable<import('./index.js').EvaluationSummary['rateLimits']>>().toEqualTypeOf<{
+      readonly rateLimited: number
+      readonly concurrency: number
+    }>()
+  })
+})

@@ -10,6 +10,7 @@ export {
   type Coordinator,
   type CoordinatorOptions,
   type CoordinatorStats,
+  lastCoordinatorStats,
   startCoordinator,
 } from './runtime/coordinator.js'
 export {

@@ -3,6 +3,7 @@ import { ConfigurationError, MeasurementAbortedError, toJudgetreeError } from '.
 import type { MetricResult } from '../metric/types.js'
 import { NO_USAGE } from '../metric/usage.js'
 import { defaultJudgeRuntime } from '../runtime/judge-runtime.js'
+import { CallLimiter } from '../runtime/limiter.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import {
   type EvaluationMetric,
@@ -61,6 +62,7 @@ export async function evaluate<TestCase extends LLMTestCase | ConversationalTest
 ): Promise<Evaluation<TestCase>> {
   const concurrency = checkArguments(testCases, metrics, options)
   const started = performance.now()
+  const rateLimitedBefore = CallLimiter.processRateLimits.rateLimited
   // Every measurement listens for the abort: on a signal of our own, so the caller's gets one listener and Node
   // does not warn about a leak when hundreds of measurements are in flight.
   const stop = new AbortController()
@@ -123,7 +125,13 @@ export async function evaluate<TestCase extends LLMTestCase | ConversationalTest
   }
   if (signal.aborted) throw new MeasurementAbortedError(signal.reason)
 
-  const summary = summarise(results, metrics, skipped, Math.round(performance.now() - started))
+  // Said once, here: 429s of any runtime of this process during the run (another evaluate() at the same time would
+  // add its own), and the limit the last of them left in force.
+  const limits = CallLimiter.processRateLimits
+  const summary = summarise(results, metrics, skipped, Math.round(performance.now() - started), {
+    rateLimited: limits.rateLimited - rateLimitedBefore,
+    concurrency: limits.concurrency,
+  })
   if (options.summary ?? true)
     (options.stdout ?? process.stdout).write(`${renderEvaluationSummary(summary, results)}\n`)
   return { results, summary }

@@ -349,11 +349,24 @@ describe('OpenAIJudge re-ask', () => {
 })
 
 describe('OpenAIJudge transport errors', () => {
-  it('lets the SDK retry a 429 that says retry-after: 0', async () => {
+  it('leaves a 429 to the judge runtime: the SDK does not retry it, and the error carries the Retry-After', async () => {
     server.respondWith(({ index }) =>
       index === 0
         ? { status: 429, error: { message: 'Rate limit reached' }, headers: { 'retry-after': '0' } }
         : jsonReply(yes),
+    )
+    const rateLimited = judge({ maxRetries: 1 })
+    expect(rateLimited.rateLimitRetries).toBe(1)
+
+    const error = await rejection(rateLimited.generate(ask()))
+
+    expect(error).toMatchObject({ status: 429, retryAfterMs: 0 })
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('still lets the SDK retry a 5xx', async () => {
+    server.respondWith(({ index }) =>
+      index === 0 ? { status: 503, error: { message: 'busy' }, headers: { 'retry-after': '0' } } : jsonReply(yes),
     )
 
     const response = await judge({ maxRetries: 1 }).generate(ask())

@@ -24,7 +24,11 @@ export interface OpenAIJudgeOptions {
   baseURL?: string | undefined
   /** Milliseconds one attempt may take before it is abandoned (and retried). @default 60_000 */
   timeoutMs?: number | undefined
-  /** SDK retries for 429, 5xx and connection errors, honouring Retry-After. @default 3 */
+  /**
+   * Retries of a failed call. The SDK retries 5xx, timeouts and connection errors; a 429 is retried by the judge
+   * runtime instead, after the server's Retry-After, which then pauses every worker of the run (with your own
+   * `client`, the SDK retries 429s too, and only its last one pauses the run). @default 3
+   */
   maxRetries?: number | undefined
   /** @default 0 */
   temperature?: number | undefined
@@ -75,6 +79,8 @@ export class OpenAIJudge implements JudgeModel {
   readonly name: string
   /** What else decides the answers, for the judge cache: model, sampling, output mode and endpoint, never the key. */
   readonly cacheIdentity: Readonly<Record<string, string | number>>
+  /** 429s are retried by the judge runtime (so one pause holds every worker), not by the SDK. */
+  readonly rateLimitRetries: number
   readonly #options: OpenAIJudgeOptions
   readonly #timeoutMs: number
   /** Why each schema the server refused is asked for in JSON mode, by schema name: set once, at the refusal. */
@@ -92,6 +98,7 @@ export class OpenAIJudge implements JudgeModel {
     this.#options = options
     this.name = options.model ?? readEnv('JUDGETREE_MODEL') ?? DEFAULT_MODEL
     this.#timeoutMs = options.timeoutMs ?? 60_000
+    this.rateLimitRetries = options.client === undefined ? (options.maxRetries ?? 3) : 0
     this.cacheIdentity = Object.freeze({
       model: this.name,
       temperature: options.temperature ?? 0,
@@ -249,7 +256,7 @@ export class OpenAIJudge implements JudgeModel {
           baseURL: baseURL ?? null,
           timeout: this.#timeoutMs,
           maxRetries: options.maxRetries ?? 3,
-          ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+          fetch: leavingRateLimitsToTheRuntime(options.fetch),
         })
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error)
@@ -480,8 +487,12 @@ function statusHint(status: number, detail: string, retries: string): string | u
   if (status === 404) {
     return 'Check the model name, and that OPENAI_BASE_URL (or the baseURL option) points at the API root, e.g. ending in /v1.'
   }
-  if (status === 429)
-    return `Still rate limited ${retries}: lower the concurrency, raise maxRetries or check your quota.`
+  if (status === 429) {
+    return (
+      'Still rate limited after the judge runtime’s retries (up to maxRetries, each after the pause the server asked ' +
+      'for): raise maxRetries, lower JUDGETREE_CONCURRENCY or check your quota.'
+    )
+  }
   if (status >= 500) return `The server kept failing ${retries}; try again later or raise maxRetries.`
   if (/temperature/i.test(detail))
     return 'This model may not accept that temperature; pass `temperature: 1` to the judge.'
@@ -575,6 +586,20 @@ function endpointOf(baseURL: string | undefined, azureDeployment: string | undef
 function azureDeploymentOf(client: OpenAI | undefined): string | undefined {
   const deployment = (client as { deploymentName?: unknown } | undefined)?.deploymentName
   return typeof deployment === 'string' && deployment !== '' ? deployment : undefined
+}
+
+/**
+ * A fetch whose 429 answers tell the SDK not to retry (its `x-should-retry` header), so the 429 reaches the judge
+ * runtime, which pauses every worker for it and retries; the SDK keeps retrying 5xx and connection errors.
+ */
+function leavingRateLimitsToTheRuntime(custom: typeof fetch | undefined): typeof fetch {
+  return async (input, init) => {
+    const response = await (custom ?? globalThis.fetch)(input, init)
+    if (response.status !== 429) return response
+    const headers = new Headers(response.headers)
+    headers.set('x-should-retry', 'false')
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
+  }
 }
 
 /** The wait a 429 or 503 asked for, in the SDK's order of preference: retry-after-ms, then retry-after. */

@@ -37,6 +37,10 @@ export interface JudgeRuntimeStats {
   readonly judgeCalls: number
   readonly inFlight: number
   readonly queued: number
+  /** 429s the judge answered in this process; each paused the calls (of every worker, with a coordinator). */
+  readonly rateLimited: number
+  /** This process's adaptive limit on judge calls now (at most `concurrency`); with a coordinator, the run's is there. */
+  readonly currentConcurrency: number
 }
 
 /** Caches, limits and shares judge calls for every judge it wraps. */
@@ -105,10 +109,14 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
   const counts = { requests: 0, cacheHits: 0, sharedCalls: 0, judgeCalls: 0 }
 
   const callJudge = <T>(judge: JudgeModel, request: JudgeRequest<T>, signal: AbortSignal | undefined) =>
-    limiter.run(() => {
-      counts.judgeCalls += 1
-      return judge.generate(request.signal === signal ? request : { ...request, signal })
-    }, signal)
+    limiter.run(
+      () => {
+        counts.judgeCalls += 1
+        return judge.generate(request.signal === signal ? request : { ...request, signal })
+      },
+      signal,
+      judge.rateLimitRetries ?? 0,
+    )
 
   const lookupOrCall = async (judge: JudgeModel, request: JudgeRequest<unknown>, key: string, signal: AbortSignal) => {
     const found = await store.read(key, request.schema)
@@ -221,6 +229,8 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
           name: judge.name,
           cacheIdentity: judge.cacheIdentity,
           cacheable: judge.cacheable,
+          // The runtime owns the 429 retries now; a judge wrapped twice must not retry them again.
+          rateLimitRetries: 0,
           [RUNTIME]: runtime,
           generate: <T>(request: JudgeRequest<T>) => generate(judge, request),
         })
@@ -228,7 +238,13 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
       }
       return wrapped
     },
-    stats: () => ({ ...counts, inFlight: limiter.inFlight, queued: limiter.queued }),
+    stats: () => ({
+      ...counts,
+      inFlight: limiter.inFlight,
+      queued: limiter.queued,
+      rateLimited: limiter.rateLimits.rateLimited,
+      currentConcurrency: limiter.rateLimits.concurrency,
+    }),
   }
   return runtime
 }
