@@ -51,7 +51,7 @@ export default class JudgetreeReporter implements Reporter {
     const shard = vitest.config.shard ? { index: vitest.config.shard.index, count: vitest.config.shard.count } : null
     const report = buildReport('vitest', tests, shard)
     this.#publish = () =>
-      publishReport(report, { root, options: this.#options, print: (text) => vitest.logger.log(text) })
+      publishReport(report, { root, options: this.#options, print: (text) => vitest.logger.error(text) })
     // Vitest 3 prints its own summary in onFinished, which comes later (and is gone in Vitest 4): print after it.
     if (Number(vitest.version.split('.')[0]) >= 4) this.#flush()
   }

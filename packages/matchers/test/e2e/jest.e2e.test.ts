@@ -217,7 +217,8 @@ describe("a user metric's judge calls go through the judge runtime: JUDGETREE_CA
   beforeAll(async () => {
     for (const name of ['first', 'second']) {
       runs.push(
-        await runJest('jest-basic', ['tests/user-metric.test.ts'], {
+        // The second run also writes Jest's JSON to stdout: judgetree must leave stdout to it.
+        await runJest('jest-basic', [...(name === 'second' ? ['--json'] : []), 'tests/user-metric.test.ts'], {
           JUDGETREE_CACHE: 'read-write',
           JUDGETREE_CACHE_DIR: join(scratch, 'cache'),
           FIXTURE_REPORT_FILE: join(scratch, `${name}.json`),
@@ -238,6 +239,11 @@ describe("a user metric's judge calls go through the judge runtime: JUDGETREE_CA
     const [cached] = evaluationsOf(readReport(join(scratch, 'second.json')), 'user metric: a promised refund fails')
     expect(cached?.usage).toMatchObject({ judgeCalls: 1, cachedCalls: 1 })
     expect(cached?.trace.nodes[0]).toMatchObject({ label: 'Promises', cached: true })
+  })
+
+  test('stdout belongs to the runner: jest --json writes parseable JSON, judgetree writes to stderr', () => {
+    const json = JSON.parse((runs[1] as RunResult).stdout) as { numTotalTests: number; numFailedTests: number }
+    expect(json).toMatchObject({ numTotalTests: 3, numFailedTests: 2 })
   })
 })
 

@@ -256,7 +256,9 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
     const failures = 10 + concurrent
     const tokens = 2 * (PROMPT_TOKENS + COMPLETION_TOKENS)
     const cost = costOf('gpt-4.1', 2 * PROMPT_TOKENS, 2 * COMPLETION_TOKENS)?.toFixed(4)
-    const lines = run.stdout.trimEnd().split('\n')
+    // stdout belongs to Vitest (and machine-readable reporters): judgetree prints to stderr, after Vitest's summary.
+    expect(run.stdout.split('\n').filter((line) => line.startsWith('judgetree'))).toEqual([])
+    const lines = run.output.trimEnd().split('\n')
     const start = lines.indexOf(`judgetree: ${failures} failed evaluations`)
     expect(start).toBeGreaterThan(lines.findIndex((line) => line.includes('Test Files')))
     const header = lines.indexOf('tests/conversation.test.ts > playful chatbot > fails a flat conversation', start)
@@ -355,7 +357,7 @@ describe("a user metric's judge calls go through the judge runtime: JUDGETREE_CA
   afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
   test('the first run asks the judge and records the answers; the second answers both calls from the cache', () => {
-    const summaryOf = (run: RunResult) => run.stdout.split('\n').findLast((line) => line.includes(' metrics, '))
+    const summaryOf = (run: RunResult) => run.stderr.split('\n').findLast((line) => line.includes(' metrics, '))
     expect(summaryOf(runs[0] as RunResult)).toBe(
       'judgetree: 3 metrics, 1 passed, 1 failed, 1 errored · 2 judge calls (0 cached) · 0 tokens · $0.0000',
     )
@@ -366,6 +368,27 @@ describe("a user metric's judge calls go through the judge runtime: JUDGETREE_CA
     expect(cached?.usage).toMatchObject({ judgeCalls: 1, cachedCalls: 1 })
     expect(cached?.trace.nodes[0]).toMatchObject({ label: 'Promises', cached: true })
     expect(readdirSync(join(scratch, 'cache')).length).toBeGreaterThan(0)
+  })
+})
+
+describe('stdout belongs to the runner: vitest run --reporter=json with the plugin', () => {
+  const scratch = scratchDir()
+  let run: RunResult
+
+  beforeAll(async () => {
+    run = await runVitest('vitest-basic', ['run', '--reporter=json', 'tests/user-metric.test.ts'], {
+      JUDGETREE_CACHE: 'off',
+      FIXTURE_REPORT_FILE: join(scratch, 'report.json'),
+    })
+  }, 60_000)
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+
+  test('stdout is the JSON report alone; the judgetree summary is on stderr', () => {
+    const json = JSON.parse(run.stdout) as { numTotalTests: number; numFailedTests: number }
+    expect(json).toMatchObject({ numTotalTests: 3, numFailedTests: 2 })
+    expect(run.stderr.split('\n').findLast((line) => line.startsWith('judgetree: '))).toMatch(
+      /^judgetree: 3 metrics, 1 passed, 1 failed, 1 errored · /,
+    )
   })
 })
 
@@ -404,7 +427,7 @@ describe('inline test.projects with the plugin at the root, run with --reporter=
 
   test('the judgetree reporter survives --reporter on the command line', () => {
     // The evaluation of the test that timed out was cancelled (the test's signal aborted), so it errored.
-    expect(run.stdout.split('\n').findLast((line) => line.startsWith('judgetree: '))).toMatch(
+    expect(run.stderr.split('\n').findLast((line) => line.startsWith('judgetree: '))).toMatch(
       /^judgetree: 2 metrics, 1 passed, 0 failed, 1 errored · /,
     )
   })
@@ -459,10 +482,10 @@ describe('vitest --shard=i/2 --reporter=blob, then --merge-reports', () => {
       'tests/conversation.test.ts > playful chatbot > fails a flat conversation',
     )
     expect(section).toContain('└─ ● false → 3  ◀ score 0.3')
-    expect(merged.stdout).toContain(
+    expect(merged.stderr).toContain(
       'tests/single-turn.test.ts > single-turn: wrong answer fails\n    FAIL Answer Correctness',
     )
-    expect(merged.stdout.split('\n').findLast((line) => line.startsWith('judgetree: '))).toMatch(
+    expect(merged.stderr.split('\n').findLast((line) => line.startsWith('judgetree: '))).toMatch(
       /^judgetree: 9 metrics, 3 passed, 4 failed \(1 expected by \.not\), 2 errored · \d+ judge calls \(0 cached\) · 0 tokens · \$0\.0000$/,
     )
   })
