@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors.js'
+import { closestName } from '../internal/closest-name.js'
 import { describeValue } from '../internal/describe-value.js'
 import { resolveJudge } from '../judge/resolve-judge.js'
 import type { JudgeModel } from '../judge/types.js'
@@ -103,12 +104,11 @@ export function resolveCommonOptions(
   }
 }
 
-/** Reports option keys the metric does not know, suggesting the camelCase name for snake_case habits. */
+/** Reports option keys the metric does not know, suggesting the name meant (another case, or a typo: closestName). */
 export function checkKnownOptions(options: object, known: readonly string[], problems: OptionProblems): void {
   for (const key of Object.keys(options)) {
     if (known.includes(key)) continue
-    const camel = key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())
-    const match = known.find((name) => name.toLowerCase() === camel.toLowerCase())
+    const match = closestName(key, known)
     problems.add(
       match
         ? `unknown option \`${key}\`; did you mean \`${match}\`?`

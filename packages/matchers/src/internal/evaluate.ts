@@ -6,6 +6,7 @@ import {
   renderSummaryLine,
   toJudgetreeError,
 } from '@judgetree/core'
+import { closestName } from '@judgetree/core/runtime'
 import { describeValue } from './describe-value.js'
 import { anySignal } from './pending.js'
 import { type JudgetreeRecord, toPlainResult } from './record.js'
@@ -99,6 +100,20 @@ export async function evaluateToPassMetric(
   return { pass: success, message: () => message, record }
 }
 
+/** Every option of toPassMetric: a key outside this list is a mistake (a typo would otherwise be ignored). */
+const OPTION_NAMES: readonly string[] = ['threshold', 'signal']
+
+function unknownOptionsProblem(keys: readonly string[]): string {
+  const lines = keys.map((key) => {
+    const meant = closestName(key, OPTION_NAMES)
+    return meant === undefined ? `\`${key}\`` : `\`${key}\` (did you mean \`${meant}\`?)`
+  })
+  return (
+    `${MATCHER}(metric, options) got unknown option${keys.length === 1 ? '' : 's'} ${lines.join(', ')}; ` +
+    `the options are ${OPTION_NAMES.map((name) => `\`${name}\``).join(', ')}.`
+  )
+}
+
 /** Checks the arguments before any judge call, so misuse fails at once with what was expected. */
 function usageProblem(received: unknown, metric: unknown, options: unknown): string | undefined {
   if (!isMetric(metric)) {
@@ -111,6 +126,8 @@ function usageProblem(received: unknown, metric: unknown, options: unknown): str
     if (typeof options !== 'object' || options === null || Array.isArray(options)) {
       return `${MATCHER}(metric, options) expects options to be an object such as { threshold: 0.7 }, but got ${describeValue(options)}.`
     }
+    const unknown = Object.keys(options).filter((key) => !OPTION_NAMES.includes(key))
+    if (unknown.length > 0) return unknownOptionsProblem(unknown)
     const { threshold, signal } = options as { threshold?: unknown; signal?: unknown }
     if (threshold !== undefined && (typeof threshold !== 'number' || !(threshold >= 0 && threshold <= 1))) {
       return `${MATCHER}(metric, { threshold }) expects \`threshold\` to be a number from 0 to 1, but got ${describeValue(threshold)}.`

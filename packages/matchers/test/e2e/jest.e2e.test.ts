@@ -54,7 +54,7 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
     expect(run.code).toBe(1)
     expect(run.output).not.toContain('\u001b[')
     expect(run.output).not.toMatch(/Node\.js v\d+/)
-    expect(results.size).toBe(18)
+    expect(results.size).toBe(19)
   })
 
   test('a failing metric: first line is the summary, then the reason, then the trace tree', () => {
@@ -98,6 +98,9 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
     )
     expect(message('errors: a string is not a test case')).toContain(
       "expect(testCase).toPassMetric(metric) expects a test case: a conversation { turns: [...] } or a single-turn test case { input, actualOutput }, but received 'Will it rain tomorrow?' (string).",
+    )
+    expect(message('errors: a mistyped option')).toContain(
+      'toPassMetric(metric, options) got unknown option `treshold` (did you mean `threshold`?); the options are `threshold`, `signal`.',
     )
   })
 

@@ -184,6 +184,9 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
     expect(junitCase(junit, 'errors: a threshold above 1').failureMessage).toBe(
       'toPassMetric(metric, { threshold }) expects `threshold` to be a number from 0 to 1, but got `70` (number).',
     )
+    expect(junitCase(junit, 'errors: a mistyped option').failureMessage).toBe(
+      'toPassMetric(metric, options) got unknown option `treshold` (did you mean `threshold`?); the options are `threshold`, `signal`.',
+    )
     expect(junitCase(junit, 'errors: not a metric').failureMessage).toContain(
       'toPassMetric(metric) expects a judgetree metric (an object with `name` and `measure(testCase)`',
     )
