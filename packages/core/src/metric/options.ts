@@ -88,11 +88,14 @@ export function resolveCommonOptions(
   }
   let judge: JudgeModel | undefined
   try {
-    // Every judge answers through a runtime (cache, limits): the process's default unless one was wrapped already.
-    judge = withDefaultRuntime(resolveJudge(options.model))
+    judge = resolveJudge(options.model)
   } catch (error) {
     problems.add(error instanceof Error ? error.message : String(error))
   }
+  // Every judge answers through a runtime (cache, limits): the process's default unless one was wrapped already.
+  // Building that reads the environment (JUDGETREE_CACHE, …): its errors are thrown as they are, not as this
+  // metric's options.
+  if (judge !== undefined) judge = withDefaultRuntime(judge)
   return {
     name: typeof name === 'string' ? name : '',
     threshold,
