@@ -13,9 +13,12 @@ import {
   ConversationalVerdictNode,
   DAGMetric,
   DeepAcyclicGraph,
+  type JudgeModel,
   type LLMTestCase,
   LLMTestCaseParams,
   type MetricResult,
+  OpenAIJudge,
+  type OpenAIJudgeOptions,
   TaskNode,
   ToolCallNode,
   TurnParams,
@@ -150,5 +153,15 @@ describe('public types', () => {
     new DAGMetric({ name: 'mixed', dag: new DeepAcyclicGraph({ rootNodes: [tools, code] }) })
     // @ts-expect-error a conversational metric needs Conversational* nodes
     typeOnly(() => new ConversationalDAGMetric({ name: 'wrong', dag: new DeepAcyclicGraph({ rootNodes: [tools] }) }))
+  })
+})
+
+describe('judges and the cache key', () => {
+  test('OpenAIJudge takes a cacheNamespace and names its endpoint apart from its cache identity', () => {
+    expectTypeOf<OpenAIJudgeOptions['cacheNamespace']>().toEqualTypeOf<string | undefined>()
+    expectTypeOf<OpenAIJudge['endpoint']>().toEqualTypeOf<string>()
+    expectTypeOf<JudgeModel['endpoint']>().toEqualTypeOf<string | undefined>()
+    // @ts-expect-error: a namespace is a name
+    typeOnly(() => new OpenAIJudge({ cacheNamespace: 4 }))
   })
 })

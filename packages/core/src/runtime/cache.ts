@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import type { z } from 'zod'
 import { scrubSecrets } from '../internal/scrub.js'
@@ -20,6 +20,8 @@ export interface CacheEntrySummary {
   readonly judge: string
   readonly promptVersion: string
   readonly schemaName: string
+  /** The judge's endpoint when recorded (host and path), when the judge names one: for miss messages. */
+  readonly endpoint?: string | undefined
 }
 
 /** The outcome of looking a key up: an answer, nothing, or a file that could not be used. */
@@ -105,6 +107,46 @@ export class JudgeCacheStore {
           'answers are used but not cached. Check the directory is writable, or set JUDGETREE_CACHE=read-only.',
       )
     }
+  }
+
+  /**
+   * What the entries say about themselves (at most `limit` files read), for a replay miss to show what was
+   * recorded instead; unreadable entries are skipped.
+   */
+  summaries(limit: number): (CacheEntrySummary & { readonly file: string; readonly createdAt: string })[] {
+    const found: (CacheEntrySummary & { file: string; createdAt: string })[] = []
+    let dirs: string[]
+    try {
+      dirs = readdirSync(this.dir).filter((name) => /^[0-9a-f]{2}$/.test(name))
+    } catch {
+      return found
+    }
+    for (const dir of dirs) {
+      let names: string[]
+      try {
+        names = readdirSync(join(this.dir, dir)).filter((name) => name.endsWith('.json'))
+      } catch {
+        continue
+      }
+      for (const name of names) {
+        if (found.length >= limit) return found
+        try {
+          const entry = JSON.parse(readFileSync(join(this.dir, dir, name), 'utf8')) as Partial<StoredEntry>
+          if (typeof entry.judge !== 'string' || typeof entry.promptVersion !== 'string') continue
+          found.push({
+            file: this.#shown(join(this.dir, dir, name)),
+            judge: entry.judge,
+            promptVersion: entry.promptVersion,
+            schemaName: String(entry.schemaName),
+            endpoint: typeof entry.endpoint === 'string' ? entry.endpoint : undefined,
+            createdAt: String(entry.createdAt),
+          })
+        } catch {
+          // A damaged entry has its own warning when it is looked up.
+        }
+      }
+    }
+    return found
   }
 
   #damaged(file: string, problem: string): CacheLookup {
