@@ -10,7 +10,7 @@ export function publishReport(
 ): void {
   const file = reportFile(root, options.outputFile, report.shard)
   if (file !== undefined) writeJsonAtomically(file, report)
-  if (report.summary.metrics === 0) return
+  if (report.summary.metrics === 0 && report.summary.rejected === 0) return
   const notes = file === undefined ? [] : [`judgetree: JSON report in ${displayPath(root, file)}`]
   print(`\n${renderRunOutput(report, notes)}\n`)
   const stepSummary = process.env.GITHUB_STEP_SUMMARY

@@ -169,7 +169,8 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
 
   test('the reporter prints failed evaluations after Jest’s summary and ends with the summary line', () => {
     const lines = run.stderr.split('\n')
-    const start = lines.indexOf('judgetree: 9 failed evaluations')
+    // 9 failed evaluations and 2 assertions rejected before measuring (a string, a mistyped option).
+    const start = lines.indexOf('judgetree: 11 failed evaluations')
     expect(start).toBeGreaterThan(-1)
     const header = lines.indexOf(
       'tests/conversation.test.ts > playful chatbot not: fails a playful conversation (.not: expected the metric to fail)',
@@ -188,6 +189,24 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
     )
   })
 
+  test('the JSON report lists the assertions rejected before measuring, and where each evaluation was asserted', () => {
+    const report = readReport(reportFile)
+    expect(report.summary).toMatchObject({ metrics: 15, rejected: 2, failedAssertions: 11 })
+    const [rejected] = evaluationsOf(report, 'errors: a mistyped option')
+    expect(rejected).toMatchObject({
+      error: { code: 'ASSERTION_REJECTED', message: expect.stringContaining('did you mean `threshold`?') },
+      assertionPassed: false,
+      source: { file: 'tests/errors.test.ts', line: 14, column: expect.any(Number) },
+    })
+    const [flat] = evaluationsOf(report, 'playful chatbot fails a flat conversation')
+    expect(flat?.testCase).toEqual({ name: null, digest: expect.stringMatching(/^[0-9a-f]{12}$/) })
+    expect(flat?.source).toMatchObject({ file: 'tests/conversation.test.ts', line: 12 })
+    expect(report.tests.find((test) => test.name === 'playful chatbot fails a flat conversation')?.location).toEqual({
+      line: 11,
+      column: expect.any(Number),
+    })
+  })
+
   test('the step summary’s table, pinned: every evaluation in file order, whatever finished first', () => {
     const markdown = readFileSync(stepSummary, 'utf8')
     const table = markdown.split('\n').filter((line) => line.startsWith('| '))
@@ -202,6 +221,8 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
       | ❌ | Playful Chatbot (.not) | 0.9 | 0.7 | tests/conversation.test.ts &gt; playful chatbot not: fails a playful conversation |
       | ❌ | Playful Chatbot | 0.9 | 0.95 | tests/conversation.test.ts &gt; playful chatbot threshold option fails a playful conversation |
       | ❌ | Playful Chatbot (.not) | error | 0.7 | tests/errors.test.ts &gt; errors: a judge failure fails the test under not |
+      | ❌ | Playful Chatbot | rejected | 0.7 | tests/errors.test.ts &gt; errors: a string is not a test case |
+      | ❌ | Playful Chatbot | rejected | 0.7 | tests/errors.test.ts &gt; errors: a mistyped option |
       | ✅ | Answer Correctness | 1 | 0.5 | tests/single-turn.test.ts &gt; single-turn: correct answer passes |
       | ❌ | Answer Correctness | 0.1 | 0.5 | tests/single-turn.test.ts &gt; single-turn: wrong answer fails |
       | ✅ | Playful Chatbot | 0.9 | 0.7 | tests/timeout.test.ts &gt; a judge slower than 5 s passes |

@@ -256,7 +256,8 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
     const concurrent = BINDS_CONCURRENT_TESTS ? 1 : 0
     const [metrics, passed, failed] = [15 + 2 * concurrent, 5 + concurrent, 6 + concurrent]
     const calls = 18 + 4 * concurrent
-    const failures = 10 + concurrent
+    // …and 4 assertions rejected before measuring: a string, a threshold of 70, a mistyped option, not a metric.
+    const failures = 14 + concurrent
     const tokens = 2 * (PROMPT_TOKENS + COMPLETION_TOKENS)
     const cost = costOf('gpt-4.1', 2 * PROMPT_TOKENS, 2 * COMPLETION_TOKENS)?.toFixed(4)
     // stdout belongs to Vitest (and machine-readable reporters): judgetree prints to stderr, after Vitest's summary.
@@ -271,6 +272,23 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
     expect(lines).toContain('judgetree: JSON report in .judgetree/report.json')
     expect(lines.filter((line) => line.startsWith('judgetree: ') && line.includes(' metrics, ')).at(-1)).toBe(
       `judgetree: ${metrics} metrics, ${passed} passed, ${failed} failed (1 expected by .not), 4 errored · ${calls} judge calls (0 cached) · ${tokens} tokens · $${cost}`,
+    )
+  })
+
+  test('the JSON report lists the assertions rejected before measuring, and where each evaluation was asserted', () => {
+    const report = readReport(reportFile)
+    expect(report.summary).toMatchObject({ rejected: 4 })
+    const [rejected] = evaluationsOf(report, 'errors: a mistyped option')
+    expect(rejected).toMatchObject({
+      error: { code: 'ASSERTION_REJECTED', message: expect.stringContaining('did you mean `threshold`?') },
+      assertionPassed: false,
+      source: { file: 'tests/errors.test.ts', line: 24, column: expect.any(Number) },
+    })
+    const [flat] = evaluationsOf(report, 'playful chatbot > fails a flat conversation')
+    expect(flat?.testCase).toEqual({ name: null, digest: expect.stringMatching(/^[0-9a-f]{12}$/) })
+    expect(flat?.source).toMatchObject({ file: 'tests/conversation.test.ts', line: 12 })
+    expect(readFileSync(stepSummary, 'utf8')).toContain(
+      '| ❌ | Playful Chatbot | rejected | 0.7 | tests/errors.test.ts &gt; errors: a mistyped option |',
     )
   })
 
