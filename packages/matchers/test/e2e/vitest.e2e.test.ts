@@ -104,7 +104,10 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
     const failed = junitCase(junit, 'playful chatbot > fails a flat conversation')
     const annotation = failed.properties.find((property) => property.name === 'error')
     expect(annotation?.value).toContain('FAIL Playful Chatbot: score 0.3 (threshold 0.7)')
-    expect(annotation?.value).toContain('└─ ● false → 3  ◀ score 0.3')
+    expect(annotation?.value).toMatch(/\nreason: The walk scored 0\.3\./)
+    // The tree is in the failure body once, not in the annotation again.
+    expect(annotation?.value).not.toContain('◀ score')
+    expect(failed.failure?.split('└─ ● false → 3  ◀ score 0.3').length).toBe(2)
     const passed = junitCase(junit, 'playful chatbot > passes a playful conversation')
     expect(passed.failure).toBeUndefined()
     expect(passed.properties).toEqual([])
@@ -118,7 +121,7 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
         ? annotations.find((line) => /file=[^,]*tests\/conversation\.test\.ts,line=12,/.test(line))
         : annotations.find((line) => line.includes('::FAIL Playful Chatbot: score 0.3 (threshold 0.7)'))
     expect(annotation).toContain('::FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge scripted-judge%0Areason:')
-    expect(annotation).toContain('└─ ● false → 3  ◀ score 0.3')
+    expect(annotation).not.toContain('◀ score')
   })
 
   test('every evaluation, passing ones too, is in the test meta: records for reporters, text for the HTML report', () => {
@@ -520,9 +523,10 @@ describe('vitest --shard=i/2 --reporter=blob, then --merge-reports', () => {
     )
     const junit = readJUnit(join(scratch, 'merged.xml'))
     const failed = junitCase(junit, 'playful chatbot > fails a flat conversation')
-    expect(failed.properties.find((property) => property.name === 'error')?.value).toContain(
-      '└─ ● false → 3  ◀ score 0.3',
+    expect(failed.properties.find((property) => property.name === 'error')?.value).toMatch(
+      /^FAIL Playful Chatbot: score 0\.3 .*\nreason: /,
     )
+    expect(failed.failure).toContain('└─ ● false → 3  ◀ score 0.3')
   })
 })
 
