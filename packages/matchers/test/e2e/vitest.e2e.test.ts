@@ -408,7 +408,13 @@ describe('stdout belongs to the runner: vitest run --reporter=json with the plug
   afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
   test('stdout is the JSON report alone; the judgetree summary is on stderr', () => {
-    const json = JSON.parse(run.stdout) as { numTotalTests: number; numFailedTests: number }
+    expect(run.stdout.split('\n').filter((line) => line.startsWith('judgetree'))).toEqual([])
+    // Vitest 5 writes the JSON to .vitest/json/output.json by default and says so on stdout; earlier ones print it.
+    const written = /^JSON report written to (.+)$/m.exec(run.stdout)?.[1]
+    const json = JSON.parse(written === undefined ? run.stdout : readFileSync(written, 'utf8')) as {
+      numTotalTests: number
+      numFailedTests: number
+    }
     expect(json).toMatchObject({ numTotalTests: 3, numFailedTests: 2 })
     expect(run.stderr.split('\n').findLast((line) => line.startsWith('judgetree: '))).toMatch(
       /^judgetree: 3 metrics, 1 passed, 1 failed, 1 errored · /,
