@@ -22,7 +22,8 @@ export const META_KEY = 'judgetree'
 /**
  * Puts an evaluation on its test: the structured record in `meta.judgetree`, the readable text under a
  * top-level `judgetree: <metric>` key (with ` (n)` after it for the test's n-th `toPassMetric` call, n > 1) (the HTML report and UI print string meta as-is), and, for a failed
- * assertion, an `error` annotation, which the default, JUnit, GitHub Actions and HTML reporters show.
+ * assertion, an `error` annotation (summary line and reason), which the default, JUnit, GitHub Actions and HTML
+ * reporters show.
  */
 export async function attachRecord(test: TestTask, record: JudgetreeRecord, options: ProvidedOptions): Promise<void> {
   const meta = test.meta as Record<string, unknown>
@@ -32,8 +33,11 @@ export async function attachRecord(test: TestTask, record: JudgetreeRecord, opti
   meta[textKey(record)] = record.text
   // A test that already finished (its assertion was not awaited) can no longer be annotated.
   if (test.result?.state !== 'run' || typeof test.context?.annotate !== 'function') return
-  if (!record.assertionPassed) await test.context.annotate(record.text, 'error')
-  else if (options.annotatePassing) await test.context.annotate(record.text, 'notice')
+  // The summary line and the reason (or error): the failure message already carries the tree, and every reporter
+  // that shows annotations shows that message too; the full text stays in the meta and the JSON report.
+  const brief = record.text.split('\n').slice(0, 2).join('\n')
+  if (!record.assertionPassed) await test.context.annotate(brief, 'error')
+  else if (options.annotatePassing) await test.context.annotate(brief, 'notice')
 }
 
 /** Named by the assertion's position in its test, not by finishing order: `judgetree: Tone`, `judgetree: Tone (2)`. */

@@ -6,6 +6,7 @@ import { afterEach, expect, inject } from 'vitest'
 import { checkAgreement } from '../internal/agreement.js'
 import { evaluateToPassMetric, type MatcherColours } from '../internal/evaluate.js'
 import { callSiteOf, PendingAssertions } from '../internal/pending.js'
+import { withSource } from '../internal/record.js'
 import { COORDINATOR_URL_ENV, coordinatorUrlFromEnv } from '../internal/run-coordinator.js'
 import { COORDINATOR_URL_KEY, PROVIDED_OPTIONS_KEY, type ProvidedOptions } from '../internal/vitest-options.js'
 import { attachRecord, type TestTask } from '../internal/vitest-task.js'
@@ -31,10 +32,11 @@ async function toPassMetric(this: MatcherThis, received: unknown, metric: unknow
   // Vitest 3.2+: aborts when the test times out, on --bail and on Ctrl+C.
   const testSignal = test?.context?.signal
   // Under `test.concurrent` a global `expect` can be bound to a sibling test, which would then be blamed.
+  const callSite = callSiteOf(toPassMetric)
   const running =
     test === undefined || test.concurrent
       ? { signal: testSignal, cancelled: undefined, settle: undefined }
-      : pendingOf(test).start(callSiteOf(toPassMetric), [testSignal])
+      : pendingOf(test).start(callSite, [testSignal])
   try {
     const outcome = await evaluateToPassMetric(received, metric, matcherOptions, {
       isNot: this.isNot === true,
@@ -42,7 +44,9 @@ async function toPassMetric(this: MatcherThis, received: unknown, metric: unknow
       signal: running.signal,
       assertion,
     })
-    if (test !== undefined && outcome.record !== undefined) await attachRecord(test, outcome.record, options)
+    if (test !== undefined && outcome.record !== undefined) {
+      await attachRecord(test, withSource(outcome.record, callSite, process.cwd()), options)
+    }
     // Cancelled after its test ended: the test fails with the guard's error; a rejection here would be unhandled.
     if (running.cancelled?.()) return { pass: this.isNot !== true, message: outcome.message }
     return { pass: outcome.pass, message: outcome.message }

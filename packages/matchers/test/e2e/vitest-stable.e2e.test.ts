@@ -110,7 +110,7 @@ describe('one replayed suite, run with 4 workers, shuffled on 1 worker, and as 2
   })
 
   test('the closing output and the GitHub step summary are identical too', () => {
-    const closing = closingOutput(runs.workers?.stdout ?? '')
+    const closing = closingOutput(runs.workers?.stderr ?? '')
     // What a reader sees of the failures, pinned for one project; the other's reads the same but for its name.
     // (The closing line is compared between runs below.)
     const failures = closing.split('\n').slice(0, -1).join('\n').trimEnd()
@@ -139,8 +139,8 @@ describe('one replayed suite, run with 4 workers, shuffled on 1 worker, and as 2
           ├─ ○ true → 10
           └─ ● false → 1  ◀ score 0.1"
     `)
-    expect(closingOutput(runs.shuffled?.stdout ?? '')).toBe(closing)
-    expect(closingOutput(runs.merged?.stdout ?? '')).toBe(closing)
+    expect(closingOutput(runs.shuffled?.stderr ?? '')).toBe(closing)
+    expect(closingOutput(runs.merged?.stderr ?? '')).toBe(closing)
     const summary = readFileSync(summaryOf('workers'), 'utf8')
     expect(readFileSync(summaryOf('shuffled'), 'utf8')).toBe(summary)
     expect(readFileSync(summaryOf('merged'), 'utf8')).toBe(summary)
