@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'vitest'
+import { describe, expect, test, vi } from 'vitest'
 import {
   BaseMetric,
   type CalibrationLabel,
@@ -213,6 +213,29 @@ describe('calibrate() input', () => {
 })
 
 describe('calibrate() output', () => {
+  test('the summary goes to stderr inside a test runner, whose stdout is its reporters', async () => {
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true)
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true)
+    try {
+      const labelled = cases([0.9], [{ pass: true }])
+      // In a Vitest worker (VITEST_WORKER_ID is set here).
+      await calibrate(metric, labelled, { progress: false })
+      expect(err.mock.calls.flat().join('')).toContain('calibration of Written Score')
+      expect(out).not.toHaveBeenCalled()
+      // In a script: stdout.
+      vi.stubEnv('VITEST_WORKER_ID', '')
+      vi.stubEnv('JEST_WORKER_ID', '')
+      err.mockClear()
+      await calibrate(metric, labelled, { progress: false })
+      expect(out.mock.calls.flat().join('')).toContain('calibration of Written Score')
+      expect(err).not.toHaveBeenCalled()
+    } finally {
+      out.mockRestore()
+      err.mockRestore()
+      vi.unstubAllEnvs()
+    }
+  })
+
   test('prints the numbers, the confusion table, the fitted threshold and the worst disagreements', async () => {
     let printed = ''
     const labels = [true, true, false, true, true, false, false, false].map((pass) => ({ pass }))

@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events'
 import { ConfigurationError, type JudgetreeError, MeasurementAbortedError } from '../errors.js'
 import { type EvaluationMetric, measureSafely } from '../evaluate/evaluate.js'
 import { type EvaluationProgress, type OutputStream, ProgressBar, ProgressTally } from '../evaluate/progress-bar.js'
+import { defaultSummaryStream } from '../internal/env.js'
 import type { Metric, MetricResult, MetricUsage } from '../metric/types.js'
 import { addUsage, NO_USAGE } from '../metric/usage.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
@@ -26,11 +27,11 @@ export interface CalibrateOptions {
   onProgress?: ((progress: EvaluationProgress) => void) | undefined
   /** Draw a progress bar on stderr. @default stderr is a terminal and CI is not set */
   progress?: boolean | undefined
-  /** Print the calibration summary to stdout at the end. @default true */
+  /** Print the calibration summary at the end (to `stdout`). @default true */
   summary?: boolean | undefined
   /** Stops starting cases and cancels those in flight; calibrate() then rejects with MeasurementAbortedError. */
   signal?: AbortSignal | undefined
-  /** @default process.stdout */
+  /** @default process.stdout; process.stderr inside a Vitest or Jest test, whose stdout belongs to the runner */
   stdout?: OutputStream | undefined
   /** @default process.stderr */
   stderr?: OutputStream | undefined
@@ -183,7 +184,7 @@ export async function calibrate<TestCase extends LLMTestCase | ConversationalTes
   if (stop.signal.aborted) throw new MeasurementAbortedError(stop.signal.reason)
 
   const calibration = summariseCalibration(metric, labelled, measured, labels, performance.now() - started)
-  if (options.summary ?? true) (options.stdout ?? process.stdout).write(`${renderCalibration(calibration)}\n`)
+  if (options.summary ?? true) (options.stdout ?? defaultSummaryStream()).write(`${renderCalibration(calibration)}\n`)
   return calibration
 }
 

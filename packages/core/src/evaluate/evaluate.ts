@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events'
 import { ConfigurationError, MeasurementAbortedError, toJudgetreeError } from '../errors.js'
+import { defaultSummaryStream } from '../internal/env.js'
 import type { MetricResult } from '../metric/types.js'
 import { NO_USAGE } from '../metric/usage.js'
 import { defaultJudgeRuntime } from '../runtime/judge-runtime.js'
@@ -31,11 +32,11 @@ export interface EvaluateOptions {
     | undefined
   /** Draw a progress bar on stderr. @default stderr is a terminal and CI is not set */
   progress?: boolean | undefined
-  /** Print the summary table to stdout at the end. @default true */
+  /** Print the summary table at the end (to `stdout`). @default true */
   summary?: boolean | undefined
   /** Stops starting measurements and cancels those in flight; evaluate() then rejects with MeasurementAbortedError. */
   signal?: AbortSignal | undefined
-  /** @default process.stdout */
+  /** @default process.stdout; process.stderr inside a Vitest or Jest test, whose stdout belongs to the runner */
   stdout?: OutputStream | undefined
   /** @default process.stderr */
   stderr?: OutputStream | undefined
@@ -127,7 +128,7 @@ export async function evaluate<TestCase extends LLMTestCase | ConversationalTest
     concurrency: limits.concurrency,
   })
   if (options.summary ?? true)
-    (options.stdout ?? process.stdout).write(`${renderEvaluationSummary(summary, results)}\n`)
+    (options.stdout ?? defaultSummaryStream()).write(`${renderEvaluationSummary(summary, results)}\n`)
   return { results, summary }
 }
 

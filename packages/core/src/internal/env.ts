@@ -8,3 +8,13 @@ export function nonEmpty(value: string | undefined): string | undefined {
 export function readEnv(name: string): string | undefined {
   return nonEmpty(process.env[name])
 }
+
+/**
+ * Where evaluate() and calibrate() print their summary unless told: stdout in a script, stderr inside a Vitest or
+ * Jest worker, whose stdout belongs to the runner's own reporters (`vitest run --reporter=json > out.json` and
+ * `jest --json` must stay parseable).
+ */
+export function defaultSummaryStream(): NodeJS.WriteStream {
+  const insideTestRunner = readEnv('VITEST_WORKER_ID') !== undefined || readEnv('JEST_WORKER_ID') !== undefined
+  return insideTestRunner ? process.stderr : process.stdout
+}
