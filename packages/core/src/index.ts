@@ -1,6 +1,7 @@
 // @judgetree/core: the public surface. Everything exported is listed by name so a change shows in a diff. The
 // judge plumbing (runtime, cache modes, coordinator) is its own entry, @judgetree/core/runtime.
 
+export type { DotOptions } from './dag/dot.js'
 export { DeepAcyclicGraph, type DeepAcyclicGraphOptions } from './dag/graph.js'
 export type { MermaidOptions } from './dag/mermaid.js'
 export type { DagNode, EdgeKind, NodeMode } from './dag/node.js'

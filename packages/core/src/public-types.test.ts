@@ -16,6 +16,7 @@ import {
   ConversationalVerdictNode,
   DAGMetric,
   DeepAcyclicGraph,
+  type DotOptions,
   type LLMTestCase,
   type LLMTestCaseParam,
   LLMTestCaseParams,
@@ -42,6 +43,12 @@ const conversationalVerdicts = () => [
 ]
 
 describe('public types', () => {
+  test('a graph draws itself in Mermaid and DOT, optionally over a result’s trace', () => {
+    expectTypeOf<DeepAcyclicGraph['toDot']>().parameter(0).toEqualTypeOf<DotOptions | undefined>()
+    expectTypeOf<DotOptions['trace']>().toEqualTypeOf<MetricResult['trace'] | undefined>()
+    expectTypeOf<DeepAcyclicGraph['toDot']>().returns.toBeString()
+  })
+
   test('single-turn and conversational nodes cannot be mixed', () => {
     const conversational = new ConversationalBinaryJudgementNode({
       criteria: 'Ok?',

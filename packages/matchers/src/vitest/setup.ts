@@ -5,6 +5,7 @@ import * as vitest from 'vitest'
 import { afterEach, expect, inject } from 'vitest'
 import { evaluateToPassMetric, type MatcherColours } from '../internal/evaluate.js'
 import { callSiteOf, PendingAssertions } from '../internal/pending.js'
+import { evaluationPicture } from '../internal/picture.js'
 import { COORDINATOR_URL_ENV, coordinatorUrlFromEnv } from '../internal/run-coordinator.js'
 import { COORDINATOR_URL_KEY, PROVIDED_OPTIONS_KEY, type ProvidedOptions } from '../internal/vitest-options.js'
 import { attachRecord, type TestTask } from '../internal/vitest-task.js'
@@ -41,7 +42,10 @@ async function toPassMetric(this: MatcherThis, received: unknown, metric: unknow
       signal: running.signal,
       assertion,
     })
-    if (test !== undefined && outcome.record !== undefined) await attachRecord(test, outcome.record, options)
+    const record = outcome.record
+    if (test !== undefined && record !== undefined) {
+      await attachRecord(test, record, options, () => evaluationPicture(metric, record))
+    }
     // Cancelled after its test ended: the test fails with the guard's error; a rejection here would be unhandled.
     if (running.cancelled?.()) return { pass: this.isNot !== true, message: outcome.message }
     return { pass: outcome.pass, message: outcome.message }
@@ -111,5 +115,5 @@ function provided<T>(key: string): T | undefined {
 }
 
 function providedOptions(): ProvidedOptions {
-  return provided<ProvidedOptions>(PROVIDED_OPTIONS_KEY) ?? { annotatePassing: false }
+  return provided<ProvidedOptions>(PROVIDED_OPTIONS_KEY) ?? { annotatePassing: false, pictures: false }
 }
