@@ -117,6 +117,24 @@ try {
     `RSS every 1,000 after warm-up, run 1 (MB): ${memory[0].rssSamplesMb.join(', ')}; peak per run: ${memory.map((run) => fmt(run.rssMaxMb)).join(', ')}`,
   ])
 
+  log('trials: 5 trials of G-Eval over 100 cases, with n and without')
+  await configureServer(server.url, 0)
+  const trials = await scenario('scenarios/trials.mjs', [server.baseURL, server.url, '100', '5'])
+  const { one, withN, withoutN } = trials
+  const ratioOf = (run) => fmt(run.promptTokens / one.promptTokens, 2)
+  rows.push([
+    'Trials: 5 trials of G-Eval over 100 cases with `n` (one request for the five samples): HTTP requests; prompt tokens against one trial',
+    '≤ 1.3× one trial’s prompt tokens',
+    `${withN.requests} requests; ${fmt(withN.promptTokens)} prompt tokens (${ratioOf(withN)}×)`,
+    `one trial: ${one.requests} requests, ${fmt(one.promptTokens)} prompt tokens (100 scores + the steps once)`,
+  ])
+  rows.push([
+    'Trials: the same 5 trials without `n` (a judge without generateSamples, e.g. aiSdkJudge): HTTP requests; prompt tokens',
+    'one request per trial',
+    `${withoutN.requests} requests; ${fmt(withoutN.promptTokens)} prompt tokens (${ratioOf(withoutN)}×)`,
+    '',
+  ])
+
   log('judge calls per measurement')
   const calls = await scenario('scenarios/calls.mjs')
   for (const row of calls.rows) rows.push([`Judge calls: ${row.label}`, row.expected, row.calls.join(', '), ''])

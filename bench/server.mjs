@@ -4,10 +4,10 @@ import { createServer } from 'node:http'
 import { pathToFileURL } from 'node:url'
 import { answerFor, textFor } from './answers.mjs'
 
-/** Starts the server. GET /stats returns counters; POST /config {"latencyMs"} changes the latency and resets them. */
+/** Starts the server; it honours `n`. GET /stats returns counters (requests, tokens billed); POST /config {"latencyMs"} changes the latency and resets them. */
 export async function startBenchServer({ latencyMs = 0, port = 0 } = {}) {
   let latency = latencyMs
-  const counters = { requests: 0, inFlight: 0, peakInFlight: 0 }
+  const counters = { requests: 0, inFlight: 0, peakInFlight: 0, promptTokens: 0, completionTokens: 0 }
   const server = createServer(async (req, res) => {
     const chunks = []
     for await (const chunk of req) chunks.push(chunk)
@@ -15,7 +15,7 @@ export async function startBenchServer({ latencyMs = 0, port = 0 } = {}) {
     if (req.method === 'GET' && path === '/stats') return send(res, 200, { ...counters, latencyMs: latency })
     if (req.method === 'POST' && path === '/config') {
       latency = JSON.parse(Buffer.concat(chunks).toString('utf8')).latencyMs ?? latency
-      Object.assign(counters, { requests: 0, inFlight: 0, peakInFlight: 0 })
+      Object.assign(counters, { requests: 0, inFlight: 0, peakInFlight: 0, promptTokens: 0, completionTokens: 0 })
       return send(res, 200, { latencyMs: latency })
     }
     if (req.method !== 'POST' || path !== '/v1/chat/completions') return send(res, 404, { error: { message: path } })
@@ -28,15 +28,25 @@ export async function startBenchServer({ latencyMs = 0, port = 0 } = {}) {
     const prompt = body.messages.at(-1)?.content ?? ''
     const content = JSON.stringify(answerFor(body.response_format?.json_schema?.schema, textFor(prompt)))
     const promptChars = body.messages.reduce((sum, message) => sum + message.content.length, 0)
-    const usage = { prompt_tokens: Math.ceil(promptChars / 4), completion_tokens: Math.ceil(content.length / 4) }
+    // `n` asks for several samples of one prompt: the prompt is billed once, each sample's completion apart.
+    const samples = Number.isInteger(body.n) && body.n > 1 ? body.n : 1
+    const usage = {
+      prompt_tokens: Math.ceil(promptChars / 4),
+      completion_tokens: Math.ceil(content.length / 4) * samples,
+    }
+    counters.promptTokens += usage.prompt_tokens
+    counters.completionTokens += usage.completion_tokens
     send(res, 200, {
       id: `chatcmpl-bench-${counters.requests}`,
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: body.model,
-      choices: [
-        { index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null },
-      ],
+      choices: Array.from({ length: samples }, (_, index) => ({
+        index,
+        message: { role: 'assistant', content, refusal: null },
+        finish_reason: 'stop',
+        logprobs: null,
+      })),
       usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
     })
   })

@@ -200,7 +200,7 @@ export class AiSdkJudge implements JudgeModel {
           content: message.content,
         })),
         ...(refused ? {} : { output: Output.object({ schema, name: schemaName }) }),
-        temperature: this.#options.temperature ?? 0,
+        temperature: this.#options.temperature ?? request.defaultTemperature ?? 0,
         maxRetries: this.#site.maxRetries,
         abortSignal,
         ...(Object.keys(providerOptions).length === 0

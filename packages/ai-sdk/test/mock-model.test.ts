@@ -49,6 +49,25 @@ describe('aiSdkJudge with the SDK’s mock model (a provider without logprobs)',
     expect(call.providerOptions).toBeUndefined()
   })
 
+  test('trials: no generateSamples, so one call per trial, each at temperature 1 unless the judge has its own', async () => {
+    const judge = aiSdkJudge(mockModel(['{"reason":"Good.","score":7}']))
+    expect('generateSamples' in judge).toBe(false)
+    const model = mockModel(['{"reason":"Good.","score":7}'])
+    const metric = new GEval({
+      name: 'Correct',
+      evaluationSteps: ['Check the answer.'],
+      evaluationParams: [LLMTestCaseParams.ACTUAL_OUTPUT],
+      model: aiSdkJudge(model),
+      trials: 3,
+    })
+    const result = await metric.measure({ input: 'q', actualOutput: 'a' })
+    expect(result.trials?.map((trial) => trial.score)).toEqual([0.7, 0.7, 0.7])
+    expect(model.doGenerateCalls.map((call) => call.temperature)).toEqual([1, 1, 1])
+    const own = mockModel(['{"reason":"Good.","score":7}'])
+    await aiSdkJudge(own, { temperature: 0.2 }).generate({ ...request, defaultTemperature: 1 })
+    expect(own.doGenerateCalls[0]?.temperature).toBe(0.2)
+  })
+
   test('logprobs asked for are not sent to a provider that has none; the response says why', async () => {
     const model = mockModel(['{"reason":"Good.","score":7}'])
     const response = await aiSdkJudge(model).generate({ ...request, topLogprobs: 5 })

@@ -82,6 +82,8 @@ export {
   type MetricStep,
 } from './metric/base-metric.js'
 export type { CommonMetricOptions, ResolvedMetricOptions } from './metric/options.js'
+export { judgeTrials, measureTrials, type TrialVerdict, withThreshold } from './metric/trial-result.js'
+export { TRIAL_AGGREGATES, TRIAL_TEMPERATURE, type TrialAggregate } from './metric/trials.js'
 export type {
   ConversationalMetric,
   MeasureOptions,
@@ -90,6 +92,8 @@ export type {
   MetricResult,
   MetricUsage,
   SingleTurnMetric,
+  TrialResult,
+  TrialSpread,
 } from './metric/types.js'
 export {
   ConversationRelevancyMetric,
@@ -130,5 +134,5 @@ export {
   toolCallSchema,
   turnSchema,
 } from './test-case/schemas.js'
-export { formatScore, renderResult, renderSummaryLine, renderTrace } from './trace/render.js'
-export type { MetricTrace, TraceNode, TraceNodeDetails, TraceRole } from './trace/types.js'
+export { formatScore, renderResult, renderSummaryLine, renderTrace, trialsSummary } from './trace/render.js'
+export type { MetricTrace, TraceNode, TraceNodeDetails, TraceNodeTrials, TraceRole } from './trace/types.js'

@@ -17,6 +17,7 @@ import {
   DAGMetric,
   DeepAcyclicGraph,
   type DotOptions,
+  GEval,
   type LLMTestCase,
   type LLMTestCaseParam,
   LLMTestCaseParams,
@@ -26,6 +27,8 @@ import {
   SingleTurnParams,
   TaskNode,
   ToolCallNode,
+  type TrialAggregate,
+  type TrialResult,
   type TurnParam,
   TurnParams,
   VerdictNode,
@@ -118,6 +121,22 @@ describe('public types', () => {
     expectTypeOf(metric.measure).parameter(0).toEqualTypeOf<LLMTestCase>()
     expectTypeOf(metric.measure).returns.resolves.toEqualTypeOf<MetricResult>()
     expectTypeOf<ConversationalDAGMetric>().toMatchTypeOf<ConversationalMetric>()
+  })
+
+  test('trials and aggregate are metric and measure options; a result may carry its trials', () => {
+    const metric = new GEval({
+      name: 'ok',
+      criteria: 'Ok?',
+      evaluationParams: [LLMTestCaseParams.ACTUAL_OUTPUT],
+      trials: 5,
+      aggregate: 'majority',
+    })
+    expectTypeOf(metric.measure).parameter(1).exclude<undefined>().toHaveProperty('trials')
+    expectTypeOf<MetricResult['trials']>().toEqualTypeOf<readonly TrialResult[] | undefined>()
+    expectTypeOf<MetricResult['passRate']>().toEqualTypeOf<number | undefined>()
+    expectTypeOf<TrialAggregate>().toEqualTypeOf<'mean' | 'median' | 'min' | 'majority'>()
+    // @ts-expect-error aggregate is one of the named ways
+    typeOnly(() => new GEval({ name: 'x', criteria: 'Ok?', evaluationParams: ['input'], aggregate: 'avg' }))
   })
 
   test('code and tool-call nodes: typed views, and no mixing of modes', () => {

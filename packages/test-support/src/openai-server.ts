@@ -12,6 +12,8 @@ export interface ChatCompletionBody {
   readonly logprobs?: boolean
   readonly top_logprobs?: number
   readonly temperature?: number
+  /** How many samples (choices) the client asked for; absent means 1. */
+  readonly n?: number
 }
 
 /** One request the server received, in arrival order. */
@@ -40,6 +42,11 @@ export interface ScriptedReply {
   logprobs?: { token: string; logprob: number; top: Record<string, number> }[]
   usage?: { promptTokens: number; completionTokens: number }
   emptyChoices?: boolean
+  /**
+   * One choice per entry, for a request with `n`: each entry's `json` (or `content`) and `logprobs` replace the
+   * reply's own. Without it a reply has one choice.
+   */
+  samples?: readonly Pick<ScriptedReply, 'json' | 'content' | 'logprobs' | 'finishReason' | 'refusal'>[]
   /** Destroys the socket without answering. */
   resetConnection?: boolean
   /** Sent verbatim as the body (with `status`, default 200). */
@@ -170,8 +177,26 @@ export function lastUserMessage(request: RecordedRequest): string {
 }
 
 function completion(request: RecordedRequest, reply: ScriptedReply): unknown {
-  const content = reply.json !== undefined ? JSON.stringify(reply.json) : (reply.content ?? null)
   const usage = reply.usage ?? { promptTokens: 10, completionTokens: 5 }
+  const choices = reply.emptyChoices
+    ? []
+    : (reply.samples ?? [reply]).map((sample, index) => choiceOf({ ...reply, ...sample }, index))
+  return {
+    id: `chatcmpl-test-${request.index}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: request.body.model,
+    choices,
+    usage: {
+      prompt_tokens: usage.promptTokens,
+      completion_tokens: usage.completionTokens * choices.length,
+      total_tokens: usage.promptTokens + usage.completionTokens * choices.length,
+    },
+  }
+}
+
+function choiceOf(reply: ScriptedReply, index: number): unknown {
+  const content = reply.json !== undefined ? JSON.stringify(reply.json) : (reply.content ?? null)
   const logprobs =
     reply.logprobs === undefined
       ? null
@@ -189,25 +214,10 @@ function completion(request: RecordedRequest, reply: ScriptedReply): unknown {
           refusal: null,
         }
   return {
-    id: `chatcmpl-test-${request.index}`,
-    object: 'chat.completion',
-    created: Math.floor(Date.now() / 1000),
-    model: request.body.model,
-    choices: reply.emptyChoices
-      ? []
-      : [
-          {
-            index: 0,
-            message: { role: 'assistant', content, refusal: reply.refusal ?? null },
-            finish_reason: reply.finishReason ?? 'stop',
-            logprobs,
-          },
-        ],
-    usage: {
-      prompt_tokens: usage.promptTokens,
-      completion_tokens: usage.completionTokens,
-      total_tokens: usage.promptTokens + usage.completionTokens,
-    },
+    index,
+    message: { role: 'assistant', content, refusal: reply.refusal ?? null },
+    finish_reason: reply.finishReason ?? 'stop',
+    logprobs,
   }
 }
 

@@ -144,6 +144,68 @@ export class OpenAIJudge implements JudgeModel {
     }
   }
 
+  /**
+   * Asks for `count` samples of one request in one call (`n`), so the prompt is paid once: trials use it. A sample
+   * that cannot be used (invalid JSON, a refusal) and samples a server did not return (some compatible servers
+   * ignore `n`) are asked for again one call each. The first response carries the prompt tokens; the completion
+   * tokens and their cost are shared evenly.
+   */
+  async generateSamples<T>(request: JudgeRequest<T>, count: number): Promise<readonly JudgeResponse<T>[]> {
+    if (!(Number.isInteger(count) && count >= 1)) {
+      throw new ConfigurationError(
+        `generateSamples(request, count) needs a whole number count from 1 and up, got ${count}.`,
+      )
+    }
+    if (count === 1) return [await this.generate(request)]
+    if (request.signal?.aborted) throw new MeasurementAbortedError(request.signal.reason)
+    const connection = this.#connect()
+    const first = await this.#complete(connection, request, [], count)
+    const { completion, jsonModeBecause } = first
+    const promptTokens = first.promptTokens
+    const share = (total: number, position: number) => Math.floor(total / count) + (position < total % count ? 1 : 0)
+    const samples = Array.from({ length: count }, async (_, position): Promise<JudgeResponse<T>> => {
+      let read: Omit<Completion, 'jsonModeBecause'> | undefined
+      try {
+        read = this.#readCompletion(completion, connection, request.schemaName, position)
+      } catch {
+        read = undefined
+      }
+      const answer = read === undefined ? undefined : parseJudgeAnswer(read.content, request.schema)
+      const sampleCompletion = share(first.completionTokens, position)
+      const samplePrompt = position === 0 ? promptTokens : 0
+      const costUsd =
+        costOf(this.name, samplePrompt, sampleCompletion, this.#options.pricing) ??
+        costOf(first.servedModel, samplePrompt, sampleCompletion, this.#options.pricing)
+      if (read === undefined || answer === undefined || !answer.ok) {
+        // An unusable or missing sample is asked for alone, with the usual re-ask: it then made a call of its own,
+        // and still carries its share of the call that returned it.
+        const again = await this.generate(request)
+        const usage = again.usage
+        return {
+          ...again,
+          usage: {
+            promptTokens: usage.promptTokens + samplePrompt,
+            completionTokens: usage.completionTokens + sampleCompletion,
+            costUsd: usage.costUsd === undefined || costUsd === undefined ? undefined : usage.costUsd + costUsd,
+          },
+        }
+      }
+      return {
+        value: answer.value,
+        usage: { promptTokens: samplePrompt, completionTokens: sampleCompletion, costUsd },
+        logprobs: read.logprobs,
+        cached: false,
+        rawText: read.content,
+        ...(position > 0 ? { extraSample: true } : {}),
+        ...(request.topLogprobs !== undefined && this.#logprobsRejected !== undefined
+          ? { logprobsUnavailable: this.#logprobsRejected }
+          : {}),
+        ...(jsonModeBecause !== undefined ? { structuredOutputsUnavailable: jsonModeBecause } : {}),
+      }
+    })
+    return Promise.all(samples)
+  }
+
   /** The client is built on first use so that constructing a judge at import time never needs a key. */
   #connect(): Connection {
     if (this.#connection !== undefined) return this.#connection
@@ -186,7 +248,8 @@ export class OpenAIJudge implements JudgeModel {
     connection: Connection,
     request: JudgeRequest<T>,
     followUp: readonly JudgeMessage[],
-  ): Promise<Completion> {
+    samples = 1,
+  ): Promise<Completion & { readonly completion: ChatCompletion }> {
     const jsonModeBecause = this.#jsonModeSchemas.get(request.schemaName)
     const format =
       this.#options.structuredOutputs === 'json_object' || jsonModeBecause !== undefined ? 'json_object' : 'json_schema'
@@ -195,7 +258,8 @@ export class OpenAIJudge implements JudgeModel {
     const params: ChatCompletionCreateParamsNonStreaming = {
       model: this.name,
       messages: [...messages, ...followUp].map(toMessageParam),
-      temperature: this.#options.temperature ?? 0,
+      temperature: this.#options.temperature ?? request.defaultTemperature ?? 0,
+      ...(samples > 1 ? { n: samples } : {}),
       response_format:
         format === 'json_schema'
           ? { type: 'json_schema', json_schema: { name: request.schemaName, schema, strict: true } }
@@ -216,17 +280,17 @@ export class OpenAIJudge implements JudgeModel {
         // JSON mode plus our own validation is the next best thing, for this schema only: one schema the server
         // cannot take says nothing about the others.
         this.#fallBackToJsonMode(request.schemaName, connection, error as APIError)
-        return this.#complete(connection, request, followUp)
+        return this.#complete(connection, request, followUp, samples)
       }
       if (params.logprobs && rejectsLogprobs(error)) {
         // Some models (reasoning models, many local servers) refuse logprobs; the answer is still usable without them.
         const detail = connection.scrub((error as APIError).message.replace(/^400 /, ''))
         this.#logprobsRejected = `the model "${this.name}" does not accept logprobs (${detail}), so it is asked without them`
-        return this.#complete(connection, request, followUp)
+        return this.#complete(connection, request, followUp, samples)
       }
       throw this.#callError(error, connection, request.signal)
     }
-    return { ...this.#readCompletion(completion, connection, request.schemaName), jsonModeBecause }
+    return { ...this.#readCompletion(completion, connection, request.schemaName), jsonModeBecause, completion }
   }
 
   #fallBackToJsonMode(schemaName: string, connection: Connection, error: APIError): void {
@@ -251,10 +315,11 @@ export class OpenAIJudge implements JudgeModel {
     completion: ChatCompletion,
     connection: Connection,
     schemaName: string,
+    index = 0,
   ): Omit<Completion, 'jsonModeBecause'> {
     const where = `The judge model "${this.name}" at ${connection.host}`
     // Compatible servers do not always follow the typed shape, so nothing here is taken on trust.
-    const choice = (completion.choices ?? [])[0]
+    const choice = (completion.choices ?? []).find((entry, position) => (entry?.index ?? position) === index)
     if (choice === undefined) {
       throw new JudgeCallError(`${where} returned no choices, so there is no answer to read. Check the server's logs.`)
     }

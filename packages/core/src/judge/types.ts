@@ -33,6 +33,16 @@ export interface JudgeRequest<T> {
   readonly topLogprobs?: number | undefined
   /** Identifies the prompt template and its version, e.g. `binary-judgement@1`; part of the cache key. */
   readonly promptVersion: string
+  /**
+   * Which trial of a `trials` run this call belongs to (1-based); part of the cache key, so every trial has its own
+   * answer on disk. Undefined outside trials runs.
+   */
+  readonly trial?: number | undefined
+  /**
+   * The sampling temperature to use when the judge was given none of its own: trials set it (to 1) so that their
+   * samples can differ. A judge whose temperature its user set keeps that one. Part of the cache key.
+   */
+  readonly defaultTemperature?: number | undefined
   /** Cancels the call. */
   readonly signal?: AbortSignal | undefined
 }
@@ -54,6 +64,11 @@ export interface JudgeResponse<T> {
    * asked in JSON mode; the answer was then checked only by the local validation. Shown in traces.
    */
   readonly structuredOutputsUnavailable?: string | undefined
+  /**
+   * True for the second and later samples one call returned (OpenAI's `n`): this answer made no call of its own and
+   * its usage holds no prompt tokens (the first sample's does).
+   */
+  readonly extraSample?: boolean | undefined
 }
 
 /** Anything that can judge: the built-in OpenAI judge, the scripted judge, or your own. */
@@ -69,4 +84,10 @@ export interface JudgeModel {
   /** False when answers must never be cached, e.g. a scripted judge whose script is edited. @default true */
   readonly cacheable?: boolean | undefined
   generate<T>(request: JudgeRequest<T>): Promise<JudgeResponse<T>>
+  /**
+   * Answers `count` independent samples of one request in one call, paying for the prompt once (OpenAI's `n`).
+   * Optional: trials ask a judge without it once per trial. Resolves to `count` responses; the first carries the
+   * prompt tokens, the others are marked `extraSample`.
+   */
+  generateSamples?<T>(request: JudgeRequest<T>, count: number): Promise<readonly JudgeResponse<T>[]>
 }

@@ -123,7 +123,7 @@ describe('BaseMetric', () => {
     expect(build).toThrow(ConfigurationError)
     expect(build).toThrow(
       'Invalid options for NoPromisesMetric "No Promises":\n' +
-        '  - unknown option `threshhold`; the options are `name`, `threshold`, `model`, `includeReason`, `strictMode`, `asyncMode`, `verboseMode`.\n' +
+        '  - unknown option `threshhold`; the options are `name`, `threshold`, `model`, `includeReason`, `strictMode`, `asyncMode`, `verboseMode`, `trials`, `aggregate`.\n' +
         '  - unknown option `strict_mode`; did you mean `strictMode`?\n' +
         '  - verboseMode must be true or false; got "yes".',
     )

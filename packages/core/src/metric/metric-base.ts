@@ -10,6 +10,8 @@ import {
   resolveCommonOptions,
 } from './options.js'
 import { errorResult, type MeasurementContext } from './result.js'
+import { combineTrials } from './trial-result.js'
+import { aggregateOption, inTrial, RUNS_OWN_TRIALS, type TrialAggregate, TrialGroup, trialsOption } from './trials.js'
 import type { MeasureOptions, Metric, MetricResult } from './types.js'
 
 /** The kind a metric declares for the test cases it judges. */
@@ -60,6 +62,8 @@ export abstract class MetricBase<TestCase extends LLMTestCase | ConversationalTe
   readonly options: ResolvedMetricOptions
   /** The class name shown in messages, e.g. `GEval`. */
   readonly #type: string
+  /** `measure` takes `trials` and `aggregate` (see measureTrials). */
+  readonly [RUNS_OWN_TRIALS] = true
 
   protected constructor(type: string, options: ResolvedMetricOptions) {
     this.#type = type
@@ -68,18 +72,63 @@ export abstract class MetricBase<TestCase extends LLMTestCase | ConversationalTe
     this.threshold = options.strictMode ? 1 : options.threshold
   }
 
-  /** Scores one test case. Never rejects: a bad test case, a judge failure or a bug is a result with `error`. */
+  /**
+   * Scores one test case, as many times as `trials` says. Never rejects: a bad test case, a judge failure or a bug
+   * is a result with `error`.
+   */
   async measure(testCase: TestCase, options: MeasureOptions = {}): Promise<MetricResult> {
     const measurement: MeasurementContext = { options: this.options, started: performance.now() }
     let result: MetricResult
     try {
-      result = await this.run(this.parse(testCase), measurement, options.signal)
+      const { trials, aggregate } = this.#trialOptions(options)
+      const parsed = this.parse(testCase)
+      result =
+        trials === 1
+          ? await this.run(parsed, measurement, options.signal)
+          : await this.#runTrials(parsed, measurement, options.signal, trials, aggregate)
     } catch (error) {
       result = errorResult(measurement, error)
     }
     // verboseMode is an explicit request to print, like the reference library's; reports use verboseLogs instead.
     if (this.options.verboseMode) console.log(`${'─'.repeat(60)}\n${renderResult(result)}\n${'─'.repeat(60)}`)
     return result
+  }
+
+  /** The measurement's trials and aggregate: the metric's own unless `measure` was given others. */
+  #trialOptions(options: MeasureOptions): { trials: number; aggregate: TrialAggregate } {
+    if (options.trials === undefined && options.aggregate === undefined) return this.options
+    const problems = new OptionProblems(`${this.#type} "${this.name}".measure(testCase, options)`)
+    const trials = options.trials === undefined ? this.options.trials : trialsOption(options.trials, problems)
+    const aggregate =
+      options.aggregate === undefined ? this.options.aggregate : aggregateOption(options.aggregate, problems)
+    problems.throwIfAny()
+    return { trials, aggregate }
+  }
+
+  /** Runs the trials side by side, their identical judge calls shared (see TrialGroup), and combines them. */
+  async #runTrials(
+    testCase: TestCase,
+    measurement: MeasurementContext,
+    signal: AbortSignal | undefined,
+    trials: number,
+    aggregate: TrialAggregate,
+  ): Promise<MetricResult> {
+    const group = new TrialGroup(trials)
+    const results = await Promise.all(
+      Array.from({ length: trials }, (_, index) =>
+        inTrial(group, index + 1, async () => {
+          const own: MeasurementContext = { options: this.options, started: performance.now() }
+          try {
+            return await this.run(testCase, own, signal)
+          } catch (error) {
+            return errorResult(own, error)
+          } finally {
+            group.finish(index + 1)
+          }
+        }),
+      ),
+    )
+    return combineTrials(measurement.started, results, aggregate, this.options.includeReason)
   }
 
   /** Measures a validated test case. What it throws becomes the result's error (METRIC_FAILED unless a judgetree error). */

@@ -3,6 +3,7 @@ import { describeValue } from '../internal/describe-value.js'
 import { resolveJudge } from '../judge/resolve-judge.js'
 import type { JudgeModel } from '../judge/types.js'
 import { withDefaultRuntime } from '../runtime/judge-runtime.js'
+import { aggregateOption, type TrialAggregate, trialsOption } from './trials.js'
 
 /** The keys of {@link CommonMetricOptions} plus `name`, which every metric takes. */
 export const COMMON_OPTION_KEYS = [
@@ -13,6 +14,8 @@ export const COMMON_OPTION_KEYS = [
   'strictMode',
   'asyncMode',
   'verboseMode',
+  'trials',
+  'aggregate',
 ] as const
 
 /** Options every built-in metric takes. */
@@ -29,6 +32,16 @@ export interface CommonMetricOptions {
   asyncMode?: boolean | undefined
   /** Print the trace to the console when each measurement ends. @default false */
   verboseMode?: boolean | undefined
+  /**
+   * Measure this many times, with sampling on (temperature 1 unless the judge has its own), and combine the scores
+   * with `aggregate`; the result keeps every trial. See docs/trials.md. @default 1
+   */
+  trials?: number | undefined
+  /**
+   * How the trials' scores combine: `'mean'`, `'median'`, `'min'`, or `'majority'` (passes when more than half
+   * the trials pass). @default 'mean'
+   */
+  aggregate?: TrialAggregate | undefined
 }
 
 /** The options after defaults, with the judge resolved. */
@@ -40,6 +53,8 @@ export interface ResolvedMetricOptions {
   readonly strictMode: boolean
   readonly asyncMode: boolean
   readonly verboseMode: boolean
+  readonly trials: number
+  readonly aggregate: TrialAggregate
 }
 
 /** Collects the problems with one metric's options and throws them together as a ConfigurationError. */
@@ -85,6 +100,8 @@ export function resolveCommonOptions(
       problems.add(`${flag} must be true or false; got ${describeValue(value)}.`)
     }
   }
+  const trials = trialsOption(options.trials, problems)
+  const aggregate = aggregateOption(options.aggregate, problems)
   let judge: JudgeModel | undefined
   try {
     // Every judge answers through a runtime (cache, limits): the process's default unless one was wrapped already.
@@ -100,6 +117,8 @@ export function resolveCommonOptions(
     strictMode: options.strictMode ?? false,
     asyncMode: options.asyncMode ?? true,
     verboseMode: options.verboseMode ?? false,
+    trials,
+    aggregate,
   }
 }
 

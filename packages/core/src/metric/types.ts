@@ -1,6 +1,7 @@
 import type { JudgetreeError } from '../errors.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import type { MetricTrace } from '../trace/types.js'
+import type { TrialAggregate } from './trials.js'
 
 /** Judge calls and their cost, for one measurement or summed over a run. */
 export interface MetricUsage {
@@ -12,6 +13,28 @@ export interface MetricUsage {
   readonly completionTokens: number
   /** USD; undefined when any call's price was unknown. */
   readonly costUsd: number | undefined
+}
+
+/** One trial of a measurement run with `trials`. */
+export interface TrialResult {
+  /** 1-based. */
+  readonly trial: number
+  readonly score: number
+  /** This trial's score against the threshold, with no error. */
+  readonly success: boolean
+  readonly reason: string | undefined
+  readonly error: JudgetreeError | undefined
+  readonly trace: MetricTrace
+  readonly verboseLogs: string
+  readonly usage: MetricUsage
+}
+
+/** How far apart the trials' scores are. */
+export interface TrialSpread {
+  readonly min: number
+  readonly max: number
+  /** Population standard deviation of the scores. */
+  readonly stdev: number
 }
 
 /** The immutable outcome of one `metric.measure(testCase)`. */
@@ -37,12 +60,28 @@ export interface MetricResult {
   readonly durationMs: number
   /** The judge model's name. */
   readonly judgeModel: string
+  /**
+   * Present when the measurement ran several trials (`trials` above 1): each trial's outcome, in trial order. The
+   * result's `score` is then their `aggregate`, its `trace` the trials' traces merged (with counts per path), and
+   * its `usage` their sum.
+   */
+  readonly trials?: readonly TrialResult[] | undefined
+  /** How the trials' scores were combined; present with `trials`. */
+  readonly aggregate?: TrialAggregate | undefined
+  /** The share of trials that passed, 0..1; present with `trials`. */
+  readonly passRate?: number | undefined
+  /** The lowest and highest trial score and their standard deviation; present with `trials`. */
+  readonly spread?: TrialSpread | undefined
 }
 
 /** Per-call options for `measure()`. */
 export interface MeasureOptions {
   /** Cancels in-flight judge calls; the measurement then fails with a `MEASUREMENT_ABORTED` error. */
   readonly signal?: AbortSignal | undefined
+  /** Overrides the metric's `trials` for this measurement. */
+  readonly trials?: number | undefined
+  /** Overrides the metric's `aggregate` for this measurement. */
+  readonly aggregate?: TrialAggregate | undefined
 }
 
 /** Which kind of test case a metric judges. */

@@ -25,7 +25,8 @@ export function addUsage(a: MetricUsage, b: MetricUsage): MetricUsage {
 export function usageOf(response: JudgeResponse<unknown>): MetricUsage {
   if (response.cached) return { ...NO_USAGE, judgeCalls: 1, cachedCalls: 1 }
   return {
-    judgeCalls: 1,
+    // A second sample of one call (OpenAI's n) made no call of its own.
+    judgeCalls: response.extraSample ? 0 : 1,
     cachedCalls: 0,
     promptTokens: response.usage.promptTokens,
     completionTokens: response.usage.completionTokens,

@@ -4,6 +4,7 @@ import { addNote, callJudge, type JudgeCall, localCheckNote, stepNode } from '..
 import type { ResolvedMetricOptions } from '../metric/options.js'
 import { buildResult, errorResult } from '../metric/result.js'
 import { applyStrictMode, clampScore } from '../metric/score.js'
+import { currentTrial, outsideTrials } from '../metric/trials.js'
 import type { MetricResult, MetricUsage } from '../metric/types.js'
 import { addUsage, NO_USAGE, usageOf } from '../metric/usage.js'
 import { GEVAL_SCORE_PROMPT, gevalScorePrompt, gevalScoreSchema } from '../prompts/geval-score.js'
@@ -69,7 +70,9 @@ export class GEvalScorer {
       nodes.push(stepNode({ ...this.#stepsEntry(), status: 'failed', error: messageOf(error) }))
       return errorResult(context, error, trace(), usage)
     }
-    const stepsUsage = steps.source === 'judged' ? steps.usage : NO_USAGE
+    // The steps serve every trial of a measurement: the first trial counts them, the others got them for nothing.
+    const laterTrial = (currentTrial()?.trial ?? 1) > 1
+    const stepsUsage = steps.source === 'judged' && !laterTrial ? steps.usage : NO_USAGE
     usage = addUsage(usage, stepsUsage)
     nodes.push(
       stepNode({
@@ -146,15 +149,18 @@ export class GEvalScorer {
       return { source: 'judged', steps: call.value.steps, usage, latencyMs, cached: true, response: call.response }
     }
     // The call is shared, so no single measurement's signal may cancel it; each one only stops waiting.
-    const generation = callJudge(
-      this.#options.judge,
-      {
-        messages: gevalStepsPrompt(this.#definition.criteria ?? '', this.#fields),
-        schema: gevalStepsSchema,
-        schemaName: 'geval_steps',
-        promptVersion: GEVAL_STEPS_PROMPT,
-      },
-      undefined,
+    // Outside any trial: the steps are generated once for the metric, not sampled once per trial.
+    const generation = outsideTrials(() =>
+      callJudge(
+        this.#options.judge,
+        {
+          messages: gevalStepsPrompt(this.#definition.criteria ?? '', this.#fields),
+          schema: gevalStepsSchema,
+          schemaName: 'geval_steps',
+          promptVersion: GEVAL_STEPS_PROMPT,
+        },
+        undefined,
+      ),
     )
     this.#steps = generation
     // A failure is not remembered: the next measurement tries again.

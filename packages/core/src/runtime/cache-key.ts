@@ -9,7 +9,8 @@ const schemaTexts = new WeakMap<object, string>()
 
 /**
  * The content address of one judge call: a sha256 over everything that decides the answer (judge name and
- * identity, messages, schema, logprobs request, prompt version) and nothing that does not (signal, timeouts, key).
+ * identity, messages, schema, logprobs request, prompt version, trial number and trial temperature) and nothing that
+ * does not (signal, timeouts, key).
  */
 export function cacheKeyOf(judge: JudgeModel, request: JudgeRequest<unknown>): string {
   const hash = createHash('sha256')
@@ -22,6 +23,9 @@ export function cacheKeyOf(judge: JudgeModel, request: JudgeRequest<unknown>): s
       schemaName: request.schemaName,
       topLogprobs: request.topLogprobs ?? null,
       promptVersion: request.promptVersion,
+      // Absent outside trials runs, so those keys are what they always were.
+      trial: request.trial,
+      defaultTemperature: request.defaultTemperature,
     }),
   )
   hash.update(schemaText(request.schema))

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path'
-import { CacheMissError, ConfigurationError } from '../errors.js'
+import { CacheMissError, ConfigurationError, JudgeCallError } from '../errors.js'
 import { readEnv } from '../internal/env.js'
 import type { JudgeModel, JudgeRequest, JudgeResponse } from '../judge/types.js'
+import { currentTrial, TRIAL_TEMPERATURE } from '../metric/trials.js'
 import { CACHE_MODES, type CacheLookup, type CacheMode, JudgeCacheStore } from './cache.js'
 import { cacheKeyOf } from './cache-key.js'
 import { CallLimiter } from './limiter.js'
@@ -109,6 +110,13 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
   }
 
   const generate = <T>(judge: JudgeModel, request: JudgeRequest<T>): Promise<JudgeResponse<T>> => {
+    const scope = currentTrial()
+    if (scope !== undefined && request.trial === undefined) {
+      // A call of one trial waits for the same call of the other trials, so that all go out as one request.
+      const key = `${judgeIdOf(judge)}:${cacheKeyOf(judge, request as JudgeRequest<unknown>)}`
+      const send = (shared: JudgeRequest<unknown>, trials: readonly number[]) => generateTrials(judge, shared, trials)
+      return scope.group.ask(scope.trial, key, request as JudgeRequest<unknown>, send) as Promise<JudgeResponse<T>>
+    }
     counts.requests += 1
     if (mode === 'off' || judge.cacheable === false) return callJudge(judge, request, request.signal)
     const key = cacheKeyOf(judge, request as JudgeRequest<unknown>)
@@ -122,6 +130,66 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
       counts.sharedCalls += 1
     }
     return shared.join<T>(request.signal)
+  }
+
+  /**
+   * One request for several trials: each trial's answer is its own cache entry (the trial number is in the key);
+   * the trials the cache cannot answer are asked in one call when the judge has `generateSamples`, else one call
+   * each. In replay mode a trial missing from the cache is an error before anything is asked.
+   */
+  const generateTrials = async (
+    judge: JudgeModel,
+    shared: JudgeRequest<unknown>,
+    trials: readonly number[],
+  ): Promise<readonly JudgeResponse<unknown>[]> => {
+    counts.requests += trials.length
+    const base = { ...shared, defaultTemperature: shared.defaultTemperature ?? TRIAL_TEMPERATURE }
+    const requests = trials.map((trial) => ({ ...base, trial }))
+    const caching = mode !== 'off' && judge.cacheable !== false
+    const keys = requests.map((request) => (caching ? cacheKeyOf(judge, request) : undefined))
+    const answers: (JudgeResponse<unknown> | undefined)[] = await Promise.all(
+      requests.map(async (request, index) => {
+        const key = keys[index]
+        if (key === undefined) return undefined
+        const found = await store.read(key, request.schema)
+        if (found.status === 'hit') {
+          counts.cacheHits += 1
+          return found.response
+        }
+        if (mode === 'replay') throw replayMiss(judge, request, key, found, store)
+        return undefined
+      }),
+    )
+    const missing = requests.flatMap((_request, index) => (answers[index] === undefined ? [index] : []))
+    const signal = shared.signal
+    let fresh: readonly JudgeResponse<unknown>[]
+    if (missing.length > 1 && typeof judge.generateSamples === 'function') {
+      const sampler = judge.generateSamples.bind(judge)
+      fresh = await limiter.run(() => {
+        counts.judgeCalls += 1
+        return sampler(base, missing.length)
+      }, signal)
+      if (fresh.length !== missing.length) {
+        throw new JudgeCallError(
+          `The judge "${judge.name}" returned ${fresh.length} samples from generateSamples where ${missing.length} ` +
+            'were asked for; it must return one response per sample.',
+        )
+      }
+    } else {
+      fresh = await Promise.all(
+        missing.map((index) => callJudge(judge, requests[index] as JudgeRequest<unknown>, signal)),
+      )
+    }
+    for (const [position, index] of missing.entries()) {
+      const response = fresh[position] as JudgeResponse<unknown>
+      answers[index] = response
+      const key = keys[index]
+      if (key !== undefined && mode === 'read-write') {
+        const summary = { judge: judge.name, promptVersion: shared.promptVersion, schemaName: shared.schemaName }
+        await store.write(key, summary, response)
+      }
+    }
+    return answers as JudgeResponse<unknown>[]
   }
 
   const runtime: JudgeRuntime = {
@@ -154,6 +222,20 @@ export function isRuntimeJudge(judge: JudgeModel): boolean {
   return (judge as { [RUNTIME]?: unknown })[RUNTIME] !== undefined
 }
 
+const judgeIds = new WeakMap<JudgeModel, number>()
+let judgeCount = 0
+
+/** A number per judge object, so that two judges with the same name and identity never share a trials request. */
+function judgeIdOf(judge: JudgeModel): number {
+  let id = judgeIds.get(judge)
+  if (id === undefined) {
+    judgeCount += 1
+    id = judgeCount
+    judgeIds.set(judge, id)
+  }
+  return id
+}
+
 let processRuntime: JudgeRuntime | undefined
 
 /** The runtime every metric uses unless given a wrapped judge; created from JUDGETREE_* variables on first use. */
@@ -178,7 +260,7 @@ function replayMiss(
   const start = prompt.replace(/\s+/g, ' ').trim()
   const damaged = found.status === 'damaged' ? ` (${found.problem})` : ''
   return new CacheMissError(
-    `The judge cache has no answer for this ${request.promptVersion} call (schema ${request.schemaName}, judge ` +
+    `The judge cache has no answer for this ${request.promptVersion} call (${trialOf(request)}schema ${request.schemaName}, judge ` +
       `${judge.name}) and is in replay mode, so the judge was not called.\n` +
       `  prompt begins: ${JSON.stringify(start.length > 160 ? `${start.slice(0, 160)}…` : start)}\n` +
       `  expected entry: ${store.fileOf(key)}${damaged}\n` +
@@ -186,4 +268,9 @@ function replayMiss(
       'set), then commit .judgetree/cache. A changed prompt, test case, model or judge option needs a new recording.',
     key,
   )
+}
+
+/** "trial 6 of a trials run, " for a trial's call: a recording made with fewer trials has no entry for it. */
+function trialOf(request: JudgeRequest<unknown>): string {
+  return request.trial === undefined ? '' : `trial ${request.trial} of a trials run, `
 }

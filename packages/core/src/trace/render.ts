@@ -34,7 +34,21 @@ export function renderSummaryLine(result: MetricResult): string {
   const verdict = result.error ? 'ERROR' : result.success ? 'PASS' : 'FAIL'
   const strict = result.strictMode ? ', strict' : ''
   const score = result.error ? 'no score' : `score ${formatScore(result.score)}`
-  return `${verdict} ${result.name}: ${score} (threshold ${formatScore(result.threshold)}${strict}) · judge ${result.judgeModel}`
+  const trials = trialsSummary(result)
+  const aggregate = trials === undefined ? '' : ` · ${trials} (${result.aggregate})`
+  return `${verdict} ${result.name}: ${score} (threshold ${formatScore(result.threshold)}${strict})${aggregate} · judge ${result.judgeModel}`
+}
+
+/** "2/5 trials passed, scores 0.4–0.9" for a result measured in trials; undefined for a single measurement. */
+export function trialsSummary(result: MetricResult): string | undefined {
+  const { trials, spread } = result
+  if (trials === undefined || spread === undefined) return undefined
+  const passed = trials.filter((trial) => trial.success).length
+  const range =
+    spread.min === spread.max
+      ? `score ${formatScore(spread.min)}`
+      : `scores ${formatScore(spread.min)}–${formatScore(spread.max)}`
+  return `${passed}/${trials.length} trials passed, ${range}`
 }
 
 /** The full text of a result: summary line, error or reason, then the trace tree. */
@@ -121,18 +135,29 @@ function headLine(node: TraceNode, underSkipped: boolean): string {
     const mark = node.status === 'ran' ? '●' : node.status === 'failed' ? '✖' : '○'
     const score = node.score !== undefined ? ` → ${node.score}` : ''
     const leaf = node.status === 'ran' && node.score !== undefined ? `  ◀ score ${formatScore(node.score / 10)}` : ''
-    return `${mark} ${node.text}${score}${leaf}`
+    const chosen = node.trials && node.trials.ran > 0 ? `  (chosen in ${node.trials.ran}/${node.trials.of} trials)` : ''
+    return `${mark} ${node.text}${score}${leaf}${chosen}`
   }
   const step = node.step !== undefined ? `[${node.step}]` : node.status === 'failed' ? '[✖]' : '[ ]'
   const title = node.title ?? ROLE_TITLES[node.role]
   const name = node.label ? `${title} "${node.label}"` : title
   const window = windowText(node)
-  const answer = node.verdict !== undefined ? ` → ${String(node.verdict)}` : ''
+  const answer = answerText(node)
   const cost = node.status === 'ran' && node.usage && node.usage.judgeCalls > 0 ? ` · ${callSummary(node)}` : ''
   // Under a verdict that was not chosen, "not reached" says it all; elsewhere the reason is worth reading.
   const why = underSkipped ? 'not reached' : `skipped: ${node.skippedBecause ?? 'not reached'}`
   const status = node.status === 'skipped' ? `  (${why})` : ''
-  return `${step} ${name}: ${oneLine(node.text)}${window}${answer}${cost}${status}`
+  const trials = node.trials
+  const share =
+    trials && node.status !== 'skipped' && trials.ran < trials.of ? `  (ran in ${trials.ran}/${trials.of} trials)` : ''
+  return `${step} ${name}: ${oneLine(node.text)}${window}${answer}${cost}${status}${share}`
+}
+
+/** The node's answer; in a trials trace, each different answer with how many trials gave it. */
+function answerText(node: TraceNode): string {
+  const answers = node.trials?.answers ?? []
+  if (answers.length > 1) return ` → ${answers.map(({ answer, count }) => `${answer} ×${count}`).join(', ')}`
+  return node.verdict !== undefined ? ` → ${String(node.verdict)}` : ''
 }
 
 /** The turns a node read: as shown to its judge when it ran, else as declared; a window from the end says so. */

@@ -61,6 +61,18 @@ export interface TraceNode extends TraceNodeDetails {
   readonly latencyMs?: number | undefined
   /** True when every judge answer of this node came from the cache. */
   readonly cached?: boolean | undefined
+  /** In the merged trace of a trials measurement: how many trials ran this node, and what they answered. */
+  readonly trials?: TraceNodeTrials | undefined
+}
+
+/** How the trials of one measurement went through one node. */
+export interface TraceNodeTrials {
+  /** Trials that ran (or failed at) this node; for a verdict, trials that chose it. */
+  readonly ran: number
+  /** Trials in the measurement. */
+  readonly of: number
+  /** Each different answer (verdict or score) and how many trials gave it, most frequent first. */
+  readonly answers: readonly { readonly answer: string; readonly count: number }[]
 }
 
 /** Everything a metric did for one measurement, as data. `verboseLogs` renders it. */

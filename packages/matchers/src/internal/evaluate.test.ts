@@ -262,6 +262,27 @@ describe('evaluateToPassMetric', () => {
       "toPassMetric(metric, { signal }) expects `signal` to be an AbortSignal (such as controller.signal or AbortSignal.timeout(30_000)), but got 'stop' (string).",
     ],
     [
+      'trials of 0',
+      conversation,
+      friendly(true),
+      { trials: 0 },
+      'toPassMetric(metric, { trials }) expects `trials` to be a whole number from 1 and up (how many times to measure, e.g. 5), but got `0` (number).',
+    ],
+    [
+      'fractional trials',
+      conversation,
+      friendly(true),
+      { trials: 1.5 },
+      'toPassMetric(metric, { trials }) expects `trials` to be a whole number from 1 and up (how many times to measure, e.g. 5), but got `1.5` (number).',
+    ],
+    [
+      'an unknown aggregate',
+      conversation,
+      friendly(true),
+      { trials: 5, aggregate: 'avg' },
+      "toPassMetric(metric, { aggregate }) expects `aggregate` to be one of 'mean', 'median', 'min', 'majority' (how the trials' scores combine), but got 'avg' (string).",
+    ],
+    [
       'options that are not an object',
       conversation,
       friendly(true),
@@ -275,6 +296,73 @@ describe('evaluateToPassMetric', () => {
       expect(outcome.message()).toBe(expected)
       expect(outcome.record).toBeUndefined()
     }
+  })
+
+  describe('{ trials, aggregate }', () => {
+    /** A judge that says friendly in trials 1, 2 and 4 only (the trial number is on each request). */
+    const flaky: JudgeModel = {
+      name: 'flaky',
+      cacheable: false,
+      async generate<T>(request: { trial?: number | undefined }) {
+        const verdict = [true, true, false, true, false][(request.trial ?? 1) - 1]
+        const value = { reason: verdict ? 'It greets.' : 'Curt.', verdict } as T
+        return { value, usage: { promptTokens: 10, completionTokens: 5, costUsd: undefined }, cached: false }
+      },
+    }
+
+    test('measure the trials, show "3/5 trials passed" and keep each trial in the record', async () => {
+      const outcome = await evaluateToPassMetric(
+        conversation,
+        friendly(true, flaky),
+        { trials: 5, aggregate: 'majority' },
+        plain,
+      )
+      expect(outcome.pass).toBe(true)
+      expect(outcome.message().split('\n')[0]).toBe(
+        'PASS Friendly: score 0.8 (threshold 0.7) · 3/5 trials passed, scores 0.2–0.8 (majority) · judge flaky',
+      )
+      expect(outcome.record).toMatchObject({
+        aggregate: 'majority',
+        passRate: 0.6,
+        spread: { min: 0.2, max: 0.8 },
+        usage: { judgeCalls: 5 },
+      })
+      expect(outcome.record?.trials?.map((trial) => [trial.score, trial.success])).toEqual([
+        [0.8, true],
+        [0.8, true],
+        [0.2, false],
+        [0.8, true],
+        [0.2, false],
+      ])
+      expect(JSON.parse(JSON.stringify(outcome.record))).toEqual(outcome.record)
+    })
+
+    test('the mean of the same trials fails, and { threshold } re-judges every trial', async () => {
+      const mean = await evaluateToPassMetric(conversation, friendly(true, flaky), { trials: 5 }, plain)
+      expect(mean.pass).toBe(false)
+      expect(mean.message()).toMatchInlineSnapshot(`
+        "FAIL Friendly: score 0.56 (threshold 0.7) · 3/5 trials passed, scores 0.2–0.8 (mean) · judge flaky
+        reason: mean of 5 trials: 0.56 (3/5 trials passed, scores 0.2–0.8). Trial 1 (score 0.8): The walk scored 0.8. “Is the assistant friendly?” → true: It greets.
+        [1] Judgement: Is the assistant friendly? → true ×3, false ×2 · 5 judge calls
+        │    reason: It greets.
+        ├─ ● true → 8  ◀ score 0.8  (chosen in 3/5 trials)
+        └─ ● false → 2  ◀ score 0.2  (chosen in 2/5 trials)
+        note: 5 trials, combined as the mean of the trials: 3/5 trials passed, scores 0.2–0.8
+        trial 1: PASS score 0.8
+        trial 2: PASS score 0.8
+        trial 3: FAIL score 0.2
+        trial 4: PASS score 0.8
+        trial 5: FAIL score 0.2"
+      `)
+      const lax = await evaluateToPassMetric(conversation, friendly(true, flaky), { trials: 5, threshold: 0.2 }, plain)
+      expect(lax.pass).toBe(true)
+      expect(lax.record?.passRate).toBe(1)
+      expect(lax.message().split('\n')[0]).toBe(
+        'PASS Friendly: score 0.56 (threshold 0.2) · 5/5 trials passed, scores 0.2–0.8 (mean) · judge flaky',
+      )
+      expect(lax.message()).toContain('note: 5 trials, combined as the mean of the trials: 5/5 trials passed')
+      expect(lax.message()).toContain('trial 3: PASS score 0.2')
+    })
   })
 
   test('the record is plain JSON: errors and nested results survive a round trip', async () => {

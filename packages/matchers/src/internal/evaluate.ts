@@ -2,9 +2,14 @@ import {
   formatScore,
   type Metric,
   type MetricResult,
+  measureTrials,
   renderResult,
   renderSummaryLine,
+  TRIAL_AGGREGATES,
+  type TrialAggregate,
   toJudgetreeError,
+  trialsSummary,
+  withThreshold,
 } from '@judgetree/core'
 import { describeValue } from './describe-value.js'
 import { anySignal } from './pending.js'
@@ -14,6 +19,13 @@ import { type JudgetreeRecord, toPlainResult } from './record.js'
 export interface ToPassMetricOptions {
   /** The lowest passing score for this assertion, 0..1, instead of the metric's own threshold. @default metric.threshold */
   threshold?: number | undefined
+  /**
+   * Measure this many times, with sampling on, and combine the scores with `aggregate`, instead of the metric's
+   * own `trials`. See docs/trials.md. @default the metric's `trials` (1 unless set)
+   */
+  trials?: number | undefined
+  /** How the trials' scores combine: 'mean', 'median', 'min' or 'majority'. @default the metric's `aggregate` ('mean') */
+  aggregate?: TrialAggregate | undefined
   /**
    * Cancels the evaluation's judge calls when it aborts; the assertion then fails with the metric's
    * `MEASUREMENT_ABORTED` error. Combined with the runner's own signal (Vitest's test signal, which aborts on a
@@ -60,12 +72,14 @@ export async function evaluateToPassMetric(
   const problem = usageProblem(received, metric, options)
   if (problem !== undefined) return { pass: context.isNot, message: () => problem, record: undefined }
   const checked = metric as Metric
-  const override = (options as ToPassMetricOptions | undefined)?.threshold
-  const signal = anySignal([context.signal, (options as ToPassMetricOptions | undefined)?.signal])
-  const result = await measureSafely(checked, received, signal)
+  const given = options as ToPassMetricOptions | undefined
+  const override = given?.threshold
+  const signal = anySignal([context.signal, given?.signal])
+  const result = await measureSafely(checked, received, signal, given?.trials, given?.aggregate)
   const threshold = override ?? result.threshold
-  const success = result.error === undefined && result.score >= threshold
-  const judged: MetricResult = { ...result, threshold, success }
+  // For trials, each trial is judged against the assertion's threshold again, and so is their aggregate.
+  const judged: MetricResult = withThreshold(result, threshold)
+  const success = judged.success
   const text = renderResult(judged)
   const record: JudgetreeRecord = {
     ...toPlainResult(judged),
@@ -92,8 +106,9 @@ export async function evaluateToPassMetric(
     const message = [record.summary, ...lines].join('\n')
     return { pass: context.isNot, message: () => message, record }
   }
+  const trials = trialsSummary(judged)
   const first = context.isNot
-    ? `expected ${result.name} to fail, but it passed with score ${formatScore(result.score)} (threshold ${formatScore(threshold)}) · judge ${result.judgeModel}`
+    ? `expected ${result.name} to fail, but it passed with score ${formatScore(judged.score)} (threshold ${formatScore(threshold)})${trials ? ` · ${trials} (${judged.aggregate})` : ''} · judge ${result.judgeModel}`
     : record.summary
   const message = [first, ...lines].join('\n')
   return { pass: success, message: () => message, record }
@@ -111,7 +126,14 @@ function usageProblem(received: unknown, metric: unknown, options: unknown): str
     if (typeof options !== 'object' || options === null || Array.isArray(options)) {
       return `${MATCHER}(metric, options) expects options to be an object such as { threshold: 0.7 }, but got ${describeValue(options)}.`
     }
-    const { threshold, signal } = options as { threshold?: unknown; signal?: unknown }
+    const { threshold, signal, trials, aggregate } = options as Record<string, unknown>
+    if (trials !== undefined && !(typeof trials === 'number' && Number.isInteger(trials) && trials >= 1)) {
+      return `${MATCHER}(metric, { trials }) expects \`trials\` to be a whole number from 1 and up (how many times to measure, e.g. 5), but got ${describeValue(trials)}.`
+    }
+    if (aggregate !== undefined && !TRIAL_AGGREGATES.includes(aggregate as TrialAggregate)) {
+      const valid = TRIAL_AGGREGATES.map((name) => `'${name}'`).join(', ')
+      return `${MATCHER}(metric, { aggregate }) expects \`aggregate\` to be one of ${valid} (how the trials' scores combine), but got ${describeValue(aggregate)}.`
+    }
     if (threshold !== undefined && (typeof threshold !== 'number' || !(threshold >= 0 && threshold <= 1))) {
       return `${MATCHER}(metric, { threshold }) expects \`threshold\` to be a number from 0 to 1, but got ${describeValue(threshold)}.`
     }
@@ -161,12 +183,16 @@ async function measureSafely(
   metric: Metric,
   testCase: unknown,
   signal: AbortSignal | undefined,
+  trials: number | undefined,
+  aggregate: TrialAggregate | undefined,
 ): Promise<MetricResult> {
   let problem: unknown
   try {
-    const result: unknown = await (signal === undefined
-      ? metric.measure(testCase as never)
-      : metric.measure(testCase as never, { signal }))
+    const result: unknown = await (trials !== undefined || aggregate !== undefined
+      ? measureTrials(metric, testCase as never, { signal, trials, aggregate })
+      : signal === undefined
+        ? metric.measure(testCase as never)
+        : metric.measure(testCase as never, { signal }))
     if (isResult(result)) return result
     problem = new Error(`measure() resolved to ${describeValue(result)} instead of a MetricResult`)
   } catch (error) {

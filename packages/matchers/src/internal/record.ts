@@ -1,4 +1,4 @@
-import type { MetricResult, MetricTrace, MetricUsage, TraceNode } from '@judgetree/core'
+import type { MetricResult, MetricTrace, MetricUsage, TraceNode, TrialAggregate, TrialSpread } from '@judgetree/core'
 
 /** An error as plain data: what reports keep of a result's `error`. */
 export interface PlainError {
@@ -24,6 +24,17 @@ export interface PlainTrace extends Omit<MetricTrace, 'nodes'> {
   readonly nodes: readonly PlainTraceNode[]
 }
 
+/** One trial of a trials measurement as JSON. */
+export interface PlainTrialResult {
+  readonly trial: number
+  readonly score: number
+  readonly success: boolean
+  readonly reason: string | null
+  readonly error: PlainError | null
+  readonly trace: PlainTrace
+  readonly usage: PlainUsage
+}
+
 /**
  * A {@link MetricResult} as plain JSON data, safe to send between processes, store in test meta and write to
  * report files: errors become `{ name, code, message }`, unknown values become `null`.
@@ -41,6 +52,11 @@ export interface PlainMetricResult {
   readonly usage: PlainUsage
   readonly durationMs: number
   readonly judgeModel: string
+  /** Present for a trials measurement: each trial, in order (see MetricResult.trials). */
+  readonly trials?: readonly PlainTrialResult[] | undefined
+  readonly aggregate?: TrialAggregate | undefined
+  readonly passRate?: number | undefined
+  readonly spread?: TrialSpread | undefined
 }
 
 /**
@@ -75,13 +91,33 @@ export function toPlainResult(result: MetricResult): PlainMetricResult {
     success: result.success,
     reason: result.reason ?? null,
     strictMode: result.strictMode,
-    error: result.error ? { name: result.error.name, code: result.error.code, message: result.error.message } : null,
+    error: plainError(result.error),
     trace: plainTrace(result.trace),
     verboseLogs: result.verboseLogs,
     usage: plainUsage(result.usage),
     durationMs: result.durationMs,
     judgeModel: result.judgeModel,
+    ...(result.trials === undefined
+      ? {}
+      : {
+          trials: result.trials.map((trial) => ({
+            trial: trial.trial,
+            score: trial.score,
+            success: trial.success,
+            reason: trial.reason ?? null,
+            error: plainError(trial.error),
+            trace: plainTrace(trial.trace),
+            usage: plainUsage(trial.usage),
+          })),
+          aggregate: result.aggregate,
+          passRate: result.passRate,
+          spread: result.spread,
+        }),
   }
+}
+
+function plainError(error: MetricResult['error']): PlainError | null {
+  return error ? { name: error.name, code: error.code, message: error.message } : null
 }
 
 function plainTrace(trace: MetricTrace): PlainTrace {

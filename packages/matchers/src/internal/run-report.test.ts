@@ -201,4 +201,39 @@ describe('run summary', () => {
       "
     `)
   })
+
+  test('a trials evaluation shows how many trials passed and their range in the table', () => {
+    const trial = (score: number, success: boolean, index: number) => ({
+      trial: index + 1,
+      score,
+      success,
+      reason: null,
+      error: null,
+      trace: { metric: 'Playful Chatbot', nodes: [], roots: [], notes: [] },
+      usage: { judgeCalls: 1, cachedCalls: 0, promptTokens: 10, completionTokens: 5, costUsd: null },
+    })
+    const trials = record({
+      score: 0.4,
+      success: false,
+      assertionPassed: false,
+      trials: [0.4, 0.9, 0.2, 0.3, 0.9].map((score, index) => trial(score, score >= 0.7, index)),
+      aggregate: 'median',
+      passRate: 0.4,
+      spread: { min: 0.2, max: 0.9, stdev: 0.3 },
+      summary:
+        'FAIL Playful Chatbot: score 0.4 (threshold 0.7) · 2/5 trials passed, scores 0.2–0.9 (median) · judge gpt-4.1',
+    })
+    const report = buildReport('vitest', [
+      { project: '', file: 'tests/chat.test.ts', name: 'chat', state: 'failed', evaluations: [trials] },
+    ])
+    const markdown = renderMarkdown(report)
+    expect(markdown).toContain(
+      '| ❌ | Playful Chatbot | 0.4 (2/5 trials passed, 0.2–0.9) | 0.7 | tests/chat.test.ts &gt; chat |',
+    )
+    expect(markdown).toContain('2/5 trials passed, scores 0.2–0.9 (median)')
+    expect(JSON.parse(JSON.stringify(report)).tests[0].evaluations[0]).toMatchObject({
+      passRate: 0.4,
+      aggregate: 'median',
+    })
+  })
 })

@@ -139,7 +139,7 @@ export function renderMarkdown(report: JudgetreeReport, maxRows = 100): string {
       const cells = [
         record.assertionPassed ? '✅' : '❌',
         record.negated ? `${record.name} (.not)` : record.name,
-        record.error ? 'error' : String(record.score),
+        record.error ? 'error' : scoreCell(record),
         String(record.threshold),
         testTitle(test),
       ]
@@ -161,6 +161,16 @@ export function renderMarkdown(report: JudgetreeReport, maxRows = 100): string {
     )
   }
   return lines.join('\n')
+}
+
+/** The score, and for trials how many passed and the range of their scores, e.g. `0.64 (3/5 trials, 0.2–0.9)`. */
+function scoreCell(record: JudgetreeRecord): string {
+  const { trials, spread } = record
+  if (trials === undefined || spread === undefined) return String(record.score)
+  const passed = trials.filter((trial) => trial.success).length
+  const round = (score: number) => String(Math.round(score * 1000) / 1000)
+  const range = spread.min === spread.max ? round(spread.min) : `${round(spread.min)}–${round(spread.max)}`
+  return `${round(record.score)} (${passed}/${trials.length} trials passed, ${range})`
 }
 
 function failedEvaluations(report: JudgetreeReport) {

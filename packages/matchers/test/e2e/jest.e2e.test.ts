@@ -7,6 +7,7 @@ import { type LatencyServer, startLatencyServer } from './support/limit-server.j
 import { evaluationsOf, readReport } from './support/reports.js'
 import { fixture, type RunResult, runJest, runTsc, scratchDir } from './support/runner.js'
 import { type SlowServer, startSlowServer } from './support/slow-server.js'
+import { trialsSuite } from './support/trials-suite.js'
 
 interface JestResults {
   testResults: { assertionResults: { fullName: string; status: string; failureMessages: string[] }[] }[]
@@ -347,3 +348,5 @@ test('types: the fixture type-checks with @jest/globals and with the global expe
   expect(result.output.trim()).toBe('')
   expect(result.code).toBe(0)
 }, 60_000)
+
+trialsSuite((env) => runJest('jest-trials', [], env))

@@ -10,6 +10,7 @@ import { type LatencyServer, startLatencyServer } from './support/limit-server.j
 import { evaluationsOf, type JUnitCase, junitCase, readJUnit, readReport } from './support/reports.js'
 import { fixture, majorVersion, type RunResult, runTsc, runVitest, scratchDir } from './support/runner.js'
 import { type SlowServer, startSlowServer } from './support/slow-server.js'
+import { trialsSuite } from './support/trials-suite.js'
 
 const VERSION = majorVersion('vitest')
 /** `this.task` (4.1+) is what keeps concurrent tests' records; Vitest 3.2 only has the global current test. */
@@ -580,3 +581,5 @@ test('types: tsc on the fixtures with the judgetree types for this Vitest versio
   expect(result.output.trim()).toBe('')
   expect(result.code).toBe(0)
 }, 60_000)
+
+trialsSuite((env) => runVitest('vitest-trials', ['run'], env))

@@ -1,0 +1,168 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { MeasurementAbortedError } from '../errors.js'
+import { describeValue } from '../internal/describe-value.js'
+import type { JudgeRequest, JudgeResponse } from '../judge/types.js'
+import type { OptionProblems } from './options.js'
+
+/** How the scores of several trials combine into the result's score. */
+export type TrialAggregate = 'mean' | 'median' | 'min' | 'majority'
+
+/** Every {@link TrialAggregate}, in the order messages list them. */
+export const TRIAL_AGGREGATES: readonly TrialAggregate[] = ['mean', 'median', 'min', 'majority']
+
+/** Marks metrics whose `measure(testCase, { trials, aggregate })` runs the trials itself. */
+export const RUNS_OWN_TRIALS = Symbol.for('judgetree.runsOwnTrials')
+
+/** The temperature trials ask the judge for when its user set none, so that samples can differ. */
+export const TRIAL_TEMPERATURE = 1
+
+/** Checks `trials`, returning 1 (a single measurement) when it is absent or invalid. */
+export function trialsOption(value: unknown, problems: OptionProblems, where = 'trials'): number {
+  if (value === undefined) return 1
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 1) return value
+  problems.add(
+    `${where} must be a whole number from 1 and up (how many times to measure, e.g. 5); got ${describeValue(value)}.`,
+  )
+  return 1
+}
+
+/** Checks `aggregate`, returning 'mean' when it is absent or invalid. */
+export function aggregateOption(value: unknown, problems: OptionProblems, where = 'aggregate'): TrialAggregate {
+  if (value === undefined) return 'mean'
+  if (TRIAL_AGGREGATES.includes(value as TrialAggregate)) return value as TrialAggregate
+  const valid = TRIAL_AGGREGATES.map((name) => `'${name}'`).join(', ')
+  problems.add(`${where} must be one of ${valid} (how the trials' scores combine); got ${describeValue(value)}.`)
+  return 'mean'
+}
+
+/** Sends one request for several trials: resolves to one response per trial, in the order given. */
+export type TrialSender = (
+  request: JudgeRequest<unknown>,
+  trials: readonly number[],
+) => Promise<readonly JudgeResponse<unknown>[]>
+
+interface Waiting {
+  readonly key: string
+  readonly trial: number
+  readonly request: JudgeRequest<unknown>
+  readonly send: TrialSender
+  readonly resolve: (response: JudgeResponse<unknown>) => void
+  readonly reject: (error: unknown) => void
+}
+
+/**
+ * The judge calls of one trials measurement. Trials run side by side; a call waits here until every trial still
+ * running is waiting too, and then identical calls of different trials (same judge, same prompt) go out as one
+ * request for all of them, which a judge with `generateSamples` answers in one call. Calls that differ (trials
+ * that took different paths) go out separately, at the same moment. Waiting for the slowest trial costs latency,
+ * never a call: nothing is asked that a trial did not ask for.
+ */
+export class TrialGroup {
+  readonly #running: Set<number>
+  readonly #waiting: Waiting[] = []
+  #checkScheduled = false
+
+  constructor(trials: number) {
+    this.#running = new Set(Array.from({ length: trials }, (_, index) => index + 1))
+  }
+
+  /** Queues one trial's call; `key` identifies the call apart from the trial (its cache key without one). */
+  ask(trial: number, key: string, request: JudgeRequest<unknown>, send: TrialSender): Promise<JudgeResponse<unknown>> {
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ key, trial, request, send, resolve, reject })
+      this.#scheduleCheck()
+    })
+  }
+
+  /** Marks a trial as ended, so the others stop waiting for it. */
+  finish(trial: number): void {
+    this.#running.delete(trial)
+    this.#scheduleCheck()
+  }
+
+  #scheduleCheck(): void {
+    if (this.#checkScheduled) return
+    this.#checkScheduled = true
+    // A macrotask later: a trial that asks several calls at once (asyncMode) has asked them all by then.
+    setImmediate(() => {
+      this.#checkScheduled = false
+      this.#flushIfAllWaiting()
+    })
+  }
+
+  #flushIfAllWaiting(): void {
+    if (this.#waiting.length === 0) return
+    const waitingTrials = new Set(this.#waiting.map((entry) => entry.trial))
+    for (const trial of this.#running) if (!waitingTrials.has(trial)) return
+    const batches = new Map<string, Waiting[]>()
+    for (const entry of this.#waiting.splice(0)) {
+      const batch = batches.get(entry.key)
+      if (batch === undefined) batches.set(entry.key, [entry])
+      else batch.push(entry)
+    }
+    for (const batch of batches.values()) void this.#send(batch)
+  }
+
+  async #send(batch: readonly Waiting[]): Promise<void> {
+    const [first] = batch as [Waiting, ...Waiting[]]
+    // Each trial may have a signal of its own (a DAG walk stops its own calls when a node fails): a trial whose
+    // signal aborts stops waiting alone, and the shared request is cancelled only once every trial has given up.
+    const controller = new AbortController()
+    let waiting = batch.length
+    const settled = new Set<Waiting>()
+    const giveUp = (entry: Waiting) => () => {
+      if (settled.has(entry)) return
+      settled.add(entry)
+      entry.reject(new MeasurementAbortedError(entry.request.signal?.reason))
+      waiting -= 1
+      if (waiting === 0) controller.abort(entry.request.signal?.reason)
+    }
+    const listeners = batch.map((entry) => {
+      const listener = giveUp(entry)
+      if (entry.request.signal?.aborted) listener()
+      else entry.request.signal?.addEventListener('abort', listener, { once: true })
+      return listener
+    })
+    try {
+      const request = { ...first.request, signal: controller.signal }
+      const responses = await first.send(
+        request,
+        batch.map((entry) => entry.trial),
+      )
+      for (const [index, entry] of batch.entries()) {
+        if (!settled.has(entry)) entry.resolve(responses[index] as JudgeResponse<unknown>)
+      }
+    } catch (error) {
+      for (const entry of batch) if (!settled.has(entry)) entry.reject(error)
+    } finally {
+      for (const [index, entry] of batch.entries()) {
+        entry.request.signal?.removeEventListener('abort', listeners[index] as () => void)
+      }
+    }
+  }
+}
+
+interface TrialScope {
+  readonly group: TrialGroup
+  readonly trial: number
+}
+
+const scope = new AsyncLocalStorage<TrialScope>()
+
+/** The trial the current code runs in, if any: judge runtimes route its calls through the group. */
+export function currentTrial(): TrialScope | undefined {
+  return scope.getStore()
+}
+
+/** Runs one trial of a measurement: judge calls made inside carry its trial number. */
+export function inTrial<T>(group: TrialGroup, trial: number, run: () => Promise<T>): Promise<T> {
+  return scope.run({ group, trial }, run)
+}
+
+/**
+ * Runs `run` outside any trial: for calls a metric makes once for every trial, such as G-Eval's evaluation steps,
+ * which must not become one sample per trial.
+ */
+export function outsideTrials<T>(run: () => T): T {
+  return scope.exit(run)
+}

@@ -1,0 +1,84 @@
+// The trials run both runners' e2e files share: a G-Eval with { trials: 5, aggregate } for each aggregate, through
+// the real OpenAI judge against a local server that scores 2, 9, 4, 8, 9 over five samples. Recorded once with
+// JUDGETREE_CACHE=read-write, then replayed with JUDGETREE_CACHE=replay.
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { type OpenAIServer, startOpenAIServer } from '@judgetree/test-support'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { evaluationsOf, readReport } from './reports.js'
+import { type RunResult, scratchDir } from './runner.js'
+
+const FLAKY = [2, 9, 4, 8, 9]
+
+/** Registers the suite; `run` starts the runner on the trials fixture with the given environment. */
+export function trialsSuite(run: (env: Record<string, string>) => Promise<RunResult>): void {
+  describe('trials: a flaky judge, five trials per aggregate; recorded, then replayed with no request', () => {
+    const scratch = scratchDir()
+    let server: OpenAIServer
+    let recorded: RunResult
+    let replayed: RunResult
+    let requestsWhileRecording = 0
+
+    beforeAll(async () => {
+      server = await startOpenAIServer((request) => ({
+        samples: Array.from({ length: request.body.n ?? 1 }, (_, index) => {
+          const score = FLAKY[index % FLAKY.length] as number
+          return { json: { reason: `Scored ${score}.`, score } }
+        }),
+      }))
+      const env = (mode: string, name: string) => ({
+        OPENAI_BASE_URL: server.baseURL,
+        OPENAI_API_KEY: 'sk-test-e2e-0123456789abcdef',
+        JUDGETREE_CACHE: mode,
+        JUDGETREE_CACHE_DIR: join(scratch, 'cache'),
+        FIXTURE_REPORT_FILE: join(scratch, `${name}.json`),
+      })
+      recorded = await run(env('read-write', 'recorded'))
+      requestsWhileRecording = server.requests.length
+      replayed = await run(env('replay', 'replayed'))
+    }, 120_000)
+
+    afterAll(async () => {
+      await server?.close()
+      rmSync(scratch, { recursive: true, force: true })
+    })
+
+    test('each aggregate decides from the same five trials; only min fails', () => {
+      expect(recorded.code).toBe(1)
+      expect(recorded.output).toContain(
+        'FAIL Correctness: score 0.2 (threshold 0.5) · 3/5 trials passed, scores 0.2–0.9 (min) · judge gpt-4.1',
+      )
+      const report = readReport(join(scratch, 'recorded.json'))
+      const outcome = (aggregate: string) => {
+        const [record] = evaluationsOf(report, `five trials, ${aggregate}`)
+        const score = Math.round((record?.score ?? Number.NaN) * 1000) / 1000
+        return [score, record?.passRate, record?.success, record?.trials?.map((trial) => trial.score)]
+      }
+      const trials = [0.2, 0.9, 0.4, 0.8, 0.9]
+      expect(outcome('mean')).toEqual([0.64, 0.6, true, trials])
+      expect(outcome('median')).toEqual([0.8, 0.6, true, trials])
+      expect(outcome('min')).toEqual([0.2, 0.6, false, trials])
+      expect(outcome('majority')).toEqual([0.8, 0.6, true, trials])
+    })
+
+    test('one request asks for all five samples (n: 5) at temperature 1; the other tests find each trial cached', () => {
+      expect(requestsWhileRecording).toBe(1)
+      expect(server.requests[0]?.body).toMatchObject({ n: 5, temperature: 1 })
+      const [median] = evaluationsOf(readReport(join(scratch, 'recorded.json')), 'five trials, median')
+      expect(median?.usage).toMatchObject({ judgeCalls: 5, cachedCalls: 5 })
+    })
+
+    test('replay reproduces every trial with no request', () => {
+      expect(server.requests).toHaveLength(requestsWhileRecording)
+      expect(replayed.code).toBe(1)
+      expect(replayed.output).toContain('3/5 trials passed, scores 0.2–0.9 (min)')
+      const scores = (file: string) =>
+        readReport(join(scratch, file)).tests.flatMap((entry) =>
+          entry.evaluations.map((record) => [entry.name, record.score, record.trials?.map((trial) => trial.score)]),
+        )
+      expect(scores('replayed.json')).toEqual(scores('recorded.json'))
+      const [replay] = evaluationsOf(readReport(join(scratch, 'replayed.json')), 'five trials, mean')
+      expect(replay?.usage).toMatchObject({ judgeCalls: 5, cachedCalls: 5, promptTokens: 0 })
+    })
+  })
+}
