@@ -3,8 +3,10 @@
 // Needs Debian's `chromium` (CI installs it); skipped with a message when there is none.
 import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { evaluate } from '@judgetree/core'
 import { jsonReply, type OpenAIServer, startOpenAIServer } from '@judgetree/test-support'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { flatConversation, playfulChatbot, playfulConversation } from '../fixtures/shared/metrics.js'
 import { fixture, type RunResult, runVitest, scratchDir } from './support/runner.js'
 import { serveDirectory } from './support/static-server.js'
 
@@ -101,6 +103,34 @@ describe.skipIf(CHROMIUM === undefined)('the HTML report in a browser', () => {
     } finally {
       await browser.close()
       await site.close()
+    }
+  }, 60_000)
+
+  test('evaluate()’s HTML summary opens offline and shows the failure’s tree and DAG picture', async () => {
+    const outputFile = join(scratch, 'evaluation', 'report.json')
+    await evaluate([playfulConversation, flatConversation], [playfulChatbot()], { outputFile, summary: false })
+    const { chromium } = await import('playwright-core')
+    const browser = await chromium.launch({ executablePath: CHROMIUM as string, args: ['--no-sandbox'] })
+    try {
+      const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
+      const fetched: string[] = []
+      page.on('request', (request) => {
+        if (!request.url().startsWith('file:')) fetched.push(request.url())
+      })
+      await page.goto(`file://${join(scratch, 'evaluation', 'report.html')}`)
+      await expect.poll(() => page.getByText('pass rate').count()).toBe(1)
+      expect(await page.locator('.totals').innerText()).toContain('50%')
+      const picture = page.locator('figure svg')
+      expect(await picture.count()).toBe(1)
+      const box = await picture.boundingBox()
+      expect(box?.width).toBeGreaterThan(100)
+      // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is the point: what a person sees.
+      const tree = await page.locator('section pre').innerText()
+      expect(tree).toContain('\n   └─ ● false → 3  ◀ score 0.3')
+      expect(fetched).toEqual([])
+      await page.screenshot({ path: join(ARTIFACTS, 'evaluate-summary.png'), fullPage: true })
+    } finally {
+      await browser.close()
     }
   }, 60_000)
 })
