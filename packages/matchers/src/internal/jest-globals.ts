@@ -14,7 +14,12 @@ export interface JestHookOptions extends CoordinatorLimits {
   readonly globalSetup?: string
   /** The config's own globalTeardown, as written. */
   readonly globalTeardown?: string
+  /** False when withJudgetree was told `reporter: false`: a run without the reporter is then what was asked for. */
+  readonly reporter?: false
 }
+
+/** Set on `globalThis` by the judgetree reporter when Jest loads it (in the main process, as the global hooks). */
+export const JEST_REPORTER_LOADED = Symbol.for('judgetree.jestReporterLoaded')
 
 /**
  * The global through which a test file learns its project's `displayName` (withJudgetree copies it into the

@@ -134,7 +134,11 @@ describe('withJudgetree', () => {
       expect.stringMatching(/reporter\.cjs$/),
       { outputFile: 'out/judgetree.json' },
     ])
-    expect(withJudgetree({}, { reporter: false }).reporters).toBeUndefined()
+    const quiet = withJudgetree({}, { reporter: false }) as { reporters?: unknown; globals?: Record<string, unknown> }
+    expect(quiet.reporters).toBeUndefined()
+    // The global teardown warns about a missing reporter unless it was left out on purpose.
+    expect(quiet.globals?.['@judgetree/matchers']).toEqual({ reporter: false })
+    expect(withJudgetree(quiet).globals).toEqual({})
   })
 
   test('adds the setup file to every inline project, and accepts an async config function', async () => {

@@ -100,7 +100,7 @@ function addJudgetree<Config extends object>(
     throw new ConfigurationError(`withJudgetree(config): expected a Jest config object, got ${describeValue(input)}.`)
   }
   const config = input as JestConfigLike
-  const hookOptions = withHookOptions(config, limits)
+  const hookOptions = withHookOptions(config, limits, reporterOptions !== undefined)
   const result: JestConfigLike = {
     ...config,
     setupFilesAfterEnv: withSetup(config.setupFilesAfterEnv),
@@ -148,7 +148,11 @@ function addJudgetree<Config extends object>(
  * What judgetree's global hooks need from the config: the limits, and the config's own hooks, which judgetree's
  * replace and call. Undefined when there is nothing to pass on. A config wrapped before keeps what it had.
  */
-function withHookOptions(config: JestConfigLike, limits: InstallOptions['limits']): JestHookOptions | undefined {
+function withHookOptions(
+  config: JestConfigLike,
+  limits: InstallOptions['limits'],
+  reporter: boolean,
+): JestHookOptions | undefined {
   const previous = [config, ...(config.projects ?? [])]
     .map((entry) => (entry as JestConfigLike | null)?.globals?.[JEST_GLOBALS_KEY] as JestHookOptions | undefined)
     .find((found) => typeof found === 'object' && found !== null)
@@ -160,7 +164,9 @@ function withHookOptions(config: JestConfigLike, limits: InstallOptions['limits'
     ...limits,
     ...(globalSetup === undefined ? {} : { globalSetup }),
     ...(globalTeardown === undefined ? {} : { globalTeardown }),
+    ...(reporter ? {} : { reporter: false as const }),
   }
+  if (reporter) delete (options as { reporter?: false }).reporter
   return Object.keys(options).length === 0 ? undefined : options
 }
 
@@ -174,9 +180,12 @@ function withJudgetreeGlobals(
   hookOptions: JestHookOptions | undefined,
 ): Record<string, unknown> | undefined {
   const project = projectNameOf(displayName)
-  if (hookOptions === undefined && project === '') return undefined
+  const stale = hookOptions === undefined && globals !== undefined && JEST_GLOBALS_KEY in globals
+  if (hookOptions === undefined && project === '' && !stale) return undefined
+  // A config wrapped before, now with nothing to pass on (say, its reporter back on), loses what it had.
+  const { [JEST_GLOBALS_KEY]: _previous, ...others } = globals ?? {}
   return {
-    ...globals,
+    ...others,
     ...(hookOptions === undefined ? {} : { [JEST_GLOBALS_KEY]: hookOptions }),
     ...(project === '' ? {} : { [JEST_PROJECT_GLOBAL]: project }),
   }
