@@ -1,6 +1,18 @@
 // @judgetree/core: the public surface. Everything exported is listed by name so a change shows in a diff. The
 // judge plumbing (runtime, cache modes, coordinator) is its own entry, @judgetree/core/runtime.
 
+export {
+  type CalibrateOptions,
+  type Calibration,
+  type CalibrationCase,
+  type CalibrationDisagreement,
+  type CalibrationError,
+  calibrate,
+  type SuggestedThreshold,
+} from './calibrate/calibrate.js'
+export type { CalibrationLabel, LabelKind, LabelledCase } from './calibrate/labels.js'
+export type { Confusion } from './calibrate/statistics.js'
+export { formatStatistic, renderCalibration, renderDisagreement } from './calibrate/summary.js'
 export type { DotOptions } from './dag/dot.js'
 export { DeepAcyclicGraph, type DeepAcyclicGraphOptions } from './dag/graph.js'
 export type { MermaidOptions } from './dag/mermaid.js'

@@ -2,6 +2,7 @@ import { describe, expectTypeOf, test } from 'vitest'
 import {
   BinaryJudgementNode,
   type BinaryJudgementNodeOptions,
+  type Calibration,
   type CodeCheckResult,
   CodeNode,
   type CodeNodeView,
@@ -14,6 +15,7 @@ import {
   ConversationalTaskNode,
   type ConversationalTestCase,
   ConversationalVerdictNode,
+  calibrate,
   DAGMetric,
   DeepAcyclicGraph,
   type DotOptions,
@@ -235,5 +237,30 @@ describe('public types', () => {
     })
     // @ts-expect-error LLMTestCaseParams itself keeps its printed values
     typeOnly(() => LLMTestCaseParams.METADATA)
+  })
+
+  test("calibrate() takes cases of the metric's kind with one kind of label, and keeps their type", () => {
+    const single = new DAGMetric({
+      name: 'single',
+      dag: new DeepAcyclicGraph({
+        rootNodes: [
+          new BinaryJudgementNode({
+            criteria: 'Ok?',
+            evaluationParams: [LLMTestCaseParams.ACTUAL_OUTPUT],
+            children: verdicts(),
+          }),
+        ],
+      }),
+    })
+    const answer = { input: 'Hi', actualOutput: 'Hello' }
+    typeOnly(() =>
+      expectTypeOf(calibrate(single, [{ testCase: answer, label: { pass: true } }])).resolves.toEqualTypeOf<
+        Calibration<LLMTestCase>
+      >(),
+    )
+    // @ts-expect-error a label is { pass: boolean } or { score: number }
+    typeOnly(() => calibrate(single, [{ testCase: answer, label: { pass: 'yes' } }]))
+    // @ts-expect-error a single-turn metric calibrates on single-turn cases
+    typeOnly(() => calibrate(single, [{ testCase: { turns: [] }, label: { score: 1 } }]))
   })
 })

@@ -2,7 +2,7 @@
 // 'expect' module) and the global `expect` of @types/jest (the `jest` namespace). Load them once, from any .d.ts
 // file of your project: import type {} from '@judgetree/matchers/jest/types'
 import type { Metric } from '@judgetree/core'
-import type { ToPassMetricOptions } from '@judgetree/matchers'
+import type { AgreementExpectation, ToPassMetricOptions } from '@judgetree/matchers'
 
 declare module 'expect' {
   interface Matchers<R extends void | Promise<void>, T = unknown> {
@@ -14,6 +14,14 @@ declare module 'expect' {
      * await expect(conversation).toPassMetric(playfulChatbot, { threshold: 0.7 })
      */
     toPassMetric(metric: Metric, options?: ToPassMetricOptions): Promise<void>
+    /**
+     * Passes when a calibration (what `calibrate()` resolves to) reaches every bound named: `kappa`,
+     * `agreement` and `spearman` at least, `meanAbsoluteError` at most.
+     *
+     * @example
+     * expect(await calibrate(politeness, labelled)).toAgreeWith({ kappa: 0.6 })
+     */
+    toAgreeWith(expected: AgreementExpectation): R
   }
 }
 
@@ -26,6 +34,8 @@ declare global {
        * reaches the threshold. Always `await` it.
        */
       toPassMetric(metric: Metric, options?: ToPassMetricOptions): Promise<R>
+      /** Passes when a calibration reaches every bound named (`meanAbsoluteError` is a maximum). */
+      toAgreeWith(expected: AgreementExpectation): R
     }
   }
 }

@@ -3,7 +3,7 @@
 // (or list "@judgetree/matchers/vitest/types" in tsconfig.json's compilerOptions.types).
 // Vitest 5 changed the Matchers interface: use '@judgetree/matchers/vitest/types-v5' there.
 import type { Metric } from '@judgetree/core'
-import type { JudgetreeRecord, ToPassMetricOptions } from '@judgetree/matchers'
+import type { AgreementExpectation, JudgetreeRecord, ToPassMetricOptions } from '@judgetree/matchers'
 // Without an import of 'vitest' itself, TypeScript does not merge TaskMeta, which Vitest re-exports.
 import type {} from 'vitest'
 
@@ -18,6 +18,14 @@ declare module 'vitest' {
      * await expect(conversation).toPassMetric(playfulChatbot, { threshold: 0.7 })
      */
     toPassMetric(metric: Metric, options?: ToPassMetricOptions): Promise<void>
+    /**
+     * Passes when a calibration (what `calibrate()` resolves to) reaches every bound named: `kappa`,
+     * `agreement` and `spearman` at least, `meanAbsoluteError` at most.
+     *
+     * @example
+     * expect(await calibrate(politeness, labelled)).toAgreeWith({ kappa: 0.6 })
+     */
+    toAgreeWith(expected: AgreementExpectation): void
   }
 
   interface TaskMeta {

@@ -134,7 +134,7 @@ export async function evaluate<TestCase extends LLMTestCase | ConversationalTest
 }
 
 /** Metrics never reject by contract; one that does anyway becomes an errored result, not a crashed run. */
-async function measureSafely(
+export async function measureSafely(
   metric: EvaluationMetric,
   testCase: LLMTestCase | ConversationalTestCase,
   signal: AbortSignal | undefined,

@@ -18,7 +18,7 @@ export interface InstallOptions {
 }
 
 /**
- * Checks `{ timeout, reporter, concurrency, requestsPerMinute }` and any extra flags, throwing one
+ * Checks `{ timeout, reporter, concurrency, requestsPerMinute, baseline, failOnRegression }` and any extra flags, throwing one
  * ConfigurationError that lists every problem.
  */
 export function checkInstallOptions(options: unknown, where: string, flags: readonly string[] = []): InstallOptions {
@@ -26,7 +26,7 @@ export function checkInstallOptions(options: unknown, where: string, flags: read
     throw new ConfigurationError(`${where}: expected an options object, got ${describeValue(options)}.`)
   }
   const values = options as Record<string, unknown>
-  const { timeout = 60_000, reporter = true, concurrency, requestsPerMinute } = values
+  const { timeout = 60_000, reporter = true, concurrency, requestsPerMinute, baseline, failOnRegression } = values
   const problems: string[] = []
   if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) {
     problems.push(`Expected \`timeout\` to be a number of milliseconds above 0, got ${describeValue(timeout)}.`)
@@ -53,8 +53,16 @@ export function checkInstallOptions(options: unknown, where: string, flags: read
       problems.push(`Expected \`${flag}\` to be true or false, got ${describeValue(values[flag])}.`)
     }
   }
+  if (reporter === false && (baseline !== undefined || failOnRegression !== undefined)) {
+    problems.push('`baseline` and `failOnRegression` need the judgetree reporter; remove `reporter: false`.')
+  }
   if (problems.length > 0) {
     throw new ConfigurationError(`${where}:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`)
+  }
+  // The baseline options are the reporter's; the top level takes them too, where users look for them.
+  const baselineOptions = {
+    ...(baseline === undefined ? {} : { baseline }),
+    ...(failOnRegression === undefined ? {} : { failOnRegression }),
   }
   return {
     timeout: timeout as number,
@@ -63,6 +71,11 @@ export function checkInstallOptions(options: unknown, where: string, flags: read
       ...(requestsPerMinute === undefined ? {} : { requestsPerMinute: requestsPerMinute as number }),
     },
     reporterOptions:
-      reporter === false ? undefined : checkReporterOptions(reporter === true ? {} : reporter, `${where} reporter`),
+      reporter === false
+        ? undefined
+        : checkReporterOptions(
+            { ...(reporter === true ? {} : (reporter as object)), ...baselineOptions },
+            `${where} reporter`,
+          ),
   }
 }

@@ -81,4 +81,18 @@ describe('publishReport', () => {
     publishReport(report([evaluation]), { root, options: {}, print })
     expect(readFileSync(summary, 'utf8')).toMatch(/^## Earlier step\n## judgetree\n/)
   })
+
+  test('a baseline that cannot be written is a warning, and the report is still written', () => {
+    vi.stubEnv('JUDGETREE_UPDATE_BASELINE', '1')
+    // A file where the baseline's directory should be: the write fails.
+    writeFileSync(join(root, 'blocked'), '')
+    const options = { baseline: 'blocked/baseline.json' }
+    const { failure } = publishReport(report([evaluation]), { root, options, print: (text) => printed.push(text) })
+    expect(failure).toBeUndefined()
+    expect(printed.join('')).toMatch(/judgetree: warning: could not write the baseline blocked\/baseline\.json: /)
+    expect(printed.join('')).not.toContain('baseline written')
+    const written = JSON.parse(readFileSync(join(root, '.judgetree', 'report.json'), 'utf8')) as JudgetreeReport
+    expect(written.summary.metrics).toBe(1)
+    expect(written.baseline).toMatchObject({ status: 'not-written', error: expect.stringContaining('blocked') })
+  })
 })

@@ -1,20 +1,44 @@
 import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, relative, resolve } from 'node:path'
+import { checkBaseline } from './publish-baseline.js'
 import { DEFAULT_REPORT_FILE, type JudgetreeReporterOptions } from './reporter-options.js'
 import { type JudgetreeReport, renderMarkdown, renderRunOutput } from './run-report.js'
 
-/** Prints the run's failed evaluations and summary, writes the JSON report and the GitHub step summary. */
+/**
+ * Prints the run's failed evaluations and summary, writes the JSON report and the GitHub step summary, and compares
+ * the run with its baseline (or writes it). Returns why the run must fail when `failOnRegression` says so.
+ */
 export function publishReport(
   report: JudgetreeReport,
   { root, options, print }: { root: string; options: JudgetreeReporterOptions; print: (text: string) => void },
-): void {
+): { failure: string | undefined } {
+  let baseline = report.summary.metrics === 0 ? undefined : checkBaseline(report, { root, options, env: process.env })
+  if (baseline?.write) {
+    try {
+      writeJsonAtomically(baseline.write.file, baseline.write.content)
+    } catch (error) {
+      // Not written after all: say so in place of the line that says it was, and in the report.
+      const problem = `could not write the baseline ${baseline.section.file}: ${(error as Error).message}`
+      baseline = {
+        ...baseline,
+        section: { ...baseline.section, status: 'not-written', error: problem },
+        lines: [...baseline.lines.slice(0, -1), `judgetree: warning: ${problem}`],
+      }
+    }
+  }
+  const full = baseline === undefined ? report : { ...report, baseline: baseline.section }
   const file = reportFile(root, options.outputFile, report.shard)
-  if (file !== undefined) writeJsonAtomically(file, report)
-  if (report.summary.metrics === 0) return
-  const notes = file === undefined ? [] : [`judgetree: JSON report in ${displayPath(root, file)}`]
-  print(`\n${renderRunOutput(report, notes)}\n`)
+  // Whatever happened to the baseline, the run's own report is written.
+  if (file !== undefined) writeJsonAtomically(file, full)
+  const lines = baseline?.lines ?? []
+  if (report.summary.metrics === 0) return { failure: undefined }
+  const notes = [...lines, ...(file === undefined ? [] : [`judgetree: JSON report in ${displayPath(root, file)}`])]
+  print(`\n${renderRunOutput(full, notes)}\n`)
   const stepSummary = process.env.GITHUB_STEP_SUMMARY
-  if (options.githubSummary !== false && stepSummary) appendFileSync(stepSummary, `${renderMarkdown(report)}\n`)
+  if (options.githubSummary !== false && stepSummary) {
+    appendFileSync(stepSummary, `${renderMarkdown(full)}\n${baseline ? baseline.markdown : ''}`)
+  }
+  return { failure: baseline?.failure }
 }
 
 function reportFile(

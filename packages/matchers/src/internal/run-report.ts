@@ -1,3 +1,4 @@
+import type { JudgetreeReportBaseline } from './publish-baseline.js'
 import type { JudgetreeRecord } from './record.js'
 
 /** One test that ran `toPassMetric` at least once. */
@@ -49,6 +50,8 @@ export interface JudgetreeReport {
   readonly shard: { readonly index: number; readonly count: number } | null
   readonly summary: JudgetreeRunSummary
   readonly tests: readonly JudgetreeReportTest[]
+  /** This run against the baseline; present when the reporter has a `baseline`. */
+  readonly baseline?: JudgetreeReportBaseline | undefined
 }
 
 /**

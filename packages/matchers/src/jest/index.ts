@@ -25,6 +25,17 @@ export interface WithJudgetreeOptions {
    * @default process.env.JUDGETREE_RPM, else unlimited
    */
   requestsPerMinute?: number | undefined
+  /**
+   * Compare each run with this baseline file (relative to the project root): score changes, new failures, new
+   * passes, new and missing tests, in the terminal, the step summary and the JSON report. Write or refresh it with
+   * `JUDGETREE_UPDATE_BASELINE=1`. Same as the reporter option. @default no baseline
+   */
+  baseline?: string | undefined
+  /**
+   * Fail the run when a score falls below its baseline (by more than `tolerance`), even where the threshold still
+   * passes. Needs `baseline`. @default false
+   */
+  failOnRegression?: boolean | { readonly tolerance: number } | undefined
 }
 
 /** What withJudgetree adds to a Jest config. */

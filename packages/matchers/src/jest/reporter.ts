@@ -41,6 +41,7 @@ export default class JudgetreeJestReporter {
   readonly #directory: string
   readonly #options: JudgetreeReporterOptions
   readonly #shard: JudgetreeReport['shard']
+  #failure: string | undefined
 
   constructor(globalConfig: GlobalConfigLike, options?: JudgetreeReporterOptions) {
     this.#options = checkReporterOptions(options, 'The judgetree reporter')
@@ -74,15 +75,17 @@ export default class JudgetreeJestReporter {
         }
       }
     }
-    publishReport(buildReport('jest', tests, this.#shard), {
+    const { failure } = publishReport(buildReport('jest', tests, this.#shard), {
       root: this.#root,
       options: this.#options,
       print: (text) => process.stderr.write(`${text}\n`),
     })
+    this.#failure = failure
   }
 
+  /** Jest exits with 1 when a reporter reports an error: how failOnRegression fails a run whose tests passed. */
   getLastError(): Error | undefined {
-    return undefined
+    return this.#failure === undefined ? undefined : new Error(this.#failure)
   }
 }
 

@@ -2,6 +2,7 @@
 // a test left running. withJudgetree() adds it to `setupFilesAfterEnv`; without it, add
 // '@judgetree/matchers/jest/setup' there yourself.
 import { afterEach, expect } from '@jest/globals'
+import { checkAgreement } from '../internal/agreement.js'
 import { evaluateToPassMetric, type MatcherColours } from '../internal/evaluate.js'
 import { JEST_PROJECT_GLOBAL } from '../internal/jest-globals.js'
 import { appendSidecarLine } from '../internal/jest-sidecar.js'
@@ -57,7 +58,11 @@ async function toPassMetric(this: MatcherThis, received: unknown, metric: unknow
   }
 }
 
-expect.extend({ toPassMetric })
+function toAgreeWith(this: MatcherThis, received: unknown, expected: unknown) {
+  return checkAgreement(received, expected, this.isNot === true)
+}
+
+expect.extend({ toPassMetric, toAgreeWith })
 
 // Nothing keeps running after the test: assertions it did not await, or that its timeout cut short, are cancelled.
 afterEach(async () => {

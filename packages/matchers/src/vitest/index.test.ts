@@ -104,6 +104,35 @@ describe('judgetree() plugin', () => {
     expect(quiet.provided).toEqual({ judgetree: { annotatePassing: false, pictures: true } })
   })
 
+  test('baseline and failOnRegression go to the reporter, and are checked', () => {
+    const vitest = install(
+      judgetree({
+        baseline: '.judgetree/baseline.json',
+        failOnRegression: { tolerance: 0.05 },
+        reporter: { outputFile: 'o.json' },
+      }),
+      {},
+      [fakeProject()],
+    )
+    expect(vitest.config.reporters).toEqual([
+      [
+        expect.stringMatching(/reporter\.js$/),
+        { outputFile: 'o.json', baseline: '.judgetree/baseline.json', failOnRegression: { tolerance: 0.05 } },
+      ],
+    ])
+    expect(() => judgetree({ baseline: '', failOnRegression: { tolerance: 2 } } as never)).toThrow(
+      'judgetree(options) reporter:\n' +
+        "  - Expected `baseline` to be a path such as '.judgetree/baseline.json', got '' (string).\n" +
+        '  - Expected `failOnRegression` to be true, false or { tolerance } with a tolerance from 0 to 1, got { tolerance: `2` (number) }.',
+    )
+    expect(() => judgetree({ failOnRegression: true })).toThrow(
+      "`failOnRegression` needs a `baseline` to compare with, e.g. baseline: '.judgetree/baseline.json'.",
+    )
+    expect(() => judgetree({ baseline: 'b.json', reporter: false })).toThrow(
+      '`baseline` and `failOnRegression` need the judgetree reporter; remove `reporter: false`.',
+    )
+  })
+
   test('does not add the reporter when the config already lists it', () => {
     const listed = ['@judgetree/matchers/vitest/reporter']
     expect(install(judgetree(), {}, [fakeProject()], listed).config.reporters).toEqual(listed)

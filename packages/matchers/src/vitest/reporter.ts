@@ -50,8 +50,15 @@ export default class JudgetreeReporter implements Reporter {
     }
     const shard = vitest.config.shard ? { index: vitest.config.shard.index, count: vitest.config.shard.count } : null
     const report = buildReport('vitest', tests, shard)
-    this.#publish = () =>
-      publishReport(report, { root, options: this.#options, print: (text) => vitest.logger.log(text) })
+    this.#publish = () => {
+      const { failure } = publishReport(report, {
+        root,
+        options: this.#options,
+        print: (text) => vitest.logger.log(text),
+      })
+      // failOnRegression: the tests passed, the run does not. Vitest only ever raises the exit code.
+      if (failure !== undefined) process.exitCode = 1
+    }
     // Vitest 3 prints its own summary in onFinished, which comes later (and is gone in Vitest 4): print after it.
     if (Number(vitest.version.split('.')[0]) >= 4) this.#flush()
   }

@@ -3,6 +3,7 @@
 // '@judgetree/matchers/vitest/setup' there yourself.
 import * as vitest from 'vitest'
 import { afterEach, expect, inject } from 'vitest'
+import { checkAgreement } from '../internal/agreement.js'
 import { evaluateToPassMetric, type MatcherColours } from '../internal/evaluate.js'
 import { callSiteOf, PendingAssertions } from '../internal/pending.js'
 import { evaluationPicture } from '../internal/picture.js'
@@ -54,7 +55,11 @@ async function toPassMetric(this: MatcherThis, received: unknown, metric: unknow
   }
 }
 
-expect.extend({ toPassMetric })
+function toAgreeWith(this: MatcherThis, received: unknown, expected: unknown) {
+  return checkAgreement(received, expected, this.isNot === true)
+}
+
+expect.extend({ toPassMetric, toAgreeWith })
 
 // Nothing keeps running after the test: assertions it did not await, or that its timeout cut short, are cancelled.
 afterEach(async ({ task }) => {

@@ -1,0 +1,256 @@
+import { setMaxListeners } from 'node:events'
+import { ConfigurationError, type JudgetreeError, MeasurementAbortedError } from '../errors.js'
+import { type EvaluationMetric, measureSafely } from '../evaluate/evaluate.js'
+import { type EvaluationProgress, type OutputStream, ProgressBar } from '../evaluate/progress-bar.js'
+import type { Metric, MetricResult, MetricUsage } from '../metric/types.js'
+import { addUsage, NO_USAGE } from '../metric/usage.js'
+import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
+import type { MetricTrace } from '../trace/types.js'
+import { type CalibrationLabel, checkLabelledCases, type LabelKind, type LabelledCase } from './labels.js'
+import {
+  agreementOf,
+  type Confusion,
+  cohensKappa,
+  confusionOf,
+  fitThreshold,
+  meanAbsoluteError,
+  spearman,
+} from './statistics.js'
+import { renderCalibration } from './summary.js'
+
+/** Options of {@link calibrate}. */
+export interface CalibrateOptions {
+  /** Cases measured at once (judge calls are limited separately, by the judge runtime). @default 64 */
+  concurrency?: number | undefined
+  /** Called after each case with the totals so far. */
+  onProgress?: ((progress: EvaluationProgress) => void) | undefined
+  /** Draw a progress bar on stderr. @default stderr is a terminal and CI is not set */
+  progress?: boolean | undefined
+  /** Print the calibration summary to stdout at the end. @default true */
+  summary?: boolean | undefined
+  /** Stops starting cases and cancels those in flight; calibrate() then rejects with MeasurementAbortedError. */
+  signal?: AbortSignal | undefined
+  /** @default process.stdout */
+  stdout?: OutputStream | undefined
+  /** @default process.stderr */
+  stderr?: OutputStream | undefined
+}
+
+/** One labelled case the metric measured, and how its verdict compares with the human's. */
+export interface CalibrationCase<TestCase> {
+  /** The case's position in the labelled list. */
+  readonly index: number
+  readonly name: string | undefined
+  readonly testCase: TestCase
+  readonly label: CalibrationLabel
+  readonly result: MetricResult
+  /** The metric passed the case. */
+  readonly judgePass: boolean
+  /** The human passed it: `label.pass`, or `label.score` at or above the metric's threshold. */
+  readonly humanPass: boolean
+}
+
+/** A case where the judge's verdict is not the human's: the evidence for reading the judge's reasoning. */
+export interface CalibrationDisagreement<TestCase> extends CalibrationCase<TestCase> {
+  readonly score: number
+  readonly threshold: number
+  readonly reason: string | undefined
+  readonly trace: MetricTrace
+}
+
+/** A labelled case whose measurement failed: reported here, left out of every statistic. */
+export interface CalibrationError<TestCase> {
+  readonly index: number
+  readonly name: string | undefined
+  readonly testCase: TestCase
+  readonly label: CalibrationLabel
+  readonly error: JudgetreeError
+}
+
+/** The threshold that would have agreed best with the humans: fitted on the same cases, so optimistic. */
+export interface SuggestedThreshold {
+  /** "score ≥ value passes" agrees with the most labels. */
+  readonly value: number
+  /** The agreement it reaches on these cases. */
+  readonly agreement: number
+  /** How many cases it was fitted on: check it on cases it has not seen before trusting the agreement. */
+  readonly fittedOn: number
+}
+
+/** How far a metric's verdicts agree with human labels. Statistics cover the measured cases only. */
+export interface Calibration<TestCase = LLMTestCase | ConversationalTestCase> {
+  /** The metric's name. */
+  readonly metric: string
+  /** The metric's threshold, against which score labels are turned into pass/fail. */
+  readonly threshold: number
+  /** `pass` for pass/fail labels, `score` for score labels. */
+  readonly labels: LabelKind
+  /** Labelled cases given. */
+  readonly cases: number
+  /** Cases measured without an error: what the statistics are computed on. */
+  readonly measured: number
+  /** Cases whose measurement failed (see {@link errors}). */
+  readonly errored: number
+  /** Share of measured cases where the judge's pass/fail is the human's; undefined when none was measured. */
+  readonly agreement: number | undefined
+  /** Cohen's kappa of the pass/fail verdicts: 1 perfect, 0 no better than chance; undefined when not defined. */
+  readonly kappa: number | undefined
+  /** Score labels only: mean |judge score − human score|. */
+  readonly meanAbsoluteError: number | undefined
+  /** Score labels only: Spearman's rank correlation of judge and human scores (ties get average ranks). */
+  readonly spearman: number | undefined
+  readonly confusion: Confusion
+  /** Cases where the verdicts differ, the farthest apart first. */
+  readonly disagreements: readonly CalibrationDisagreement<TestCase>[]
+  /** Undefined when no case was measured. */
+  readonly suggestedThreshold: SuggestedThreshold | undefined
+  readonly errors: readonly CalibrationError<TestCase>[]
+  /** Every measured case, in the labelled order. */
+  readonly results: readonly CalibrationCase<TestCase>[]
+  readonly usage: MetricUsage
+  readonly durationMs: number
+}
+
+/**
+ * Runs a metric over cases a human labelled and measures how far the judge agrees with the human: agreement,
+ * Cohen's kappa, confusion counts, and for score labels the mean absolute error and Spearman's correlation; lists
+ * each disagreement with the judge's reason and trace, and the threshold that would have agreed best. A case whose
+ * measurement fails is reported in `errors` and left out of the numbers. Progress and summary as evaluate().
+ *
+ * @example
+ * const calibration = await calibrate(politeness, [
+ *   { testCase: { input: 'Where is my order?', actualOutput: 'Check the website.' }, label: { pass: false } },
+ *   { testCase: { input: 'Where is my order?', actualOutput: 'Sorry for the wait! It ships today.' }, label: { pass: true } },
+ * ])
+ * expect(calibration.kappa).toBeGreaterThan(0.6)
+ */
+export async function calibrate<TestCase extends LLMTestCase | ConversationalTestCase>(
+  metric: Metric<TestCase>,
+  labelled: readonly LabelledCase<TestCase>[],
+  options: CalibrateOptions = {},
+): Promise<Calibration<TestCase>> {
+  if (typeof (metric as { measure?: unknown } | null)?.measure !== 'function') {
+    throw new ConfigurationError(
+      `calibrate(metric, labelled): expected \`metric\` to be a metric (an object with a measure() method), got ${typeof metric}.`,
+    )
+  }
+  const labels = checkLabelledCases(labelled, metric.kind)
+  const concurrency = options.concurrency ?? 64
+  if (!(Number.isInteger(concurrency) && concurrency >= 1)) {
+    throw new ConfigurationError(
+      `calibrate(): expected \`concurrency\` to be a whole number from 1 and up, got \`${String(concurrency)}\`.`,
+    )
+  }
+  const started = performance.now()
+  const stop = new AbortController()
+  setMaxListeners(0, stop.signal)
+  const onAbort = (): void => stop.abort(options.signal?.reason)
+  if (options.signal?.aborted) onAbort()
+  else options.signal?.addEventListener('abort', onAbort, { once: true })
+
+  const stderr = options.stderr ?? process.stderr
+  const bar = (options.progress ?? (stderr.isTTY === true && !process.env.CI)) ? new ProgressBar(stderr) : undefined
+  const measured: MetricResult[] = new Array(labelled.length)
+  const totals = { done: 0, passed: 0, failed: 0, errored: 0, judgeCalls: 0, cachedCalls: 0 }
+  let next = 0
+  const worker = async (): Promise<void> => {
+    while (!stop.signal.aborted && next < labelled.length) {
+      const at = next++
+      const result = await measureSafely(
+        metric as EvaluationMetric,
+        (labelled[at] as LabelledCase<TestCase>).testCase,
+        stop.signal,
+      )
+      measured[at] = result
+      totals.done += 1
+      if (result.error) totals.errored += 1
+      else if (result.success) totals.passed += 1
+      else totals.failed += 1
+      totals.judgeCalls += result.usage.judgeCalls
+      totals.cachedCalls += result.usage.cachedCalls
+      const progress = { ...totals, total: labelled.length, elapsedMs: performance.now() - started }
+      bar?.update(progress)
+      options.onProgress?.(progress)
+    }
+  }
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, labelled.length) }, worker))
+  } finally {
+    bar?.finish()
+    options.signal?.removeEventListener('abort', onAbort)
+  }
+  if (stop.signal.aborted) throw new MeasurementAbortedError(stop.signal.reason)
+
+  const calibration = summariseCalibration(metric, labelled, measured, labels, performance.now() - started)
+  if (options.summary ?? true) (options.stdout ?? process.stdout).write(`${renderCalibration(calibration)}\n`)
+  return calibration
+}
+
+/** Turns the measured results into the calibration's numbers. */
+export function summariseCalibration<TestCase>(
+  metric: { readonly name: string; readonly threshold: number },
+  labelled: readonly LabelledCase<TestCase>[],
+  measured: readonly MetricResult[],
+  labels: LabelKind,
+  durationMs: number,
+): Calibration<TestCase> {
+  const results: CalibrationCase<TestCase>[] = []
+  const errors: CalibrationError<TestCase>[] = []
+  let usage = NO_USAGE
+  for (const [index, { testCase, label, name }] of labelled.entries()) {
+    const result = measured[index] as MetricResult
+    usage = addUsage(usage, result.usage)
+    const caseName = name ?? nameOf(testCase)
+    if (result.error) {
+      errors.push({ index, name: caseName, testCase, label, error: result.error })
+      continue
+    }
+    const humanPass = 'pass' in label ? label.pass : label.score >= result.threshold
+    results.push({ index, name: caseName, testCase, label, result, judgePass: result.success, humanPass })
+  }
+  const confusion = confusionOf(results)
+  const scorePairs = results.map(({ result, label }) => [result.score, (label as { score: number }).score] as const)
+  const fitted = fitThreshold(
+    results.map(({ result, humanPass }) => ({ score: result.score, humanPass })),
+    metric.threshold,
+  )
+  const disagreements = results
+    .filter((entry) => entry.judgePass !== entry.humanPass)
+    .map((entry) => ({
+      ...entry,
+      score: entry.result.score,
+      threshold: entry.result.threshold,
+      reason: entry.result.reason,
+      trace: entry.result.trace,
+    }))
+    .sort((a, b) => distance(b) - distance(a) || a.index - b.index)
+  return {
+    metric: metric.name,
+    threshold: metric.threshold,
+    labels,
+    cases: labelled.length,
+    measured: results.length,
+    errored: errors.length,
+    agreement: agreementOf(confusion),
+    kappa: cohensKappa(confusion),
+    meanAbsoluteError: labels === 'score' ? meanAbsoluteError(scorePairs) : undefined,
+    spearman: labels === 'score' ? spearman(scorePairs) : undefined,
+    confusion,
+    disagreements,
+    suggestedThreshold: fitted && { ...fitted, fittedOn: results.length },
+    errors,
+    results,
+    usage,
+    durationMs: Math.round(durationMs),
+  }
+}
+
+/** How far the judge's score is from the human's label: 1 for a pass label is a perfect score. */
+function distance({ result, label }: CalibrationCase<unknown>): number {
+  return Math.abs(result.score - ('pass' in label ? (label.pass ? 1 : 0) : label.score))
+}
+
+function nameOf(testCase: unknown): string | undefined {
+  const name = (testCase as { name?: unknown } | null)?.name
+  return typeof name === 'string' && name !== '' ? name : undefined
+}

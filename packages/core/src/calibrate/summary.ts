@@ -1,0 +1,103 @@
+import { formatCost, formatCount } from '../evaluate/summary.js'
+import { formatScore } from '../trace/render.js'
+import type { Calibration, CalibrationDisagreement } from './calibrate.js'
+
+const WORST_SHOWN = 5
+
+/** `0.742`, or `n/a` for a statistic that is not defined on these cases. */
+export function formatStatistic(value: number | undefined): string {
+  return value === undefined ? 'n/a' : (Math.round(value * 1000) / 1000).toFixed(3)
+}
+
+/**
+ * The plain-text report printed after calibrate(): the statistics, the confusion table, the suggested threshold,
+ * the worst disagreements and errors, then one summary line.
+ */
+export function renderCalibration(calibration: Calibration<unknown>): string {
+  const { confusion, suggestedThreshold: fitted } = calibration
+  const kind = calibration.labels === 'pass' ? 'pass/fail labels' : 'score labels'
+  const lines = [
+    `calibration of ${calibration.metric} against ${formatCount(calibration.cases)} human ${kind}`,
+    '',
+    `  agreement        ${formatStatistic(calibration.agreement)}  (${formatCount(confusion.truePositive + confusion.trueNegative)} of ${formatCount(calibration.measured)} verdicts)`,
+    `  Cohen's kappa    ${formatStatistic(calibration.kappa)}`,
+  ]
+  if (calibration.labels === 'score') {
+    lines.push(
+      `  mean abs. error  ${formatStatistic(calibration.meanAbsoluteError)}`,
+      `  Spearman         ${formatStatistic(calibration.spearman)}`,
+    )
+  }
+  const cells = [
+    ['', 'human pass', 'human fail'],
+    ['judge pass', formatCount(confusion.truePositive), formatCount(confusion.falsePositive)],
+    ['judge fail', formatCount(confusion.falseNegative), formatCount(confusion.trueNegative)],
+  ]
+  lines.push(
+    '',
+    ...cells.map(([head, pass, fail]) => `  ${head?.padEnd(10)}  ${pass?.padStart(10)}  ${fail?.padStart(10)}`),
+  )
+  if (fitted) {
+    const current = formatScore(calibration.threshold)
+    const fittedOn = `fitted on these ${formatCount(fitted.fittedOn)} cases`
+    lines.push(
+      '',
+      fitted.value === calibration.threshold
+        ? `  threshold ${current} agrees best of any threshold (${fittedOn})`
+        : `  threshold ${current}; ${formatScore(fitted.value)} would agree best ` +
+            `(${formatStatistic(fitted.agreement)}, ${fittedOn}: check it on others)`,
+    )
+  }
+  const worst = calibration.disagreements.slice(0, WORST_SHOWN)
+  if (worst.length > 0) {
+    lines.push('', `${plural(calibration.disagreements.length, 'disagreement')}, the farthest apart first:`)
+    lines.push(...worst.map(renderDisagreement))
+    if (calibration.disagreements.length > WORST_SHOWN) {
+      lines.push(`  … and ${calibration.disagreements.length - WORST_SHOWN} more in \`disagreements\``)
+    }
+  }
+  if (calibration.errors.length > 0) {
+    lines.push(
+      '',
+      `${plural(calibration.errors.length, 'case')} errored and ${calibration.errors.length === 1 ? 'is' : 'are'} left out of the numbers:`,
+    )
+    for (const { index, name, error } of calibration.errors.slice(0, WORST_SHOWN)) {
+      lines.push(`  ✗ ${caseLabel(index, name)}: ${firstLine(error.message)}`)
+    }
+  }
+  const usage = calibration.usage
+  lines.push(
+    '',
+    `judgetree calibration: ${formatCount(calibration.cases)} cases, ${formatCount(calibration.measured)} measured, ` +
+      `${formatCount(calibration.errored)} errored · ${formatCount(usage.judgeCalls)} judge calls ` +
+      `(${formatCount(usage.cachedCalls)} cached) · ${formatCount(usage.promptTokens + usage.completionTokens)} tokens · ` +
+      formatCost(usage.costUsd),
+  )
+  return lines.join('\n')
+}
+
+/** `  ✗ case 4 "late parcel": judge 0.9 (pass), human fail · The reply apologises…` */
+export function renderDisagreement(disagreement: CalibrationDisagreement<unknown>): string {
+  const { index, name, score, judgePass, label, reason } = disagreement
+  const human =
+    'pass' in label
+      ? label.pass
+        ? 'pass'
+        : 'fail'
+      : `${formatScore(label.score)} (${disagreement.humanPass ? 'pass' : 'fail'})`
+  const because = reason ? ` · ${firstLine(reason)}` : ''
+  return `  ✗ ${caseLabel(index, name)}: judge ${formatScore(score)} (${judgePass ? 'pass' : 'fail'}), human ${human}${because}`
+}
+
+function plural(count: number, noun: string): string {
+  return `${formatCount(count)} ${noun}${count === 1 ? '' : 's'}`
+}
+
+function caseLabel(index: number, name: string | undefined): string {
+  return `case ${index}${name ? ` "${name}"` : ''}`
+}
+
+function firstLine(text: string): string {
+  const first = text.split('\n')[0] ?? ''
+  return first.length > 160 ? `${first.slice(0, 160)}…` : first
+}
