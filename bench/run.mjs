@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 // Every scenario loads the same snapshot of packages/core/dist, placed inside the package so that its imports
-// (zod, openai, p-queue) resolve: a rebuild while the benchmark runs cannot change what is measured.
+// (zod, openai) resolve: a rebuild while the benchmark runs cannot change what is measured.
 const dist = fileURLToPath(new URL('../packages/core/dist', import.meta.url))
 if (!existsSync(join(dist, 'index.js'))) {
   console.error('bench: packages/core is not built; run `pnpm --filter @judgetree/core build` first.')

@@ -11,11 +11,7 @@ const shared: Options = {
 
 export default defineConfig([
   { ...shared, format: ['esm'] },
-  {
-    ...shared,
-    format: ['cjs'],
-    // p-queue and its helpers ship only as ES modules, which Jest's CommonJS runtime cannot require; the CJS build
-    // carries its own copy so `require('@judgetree/core')` works everywhere.
-    noExternal: [/^p-queue/, /^p-timeout/, /^eventemitter3/],
-  },
+  // The `judgetree` command line (package.json "bin"): ES module only, no types.
+  { ...shared, entry: { cli: 'src/cli.ts' }, format: ['esm'], dts: false },
+  { ...shared, format: ['cjs'] },
 ])

@@ -10,7 +10,14 @@ import {
   type ModelPrice,
   type TokenLogprob,
 } from '@judgetree/core'
-import { answerExcerpt, parseJudgeAnswer, scrubSecrets, withSchemaInstruction } from '@judgetree/core/runtime'
+import {
+  answerExcerpt,
+  parseJudgeAnswer,
+  scrubSecrets,
+  scrubTokens,
+  scrubValue,
+  withSchemaInstruction,
+} from '@judgetree/core/runtime'
 import { APICallError, generateText, NoObjectGeneratedError, Output, RetryError } from 'ai'
 import { z } from 'zod'
 import { type CallSite, toCallError } from './internal/call-error.js'
@@ -229,13 +236,15 @@ export class AiSdkJudge implements JudgeModel {
     if (!parsed.ok) {
       return { ok: false, problem: parsed.problem, text, ...tokensOf(result.usage) }
     }
+    const logprobs = wantsLogprobs ? readLogprobs(result.providerMetadata) : undefined
     return {
       ok: true,
-      value: parsed.value,
+      // Escapes in the JSON (`\u0073k-…`) decode into a key only when parsed: the value is scrubbed as well.
+      value: scrubValue(parsed.value),
       text,
       ...tokensOf(result.usage),
       servedModel: result.response.modelId,
-      logprobs: wantsLogprobs ? readLogprobs(result.providerMetadata) : undefined,
+      logprobs: logprobs === undefined ? undefined : scrubTokens(logprobs),
     }
   }
 

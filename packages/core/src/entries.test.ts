@@ -13,9 +13,13 @@ describe('package entries', () => {
       'answerExcerpt',
       'createJudgeRuntime',
       'defaultJudgeRuntime',
+      'lastCoordinatorStats',
       'parseJudgeAnswer',
       'scrubSecrets',
+      'scrubTokens',
+      'scrubValue',
       'startCoordinator',
+      'verifyCache',
       'withSchemaInstruction',
     ])
     expect(Object.keys(root)).toContain('evaluate')

@@ -37,6 +37,7 @@ import {
   type VerdictNodeOptions,
   type VerdictOutcome,
 } from './index.js'
+import { type CacheReport, scrubTokens, scrubValue, verifyCache } from './runtime.js'
 
 // These tests run in the type checker (`pnpm typecheck`): each @ts-expect-error must stay an error. Invalid
 // constructions sit in closures that are never called, since they would also throw at run time.
@@ -262,5 +263,32 @@ describe('public types', () => {
     typeOnly(() => calibrate(single, [{ testCase: answer, label: { pass: 'yes' } }]))
     // @ts-expect-error a single-turn metric calibrates on single-turn cases
     typeOnly(() => calibrate(single, [{ testCase: { turns: [] }, label: { score: 1 } }]))
+  })
+
+  test('the cache check and the scrubbers keep their shapes', () => {
+    typeOnly(() => {
+      const report: CacheReport = verifyCache('.judgetree/cache')
+      expectTypeOf(report.problems[0]?.file).toEqualTypeOf<string | undefined>()
+      expectTypeOf(report.ok).toEqualTypeOf<boolean>()
+      expectTypeOf(scrubValue({ reason: 'x' }, 'key-12345678')).toEqualTypeOf<{ reason: string }>()
+      const tokens = scrubTokens([{ token: 'a', logprob: -1, topLogprobs: [] }])
+      expectTypeOf(tokens[0]?.logprob).toEqualTypeOf<number | undefined>()
+      // @ts-expect-error the directory is a path
+      verifyCache(1)
+    })
+  })
+})
+
+describe('rate limits in the public types (issue 15)', () => {
+  test('a judge may leave 429 retries to the runtime; runtimes, coordinators and summaries say what happened', () => {
+    expectTypeOf<import('./index.js').JudgeModel['rateLimitRetries']>().toEqualTypeOf<number | undefined>()
+    expectTypeOf<import('./runtime.js').JudgeRuntimeStats['rateLimited']>().toEqualTypeOf<number>()
+    expectTypeOf<import('./runtime.js').JudgeRuntimeStats['currentConcurrency']>().toEqualTypeOf<number>()
+    expectTypeOf<import('./runtime.js').CoordinatorStats['currentConcurrency']>().toEqualTypeOf<number>()
+    expectTypeOf<import('./runtime.js').CoordinatorStats['rateLimited']>().toEqualTypeOf<number>()
+    expectTypeOf<NonNullable<import('./index.js').EvaluationSummary['rateLimits']>>().toEqualTypeOf<{
+      readonly rateLimited: number
+      readonly concurrency: number
+    }>()
   })
 })

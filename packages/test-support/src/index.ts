@@ -10,5 +10,5 @@ export {
   type ScriptedReply,
   startOpenAIServer,
 } from './openai-server.js'
-export { concurrencyProbe, ln, schemaOf, scoreReply } from './replies.js'
+export { bearerKey, concurrencyProbe, ln, schemaOf, scoreReply, unicodeEscaped } from './replies.js'
 export { useOpenAIServer } from './use-openai-server.js'

@@ -51,6 +51,15 @@ export interface ScriptedReply {
   resetConnection?: boolean
   /** Sent verbatim as the body (with `status`, default 200). */
   rawBody?: string
+  /**
+   * Sends the status, the headers (with the full Content-Length) and the first half of the body, then destroys the
+   * socket: a connection reset mid-response, after the SDK has seen a 200.
+   */
+  resetAfterHeaders?: boolean
+  /** Sends only the first half of the body as a complete HTTP response: a truncated, unparsable JSON body. */
+  truncateBody?: boolean
+  /** Sends the headers and the first half of the body, then nothing more: a stream that stalls mid-body. */
+  stallAfterHeaders?: boolean
 }
 
 /** Decides the reply to one request. */
@@ -113,6 +122,19 @@ export async function startOpenAIServer(responder: Responder = unscripted): Prom
       return
     }
     for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value)
+    if (reply.resetAfterHeaders || reply.truncateBody || reply.stallAfterHeaders) {
+      const body = Buffer.from(reply.rawBody ?? JSON.stringify(completion(recorded, reply)))
+      const half = body.subarray(0, Math.floor(body.length / 2))
+      if (reply.truncateBody) {
+        res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' }).end(half)
+        return
+      }
+      res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', 'content-length': body.length })
+      res.flushHeaders()
+      // A stall leaves the response open; close() (or the client giving up) ends it.
+      res.write(half, () => (reply.stallAfterHeaders ? undefined : setImmediate(() => req.socket.destroy())))
+      return
+    }
     if (reply.rawBody !== undefined) {
       res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' }).end(reply.rawBody)
       return

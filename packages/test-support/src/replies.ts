@@ -49,3 +49,15 @@ export function concurrencyProbe(delayMs: number) {
   }
   return probe
 }
+
+/** The key the request was sent with (the Authorization header without `Bearer `), for servers that echo it. */
+export function bearerKey(request: RecordedRequest): string {
+  return String(request.headers.authorization ?? '').replace(/^Bearer /, '')
+}
+
+/** Every UTF-16 unit as a JSON backslash-u escape: text that JSON.parse (inside a string) turns back into `text`. */
+export function unicodeEscaped(text: string): string {
+  return Array.from({ length: text.length }, (_, at) => `\\u${text.charCodeAt(at).toString(16).padStart(4, '0')}`).join(
+    '',
+  )
+}

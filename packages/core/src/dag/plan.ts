@@ -72,19 +72,36 @@ function buildPlan(options: unknown): GraphPlan {
   const nameOf = (node: DagNode) => names.get(node) ?? node.describe()
   const report = (node: string, rule: string, message: string) => issues.push({ rule, node, message })
 
-  const visit = (node: DagNode, parent: DagNode | undefined) => {
-    if (onStack.includes(node)) {
+  const onStackSet = new Set<DagNode>()
+  // Depth-first, children in order; iterative (an explicit stack of frames) so a deep chain cannot overflow.
+  const enter = (node: DagNode, parent: DagNode | undefined): boolean => {
+    if (onStackSet.has(node)) {
       const path = [...onStack.slice(onStack.indexOf(node)), node].map((step) => step.describe())
       cycles.push(path.join(' → '))
-      return
+      return false
     }
-    if (ids.has(node)) return
+    if (ids.has(node)) return false
     ids.set(node, `n${ids.size + 1}`)
     names.set(node, node.canBeRoot || !parent ? node.describe() : `${nameOf(parent)} → ${node.describe()}`)
     discovered.push(node)
     parents.set(node, parents.get(node) ?? [])
     onStack.push(node)
-    for (const child of node.children) {
+    onStackSet.add(node)
+    return true
+  }
+  const visit = (root: DagNode) => {
+    const frames: { node: DagNode; next: number }[] = []
+    if (enter(root, undefined)) frames.push({ node: root, next: 0 })
+    while (frames.length > 0) {
+      const frame = frames[frames.length - 1] as { node: DagNode; next: number }
+      const { node } = frame
+      if (frame.next >= node.children.length) {
+        frames.pop()
+        onStack.pop()
+        onStackSet.delete(node)
+        continue
+      }
+      const child = node.children[frame.next++]
       if (!isDagNode(child)) {
         report(nameOf(node), 'child-not-a-node', `children contains ${describeValue(child)}, which is not a DAG node.`)
         continue
@@ -92,9 +109,8 @@ function buildPlan(options: unknown): GraphPlan {
       const incoming = parents.get(child) ?? []
       incoming.push({ node, edge: node.childEdge })
       parents.set(child, incoming)
-      visit(child, node)
+      if (enter(child, node)) frames.push({ node: child, next: 0 })
     }
-    onStack.pop()
   }
 
   const roots: DagNode[] = []
@@ -109,7 +125,7 @@ function buildPlan(options: unknown): GraphPlan {
     }
     roots.push(root)
   }
-  for (const root of roots) visit(root, undefined)
+  for (const root of roots) visit(root)
 
   for (const cycle of cycles) {
     report(
@@ -135,11 +151,18 @@ function buildPlan(options: unknown): GraphPlan {
     ),
   ]
   // The nodes with input of their own that an inheriting node ends up shown the input of (transitively).
-  const inputSources = (node: DagNode, seen: Set<DagNode>): DagNode[] => {
-    if (hasOwnInput(node)) return [node]
-    if (seen.has(node)) return []
-    seen.add(node)
-    return (inherits.get(node) ?? []).flatMap((judgement) => inputSources(judgement, seen))
+  const inputSources = (start: DagNode, seen: Set<DagNode>): DagNode[] => {
+    const sources: DagNode[] = []
+    const pending = [start]
+    while (pending.length > 0) {
+      const node = pending.pop() as DagNode
+      if (hasOwnInput(node)) sources.push(node)
+      else if (!seen.has(node)) {
+        seen.add(node)
+        pending.push(...(inherits.get(node) ?? []).toReversed())
+      }
+    }
+    return sources
   }
   const inputSignature = (node: DagNode) =>
     JSON.stringify([dataParents(node).map((parent) => ids.get(parent.node)), node.evaluationParams, node.turnWindow])

@@ -76,9 +76,21 @@ export function rootsFromJSON(json: unknown, options: DagFromJSONOptions = {}): 
   const issues: DagIssue[] = []
   const building: string[] = []
 
-  const build = (id: string, from: string): DagNode | undefined => {
+  const buildingSet = new Set<string>()
+  type Entry = (typeof nodes)[string]
+  type Kind = NonNullable<ReturnType<typeof NODE_KINDS_BY_NAME.get>>
+  interface Frame {
+    readonly id: string
+    readonly entry: Entry
+    readonly kind: Kind
+    next: number
+    readonly children: (DagNode | undefined)[]
+  }
+
+  /** Starts building a node: its finished node (or failure) at once, or a frame whose children must be built first. */
+  const start = (id: string, from: string): Frame | { readonly done: DagNode | undefined } => {
     const existing = built.get(id)
-    if (existing) return existing
+    if (existing) return { done: existing }
     const entry = nodes[id]
     if (!entry) {
       issues.push({
@@ -86,15 +98,15 @@ export function rootsFromJSON(json: unknown, options: DagFromJSONOptions = {}): 
         node: from,
         message: `refers to node "${id}", which is not in "nodes".`,
       })
-      return undefined
+      return { done: undefined }
     }
-    if (building.includes(id)) {
+    if (buildingSet.has(id)) {
       issues.push({
         rule: 'cycle',
         node: `node "${id}"`,
         message: `the graph has a cycle: ${[...building.slice(building.indexOf(id)), id].join(' → ')}.`,
       })
-      return undefined
+      return { done: undefined }
     }
     const kind = NODE_KINDS_BY_NAME.get(entry.type)
     if (!kind) {
@@ -103,11 +115,17 @@ export function rootsFromJSON(json: unknown, options: DagFromJSONOptions = {}): 
         node: `node "${id}"`,
         message: `has type "${entry.type}", which is not a node kind; use one of ${[...NODE_KINDS_BY_NAME.keys()].join(', ')}.`,
       })
-      return undefined
+      return { done: undefined }
     }
     building.push(id)
-    const children = (entry.children ?? []).map((child) => build(child, `node "${id}"`))
+    buildingSet.add(id)
+    return { id, entry, kind, next: 0, children: [] }
+  }
+
+  /** Builds a node whose children are built (or failed). */
+  const finish = ({ id, entry, kind, children }: Frame): DagNode | undefined => {
     building.pop()
+    buildingSet.delete(id)
     const { type: _type, children: _children, ...fields } = entry
     if (typeof fields.metric === 'string') {
       const metric = options.metrics?.[fields.metric]
@@ -130,6 +148,28 @@ export function rootsFromJSON(json: unknown, options: DagFromJSONOptions = {}): 
       if (!(error instanceof DagValidationError)) throw error
       issues.push(...error.issues.map((issue) => ({ ...issue, node: `node "${id}" (${issue.node})` })))
       return undefined
+    }
+  }
+
+  /** Builds a node after its children, depth first; iterative, so a deep chain cannot overflow the stack. */
+  const build = (id: string, from: string): DagNode | undefined => {
+    const first = start(id, from)
+    if ('done' in first) return first.done
+    const frames: Frame[] = [first]
+    for (;;) {
+      const frame = frames[frames.length - 1] as Frame
+      const childIds = frame.entry.children ?? []
+      if (frame.next < childIds.length) {
+        const child = start(childIds[frame.next++] as string, `node "${frame.id}"`)
+        if ('done' in child) frame.children.push(child.done)
+        else frames.push(child)
+        continue
+      }
+      frames.pop()
+      const node = finish(frame)
+      const parent = frames[frames.length - 1]
+      if (parent === undefined) return node
+      parent.children.push(node)
     }
   }
 

@@ -140,6 +140,39 @@ describe('evaluate', () => {
     expect(terminal.chunks.at(-1)).toBe('\r\x1b[2K')
   })
 
+  it('retries 429s after their Retry-After and says once, in the summary line, what the rate limits did', async () => {
+    let refused = 0
+    const limitedServer = await startOpenAIServer((request) => {
+      if (refused < 3) {
+        refused += 1
+        return { status: 429, error: { message: 'Rate limit reached' }, headers: { 'retry-after-ms': '40' } }
+      }
+      const prompt = lastUserMessage(request)
+      if (prompt.includes(PLAYFUL.summary)) return jsonReply({ output: 'kind' })
+      if (prompt.includes(PLAYFUL.satisfied)) return jsonReply({ reason: 'Answered.', verdict: true })
+      return jsonReply({ reason: 'Tone.', verdict: 'Playful' })
+    })
+    try {
+      const own = createJudgeRuntime({ cache: 'off', concurrency: 4 })
+      const judge = own.wrap(new OpenAIJudge({ baseURL: limitedServer.baseURL, apiKey: 'sk-l', maxRetries: 3 }))
+      const playful = new ConversationalDAGMetric({ name: 'Playful', dag: playfulChatbotDag(), model: judge })
+      const out = sink()
+      const { summary } = await evaluate(
+        Array.from({ length: 6 }, (_, i) => conversation(`${i}`, `${i}`)),
+        [playful],
+        { stdout: out },
+      )
+      expect(summary.errored).toBe(0)
+      expect(summary.rateLimits).toEqual({ rateLimited: 3, concurrency: own.stats().currentConcurrency })
+      const lines = out.text().split('\n')
+      expect(lines.filter((line) => line.includes('rate-limited'))).toEqual([
+        expect.stringMatching(/ · rate-limited 3 times; concurrency settled at [1-4]$/),
+      ])
+    } finally {
+      await limitedServer.close()
+    }
+  })
+
   it('keeps at most `concurrency` measurements in flight', async () => {
     let active = 0
     let peak = 0

@@ -3,6 +3,7 @@ import { ConfigurationError, MeasurementAbortedError, toJudgetreeError } from '.
 import type { MetricResult } from '../metric/types.js'
 import { NO_USAGE } from '../metric/usage.js'
 import { defaultJudgeRuntime } from '../runtime/judge-runtime.js'
+import { CallLimiter } from '../runtime/limiter.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import {
   type EvaluationMetric,
@@ -70,6 +71,7 @@ export async function evaluate<TestCase extends LLMTestCase | ConversationalTest
 ): Promise<Evaluation<TestCase>> {
   const concurrency = checkArguments(testCases, metrics, options)
   const started = performance.now()
+  const rateLimitedBefore = CallLimiter.processRateLimits.rateLimited
   // Every measurement listens for the abort: on a signal of our own, so the caller's gets one listener and Node
   // does not warn about a leak when hundreds of measurements are in flight.
   const stop = new AbortController()
@@ -98,6 +100,8 @@ export async function evaluate<TestCase extends LLMTestCase | ConversationalTest
   const measurePair = async (at: number): Promise<void> => {
     const { testCase, index, metric } = pairs[at] as (typeof pairs)[number]
     const result = await measureSafely(metric, testCase, signal)
+    // After a cancellation (the caller's, or a callback that threw) evaluate() rejects: no more progress reports.
+    if (signal.aborted) return
     const entry: EvaluationResult<TestCase> = { testCase, index, metric, result }
     results[at] = entry
     totals.done += 1
@@ -113,7 +117,14 @@ export async function evaluate<TestCase extends LLMTestCase | ConversationalTest
 
   let next = 0
   const worker = async (): Promise<void> => {
-    while (!signal?.aborted && next < pairs.length) await measurePair(next++)
+    try {
+      while (!signal.aborted && next < pairs.length) await measurePair(next++)
+    } catch (error) {
+      // Only a callback of the caller's can throw here (onProgress, the bar's stream). evaluate() rejects with it,
+      // so nothing may keep running, and billing, behind the rejection: cancel the measurements in flight.
+      stop.abort(error)
+      throw error
+    }
   }
   try {
     await Promise.all(Array.from({ length: Math.min(concurrency, pairs.length) }, worker))
@@ -121,9 +132,15 @@ export async function evaluate<TestCase extends LLMTestCase | ConversationalTest
     bar?.finish()
     options.signal?.removeEventListener('abort', onAbort)
   }
-  if (signal?.aborted) throw new MeasurementAbortedError(signal.reason)
+  if (signal.aborted) throw new MeasurementAbortedError(signal.reason)
 
-  const summary = summarise(results, metrics, skipped, Math.round(performance.now() - started))
+  // Said once, here: 429s of any runtime of this process during the run (another evaluate() at the same time would
+  // add its own), and the limit the last of them left in force.
+  const limits = CallLimiter.processRateLimits
+  const summary = summarise(results, metrics, skipped, Math.round(performance.now() - started), {
+    rateLimited: limits.rateLimited - rateLimitedBefore,
+    concurrency: limits.concurrency,
+  })
   const files =
     options.outputFile === undefined ? undefined : await writeEvaluationReport(options.outputFile, summary, results)
   if (options.summary ?? true) {
@@ -169,7 +186,16 @@ export async function measureSafely(
 }
 
 function checkArguments(testCases: unknown, metrics: unknown, options: EvaluateOptions): number {
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigurationError(
+      `Invalid evaluate() arguments:\n  - options must be an object (or left out); got ${String(options)}.`,
+    )
+  }
   const problems: string[] = []
+  const signal = options.signal as Partial<AbortSignal> | null | undefined
+  if (signal !== undefined && (typeof signal?.aborted !== 'boolean' || typeof signal.addEventListener !== 'function')) {
+    problems.push(`Expected \`signal\` to be an AbortSignal, got \`${String(signal)}\` (${typeof signal}).`)
+  }
   if (!Array.isArray(testCases)) problems.push('testCases must be an array of test cases.')
   else {
     for (const [index, testCase] of testCases.entries()) {

@@ -29,6 +29,15 @@ describe('evaluation summary line', () => {
     )
   })
 
+  it('says once what the rate limits did, and only when a 429 came', () => {
+    expect(renderEvaluationLine({ ...summary, rateLimits: { rateLimited: 12, concurrency: 6 } })).toBe(
+      'judgetree: 12 metrics, 10 passed, 1 failed, 1 errored · 37 judge calls (5 cached) · 12,345 tokens · $0.0123 · rate-limited 12 times; concurrency settled at 6',
+    )
+    expect(renderEvaluationLine({ ...summary, rateLimits: { rateLimited: 1, concurrency: 2 } })).toMatch(
+      / · rate-limited once; concurrency settled at 2$/,
+    )
+  })
+
   it('formats counts and costs the same on every machine', () => {
     expect([0, 999, 1_000, 1_234_567].map(formatCount)).toEqual(['0', '999', '1,000', '1,234,567'])
     expect([0, 0.00054, 0.5, 12.345].map(formatCost)).toEqual(['$0.0000', '$0.0005', '$0.5000', '$12.35'])

@@ -43,6 +43,11 @@ export interface EvaluationSummary {
   readonly costUsd: number | undefined
   readonly durationMs: number
   readonly byMetric: readonly MetricSummary[]
+  /**
+   * Present when the judge answered 429 during the run (through the default judge runtime): how often, and the
+   * adaptive limit on judge calls in flight at the end.
+   */
+  readonly rateLimits?: { readonly rateLimited: number; readonly concurrency: number } | undefined
 }
 
 /** Sums results per run and per metric (metrics in the order given). */
@@ -51,6 +56,7 @@ export function summarise(
   metrics: readonly EvaluationMetric[],
   skipped: number,
   durationMs: number,
+  rateLimits?: EvaluationSummary['rateLimits'],
 ): EvaluationSummary {
   let usage = NO_USAGE
   for (const { result } of results) usage = addUsage(usage, result.usage)
@@ -78,6 +84,7 @@ export function summarise(
     ...usage,
     durationMs,
     byMetric,
+    ...(rateLimits === undefined || rateLimits.rateLimited === 0 ? {} : { rateLimits }),
   }
 }
 
@@ -119,8 +126,16 @@ export function renderEvaluationLine(summary: EvaluationSummary): string {
     `judgetree: ${formatCount(summary.metrics)} metrics, ${formatCount(summary.passed)} passed, ` +
     `${formatCount(summary.failed)} failed, ${formatCount(summary.errored)} errored${skipped} · ` +
     `${formatCount(summary.judgeCalls)} judge calls (${formatCount(summary.cachedCalls)} cached) · ` +
-    `${formatCount(tokens)} tokens · ${formatCost(summary.costUsd)}`
+    `${formatCount(tokens)} tokens · ${formatCost(summary.costUsd)}${renderRateLimits(summary)}`
   )
+}
+
+/** ` · rate-limited 12 times; concurrency settled at 6`: said once per run, and only when a 429 came. */
+function renderRateLimits(summary: EvaluationSummary): string {
+  const limits = summary.rateLimits
+  if (limits === undefined) return ''
+  const times = limits.rateLimited === 1 ? 'once' : `${formatCount(limits.rateLimited)} times`
+  return ` · rate-limited ${times}; concurrency settled at ${limits.concurrency}`
 }
 
 /** `$0.0123` below a dollar, `$12.35` above; `cost unknown` when a model has no price. */

@@ -4,12 +4,124 @@
  */
 const KEY_LIKE = /sk-[A-Za-z0-9_-]{16,}|AIza[0-9A-Za-z_-]{30,}/g
 
+/** Shorter "keys" (placeholders for local servers) would mangle ordinary words if replaced. */
+const MIN_SECRET_LENGTH = 8
+const REPLACEMENT = 'sk-***'
+
+/** One compiled pattern per secret: a process has one or two keys, so this stays tiny. */
+const secretPatterns = new Map<string, RegExp>()
+
 /**
  * Replaces `secret` (when it is long enough to be a real key) and anything key-shaped with `sk-***`: for any text a
  * judge got from a server (answers, error messages) before it reaches a result, a trace, an error or the cache.
+ * The secret is found in every form a server or a serialiser can give it, mixed freely within one occurrence: raw,
+ * JSON-escaped (`\n`, `\"`), `\u`-escaped (either case of hex), URL-encoded (`%2D`, `+` for a space).
  */
 export function scrubSecrets(text: string, secret?: string | null | undefined): string {
-  // Very short "keys" (placeholders for local servers) would mangle ordinary words if replaced.
-  const exact = secret !== null && secret !== undefined && secret.length >= 8 ? text.split(secret).join('sk-***') : text
-  return exact.replace(KEY_LIKE, 'sk-***')
+  const pattern = patternOf(secret)
+  const exact = pattern === undefined ? text : text.replace(pattern, REPLACEMENT)
+  return exact.replace(KEY_LIKE, REPLACEMENT)
+}
+
+/** `value` with every string in it (keys of objects too) scrubbed, for answers parsed from a server's text. */
+export function scrubValue<T>(value: T, secret?: string | null | undefined): T {
+  // Iterative, so a deep answer cannot overflow the stack; answers are plain JSON (no cycles).
+  const scrubString = (text: string) => scrubSecrets(text, secret)
+  if (typeof value === 'string') return scrubString(value) as T
+  if (typeof value !== 'object' || value === null) return value
+  const root = Array.isArray(value) ? [] : {}
+  const stack: [source: object, target: Record<string, unknown>][] = [[value, root as Record<string, unknown>]]
+  while (stack.length > 0) {
+    const [source, target] = stack.pop() as [object, Record<string, unknown>]
+    for (const [key, item] of Object.entries(source)) {
+      const name = Array.isArray(source) ? key : scrubString(key)
+      if (typeof item === 'string') target[name] = scrubString(item)
+      else if (typeof item === 'object' && item !== null) {
+        const copy = Array.isArray(item) ? [] : {}
+        target[name] = copy
+        stack.push([item, copy as Record<string, unknown>])
+      } else target[name] = item
+    }
+  }
+  return root as T
+}
+
+/** A logprob token as judges return them. */
+export interface ScrubbableToken {
+  readonly token: string
+  readonly topLogprobs: readonly { readonly token: string; readonly logprob: number }[]
+}
+
+/**
+ * Logprob tokens with the secret taken out even when it is split across several of them: the tokens are scrubbed as
+ * one text, and each token that overlaps a secret keeps only its part outside it (the first one also gets `sk-***`).
+ * Alternatives in `topLogprobs` are single tokens and are scrubbed one by one.
+ */
+export function scrubTokens<T extends ScrubbableToken>(tokens: readonly T[], secret?: string | null | undefined): T[] {
+  const joined = tokens.map((entry) => entry.token).join('')
+  const spans = secretSpans(joined, secret)
+  let offset = 0
+  return tokens.map((entry) => {
+    const start = offset
+    const end = start + entry.token.length
+    offset = end
+    let token = ''
+    for (let at = start; at < end; at++) {
+      const span = spans.find(([from, to]) => at >= from && at < to)
+      if (span === undefined) token += joined[at]
+      else if (at === span[0]) token += REPLACEMENT
+    }
+    return {
+      ...entry,
+      token,
+      topLogprobs: entry.topLogprobs.map((top) => ({ ...top, token: scrubSecrets(top.token, secret) })),
+    }
+  })
+}
+
+/** Where the secret (in any form) and key-shaped text sit in `text`, as [start, end) ranges. */
+function secretSpans(text: string, secret: string | null | undefined): [number, number][] {
+  const spans: [number, number][] = []
+  const pattern = patternOf(secret)
+  for (const regex of pattern === undefined ? [KEY_LIKE] : [pattern, KEY_LIKE]) {
+    for (const match of text.matchAll(regex)) spans.push([match.index, match.index + match[0].length])
+  }
+  return spans
+}
+
+function patternOf(secret: string | null | undefined): RegExp | undefined {
+  if (secret === null || secret === undefined || secret.length < MIN_SECRET_LENGTH) return undefined
+  let pattern = secretPatterns.get(secret)
+  if (pattern === undefined) {
+    pattern = new RegExp(Array.from(secret, charForms).join(''), 'g')
+    if (secretPatterns.size > 16) secretPatterns.clear()
+    secretPatterns.set(secret, pattern)
+  }
+  return pattern
+}
+
+/**
+ * A regex source matching one character of the secret in any of its encodings. An escape's backslash may be
+ * doubled any number of times: JSON inside JSON (a report of a result) escapes it again.
+ */
+function charForms(char: string): string {
+  const forms = new Set<string>()
+  const units = Array.from({ length: char.length }, (_, at) => char.charCodeAt(at))
+  forms.add(units.map((unit) => `\\\\+u${caseless(unit.toString(16).padStart(4, '0'))}`).join(''))
+  const json = JSON.stringify(char).slice(1, -1)
+  if (json.length === 2 && json.startsWith('\\')) forms.add(`\\\\+${escapeRegex(json.slice(1))}`)
+  const bytes = new TextEncoder().encode(char)
+  forms.add([...bytes].map((byte) => `%${caseless(byte.toString(16).padStart(2, '0'))}`).join(''))
+  if (char === ' ') forms.add('\\+')
+  // The raw character last: the longest form wins where both could end a match (a key ending in `%`).
+  forms.add(escapeRegex(char))
+  return `(?:${[...forms].join('|')})`
+}
+
+function caseless(hex: string): string {
+  return Array.from(hex, (digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit)).join('')
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')
 }

@@ -349,11 +349,24 @@ describe('OpenAIJudge re-ask', () => {
 })
 
 describe('OpenAIJudge transport errors', () => {
-  it('lets the SDK retry a 429 that says retry-after: 0', async () => {
+  it('leaves a 429 to the judge runtime: the SDK does not retry it, and the error carries the Retry-After', async () => {
     server.respondWith(({ index }) =>
       index === 0
         ? { status: 429, error: { message: 'Rate limit reached' }, headers: { 'retry-after': '0' } }
         : jsonReply(yes),
+    )
+    const rateLimited = judge({ maxRetries: 1 })
+    expect(rateLimited.rateLimitRetries).toBe(1)
+
+    const error = await rejection(rateLimited.generate(ask()))
+
+    expect(error).toMatchObject({ status: 429, retryAfterMs: 0 })
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('still lets the SDK retry a 5xx', async () => {
+    server.respondWith(({ index }) =>
+      index === 0 ? { status: 503, error: { message: 'busy' }, headers: { 'retry-after': '0' } } : jsonReply(yes),
     )
 
     const response = await judge({ maxRetries: 1 }).generate(ask())
@@ -603,10 +616,23 @@ describe('OpenAIJudge configuration', () => {
     expect(request(0).headers.authorization).toBe('Bearer not-needed')
   })
 
+  it('rejects a base URL that is not an http(s) URL when the judge is built, naming where it came from', () => {
+    vi.stubEnv('OPENAI_BASE_URL', 'not a url')
+    expect(() => new OpenAIJudge()).toThrow(
+      'Expected OPENAI_BASE_URL to be an http(s) URL of an OpenAI-compatible API root, such as ' +
+        '`http://localhost:11434/v1`; got "not a url".',
+    )
+    // An explicit baseURL wins over the environment, and is checked itself.
+    expect(() => new OpenAIJudge({ baseURL: 'http://127.0.0.1:1/v1' })).not.toThrow()
+    expect(() => new OpenAIJudge({ baseURL: 'ftp://example.com' })).toThrow('Expected baseURL to be an http(s) URL')
+    vi.unstubAllEnvs()
+  })
+
   it('rejects nonsensical options at construction', () => {
     expect(() => new OpenAIJudge({ timeoutMs: 0 })).toThrow(
       new ConfigurationError(
-        "Expected OpenAIJudge's `timeoutMs` to be a whole number of milliseconds from 1 and up, got `0` (number).",
+        "Expected OpenAIJudge's `timeoutMs` to be a whole number of milliseconds from 1 to 2147483647 (2^31−1, the " +
+          'longest timer Node can set, about 24.8 days), got `0` (number).',
       ),
     )
     expect(() => new OpenAIJudge({ maxRetries: -1 })).toThrow(ConfigurationError)

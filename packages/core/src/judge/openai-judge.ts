@@ -6,8 +6,10 @@ import type {
 } from 'openai/resources/chat/completions'
 import { ConfigurationError, JudgeCallError, JudgeOutputError, MeasurementAbortedError } from '../errors.js'
 import { nonEmpty, readEnv } from '../internal/env.js'
-import { scrubSecrets } from '../internal/scrub.js'
+import { scrubSecrets, scrubTokens, scrubValue } from '../internal/scrub.js'
+import { MAX_TIMER_MS } from '../runtime/limits.js'
 import { answerExcerpt, parseJudgeAnswer, withSchemaInstruction } from './answer.js'
+import { BodyFailure, bodyRetryDelay, readCompletionBody, sleep } from './completion-body.js'
 import { judgeJsonSchema } from './json-schema.js'
 import { costOf, type ModelPrice } from './pricing.js'
 import type { JudgeMessage, JudgeModel, JudgeRequest, JudgeResponse, TokenLogprob } from './types.js'
@@ -22,7 +24,11 @@ export interface OpenAIJudgeOptions {
   baseURL?: string | undefined
   /** Milliseconds one attempt may take before it is abandoned (and retried). @default 60_000 */
   timeoutMs?: number | undefined
-  /** SDK retries for 429, 5xx and connection errors, honouring Retry-After. @default 3 */
+  /**
+   * Retries of a failed call. The SDK retries 5xx, timeouts and connection errors; a 429 is retried by the judge
+   * runtime instead, after the server's Retry-After, which then pauses every worker of the run (with your own
+   * `client`, the SDK retries 429s too, and only its last one pauses the run). @default 3
+   */
   maxRetries?: number | undefined
   /** @default 0 */
   temperature?: number | undefined
@@ -49,6 +55,7 @@ interface Connection {
   readonly host: string
   readonly maxRetries: number
   readonly scrub: (text: string) => string
+  readonly secret: string | null | undefined
 }
 
 interface Completion {
@@ -62,6 +69,9 @@ interface Completion {
 }
 
 const DEFAULT_MODEL = 'gpt-4.1'
+/** CR, LF, NUL and the other C0 controls (and DEL): no HTTP header can carry them. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/
 const MAX_TOP_LOGPROBS = 20
 
 /** A judge backed by the OpenAI Chat Completions API or any server that speaks it. */
@@ -69,6 +79,8 @@ export class OpenAIJudge implements JudgeModel {
   readonly name: string
   /** What else decides the answers, for the judge cache: model, sampling, output mode and endpoint, never the key. */
   readonly cacheIdentity: Readonly<Record<string, string | number>>
+  /** 429s are retried by the judge runtime (so one pause holds every worker), not by the SDK. */
+  readonly rateLimitRetries: number
   readonly #options: OpenAIJudgeOptions
   readonly #timeoutMs: number
   /** Why each schema the server refused is asked for in JSON mode, by schema name: set once, at the refusal. */
@@ -79,9 +91,14 @@ export class OpenAIJudge implements JudgeModel {
 
   constructor(options: OpenAIJudgeOptions = {}) {
     validateOptions(options)
+    const envBaseURL = readEnv('OPENAI_BASE_URL')
+    if (options.client === undefined && nonEmpty(options.baseURL) === undefined && envBaseURL !== undefined) {
+      checkBaseURL(envBaseURL, 'OPENAI_BASE_URL')
+    }
     this.#options = options
     this.name = options.model ?? readEnv('JUDGETREE_MODEL') ?? DEFAULT_MODEL
     this.#timeoutMs = options.timeoutMs ?? 60_000
+    this.rateLimitRetries = options.client === undefined ? (options.maxRetries ?? 3) : 0
     this.cacheIdentity = Object.freeze({
       model: this.name,
       temperature: options.temperature ?? 0,
@@ -130,7 +147,8 @@ export class OpenAIJudge implements JudgeModel {
       costOf(this.name, promptTokens, completionTokens, this.#options.pricing) ??
       costOf(final.servedModel, promptTokens, completionTokens, this.#options.pricing)
     return {
-      value,
+      // The raw text is scrubbed before parsing, but escapes (`\u0073k-…`) decode into the key only when parsed.
+      value: scrubValue(value, connection.secret),
       usage: { promptTokens, completionTokens, costUsd },
       logprobs: final.logprobs,
       cached: false,
@@ -191,7 +209,8 @@ export class OpenAIJudge implements JudgeModel {
         }
       }
       return {
-        value: answer.value,
+        // As in generate: escapes that decode into the key only when parsed are caught in the parsed value.
+        value: scrubValue(answer.value, connection.secret),
         usage: { promptTokens: samplePrompt, completionTokens: sampleCompletion, costUsd },
         logprobs: read.logprobs,
         cached: false,
@@ -215,6 +234,15 @@ export class OpenAIJudge implements JudgeModel {
     if (client === undefined) {
       const baseURL = nonEmpty(options.baseURL) ?? readEnv('OPENAI_BASE_URL')
       secret = nonEmpty(options.apiKey) ?? readEnv('OPENAI_API_KEY')
+      if (secret !== undefined && CONTROL_CHARACTER.test(secret)) {
+        // Never echoed: the SDK's own header error would print the whole key.
+        throw new ConfigurationError(
+          `The API key for the judge model "${this.name}" (${options.apiKey === undefined ? 'OPENAI_API_KEY' : 'the apiKey option'}) ` +
+            'contains a control character (a line break, tab or NUL inside it), so it cannot be sent in an HTTP ' +
+            'header. Check how it was copied or read from its file.',
+        )
+      }
+      if (baseURL !== undefined) checkBaseURL(baseURL, options.baseURL === undefined ? 'OPENAI_BASE_URL' : 'baseURL')
       if (secret === undefined && baseURL === undefined) {
         throw new ConfigurationError(
           `The judge model "${this.name}" has no API key. Set OPENAI_API_KEY, or set OPENAI_BASE_URL to a local ` +
@@ -228,7 +256,7 @@ export class OpenAIJudge implements JudgeModel {
           baseURL: baseURL ?? null,
           timeout: this.#timeoutMs,
           maxRetries: options.maxRetries ?? 3,
-          ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+          fetch: leavingRateLimitsToTheRuntime(options.fetch),
         })
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error)
@@ -240,6 +268,7 @@ export class OpenAIJudge implements JudgeModel {
       host: hostOf(client.baseURL),
       maxRetries: options.maxRetries ?? client.maxRetries,
       scrub: (text) => scrubSecrets(text, secret),
+      secret,
     }
     return this.#connection
   }
@@ -270,11 +299,7 @@ export class OpenAIJudge implements JudgeModel {
     }
     let completion: ChatCompletion
     try {
-      completion = await connection.client.chat.completions.create(params, {
-        signal: request.signal,
-        timeout: this.#timeoutMs,
-        ...(this.#options.maxRetries === undefined ? {} : { maxRetries: this.#options.maxRetries }),
-      })
+      completion = await this.#post(connection, params, request.signal)
     } catch (error) {
       if (format === 'json_schema' && this.#options.structuredOutputs !== 'json_schema' && rejectsSchema(error)) {
         // JSON mode plus our own validation is the next best thing, for this schema only: one schema the server
@@ -291,6 +316,40 @@ export class OpenAIJudge implements JudgeModel {
       throw this.#callError(error, connection, request.signal)
     }
     return { ...this.#readCompletion(completion, connection, request.schemaName), jsonModeBecause, completion }
+  }
+
+  /**
+   * One completion, with the SDK's retries for failures before the answer and ours for failures while reading it:
+   * the SDK reads the body outside its retry loop, so a connection reset mid-body or a truncated body would
+   * otherwise end the measurement at the first occurrence. Both are retried up to maxRetries times, with backoff.
+   */
+  async #post(
+    connection: Connection,
+    params: ChatCompletionCreateParamsNonStreaming,
+    signal: AbortSignal | undefined,
+  ): Promise<ChatCompletion> {
+    for (let retry = 0; ; retry++) {
+      // The SDK's timeout ends when the headers arrive; this controller also bounds reading the body.
+      const body = new AbortController()
+      const relay = (): void => body.abort(signal?.reason)
+      signal?.addEventListener('abort', relay, { once: true })
+      let read: Awaited<ReturnType<typeof readCompletionBody>>
+      try {
+        const response = await connection.client.chat.completions
+          .create(params, {
+            signal: body.signal,
+            timeout: this.#timeoutMs,
+            ...(this.#options.maxRetries === undefined ? {} : { maxRetries: this.#options.maxRetries }),
+          })
+          .asResponse()
+        read = await readCompletionBody(response, signal, body, this.#timeoutMs)
+      } finally {
+        signal?.removeEventListener('abort', relay)
+      }
+      if ('completion' in read) return read.completion
+      if (retry >= connection.maxRetries) throw read.failure
+      await sleep(bodyRetryDelay(retry), signal)
+    }
   }
 
   #fallBackToJsonMode(schemaName: string, connection: Connection, error: APIError): void {
@@ -354,19 +413,43 @@ export class OpenAIJudge implements JudgeModel {
       promptTokens: completion.usage?.prompt_tokens ?? 0,
       completionTokens: completion.usage?.completion_tokens ?? 0,
       servedModel: completion.model ?? this.name,
-      logprobs: tokens?.map((token) => ({
-        token: token.token,
-        logprob: token.logprob,
-        topLogprobs: (token.top_logprobs ?? []).map((top) => ({ token: top.token, logprob: top.logprob })),
-      })),
+      // Tokens reach results and cache files; a key can be split across several of them.
+      logprobs:
+        tokens === undefined || tokens === null
+          ? undefined
+          : scrubTokens(
+              tokens.map((token) => ({
+                token: token.token,
+                logprob: token.logprob,
+                topLogprobs: (token.top_logprobs ?? []).map((top) => ({ token: top.token, logprob: top.logprob })),
+              })),
+              connection.secret,
+            ),
     }
   }
 
   #callError(error: unknown, connection: Connection, signal: AbortSignal | undefined): Error {
     if (error instanceof APIUserAbortError || signal?.aborted) return new MeasurementAbortedError(signal?.reason)
-    if (!(error instanceof OpenAIError)) return error instanceof Error ? error : new Error(String(error))
     const where = `The judge model "${this.name}" at ${connection.host}`
     const retries = `after ${connection.maxRetries} ${connection.maxRetries === 1 ? 'retry' : 'retries'}`
+    if (error instanceof BodyFailure) {
+      const what =
+        error.kind === 'reset'
+          ? `: the connection was reset mid-response, while the answer was being read (${connection.scrub(error.detail)})`
+          : error.kind === 'stalled'
+            ? ` stopped sending the answer mid-body: ${error.detail}`
+            : ` sent a ${error.kind === 'truncated' ? 'truncated body' : 'body that is not JSON'} (not valid JSON: ${error.detail})`
+      return new JudgeCallError(
+        `${where}${what}, ${retries}. A proxy, a load balancer or the server cut the answer short; raise ` +
+          'maxRetries if it keeps happening.',
+      )
+    }
+    if (!(error instanceof OpenAIError)) {
+      // Whatever else the SDK throws (a header it cannot build, a bug) may quote the request: scrubbed, like the rest.
+      const cause = new Error(connection.scrub(error instanceof Error ? error.message : String(error)))
+      if (error instanceof Error) cause.name = error.name
+      return new JudgeCallError(`${where} could not be called: ${cause.message}`, { cause })
+    }
     // A server may echo the request (and so the key) in its error text; only a scrubbed copy leaves this method.
     const cause = new Error(connection.scrub(error.message))
     cause.name = error.name
@@ -404,8 +487,12 @@ function statusHint(status: number, detail: string, retries: string): string | u
   if (status === 404) {
     return 'Check the model name, and that OPENAI_BASE_URL (or the baseURL option) points at the API root, e.g. ending in /v1.'
   }
-  if (status === 429)
-    return `Still rate limited ${retries}: lower the concurrency, raise maxRetries or check your quota.`
+  if (status === 429) {
+    return (
+      'Still rate limited after the judge runtime’s retries (up to maxRetries, each after the pause the server asked ' +
+      'for): raise maxRetries, lower JUDGETREE_CONCURRENCY or check your quota.'
+    )
+  }
   if (status >= 500) return `The server kept failing ${retries}; try again later or raise maxRetries.`
   if (/temperature/i.test(detail))
     return 'This model may not accept that temperature; pass `temperature: 1` to the judge.'
@@ -430,13 +517,26 @@ function toMessageParam(message: JudgeMessage): ChatCompletionMessageParam {
 }
 
 function validateOptions(options: OpenAIJudgeOptions): void {
-  const { model, timeoutMs, maxRetries, temperature, structuredOutputs, warn } = options
+  const { model, timeoutMs, maxRetries, temperature, structuredOutputs, warn } = options ?? {}
   if (model !== undefined && (typeof model !== 'string' || model.trim() === '')) {
     throw invalidOption('model', 'a non-empty model name such as `gpt-4.1`', model)
   }
-  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
-    throw invalidOption('timeoutMs', 'a whole number of milliseconds from 1 and up', timeoutMs)
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigurationError(
+      `new OpenAIJudge(options) takes an options object (or nothing); got \`${String(options)}\` (${typeof options}).`,
+    )
   }
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
+    throw invalidOption(
+      'timeoutMs',
+      `a whole number of milliseconds from 1 to ${MAX_TIMER_MS} (2^31−1, the longest timer Node can set, about 24.8 days)`,
+      timeoutMs,
+    )
+  }
+  if (options.apiKey !== undefined && typeof options.apiKey !== 'string') {
+    throw new ConfigurationError(`Expected OpenAIJudge's \`apiKey\` to be a string, got a ${typeof options.apiKey}.`)
+  }
+  if (nonEmpty(options.baseURL) !== undefined) checkBaseURL(options.baseURL as string, 'baseURL')
   if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && maxRetries >= 0)) {
     throw invalidOption('maxRetries', 'a whole number from 0 and up', maxRetries)
   }
@@ -488,6 +588,20 @@ function azureDeploymentOf(client: OpenAI | undefined): string | undefined {
   return typeof deployment === 'string' && deployment !== '' ? deployment : undefined
 }
 
+/**
+ * A fetch whose 429 answers tell the SDK not to retry (its `x-should-retry` header), so the 429 reaches the judge
+ * runtime, which pauses every worker for it and retries; the SDK keeps retrying 5xx and connection errors.
+ */
+function leavingRateLimitsToTheRuntime(custom: typeof fetch | undefined): typeof fetch {
+  return async (input, init) => {
+    const response = await (custom ?? globalThis.fetch)(input, init)
+    if (response.status !== 429) return response
+    const headers = new Headers(response.headers)
+    headers.set('x-should-retry', 'false')
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
+  }
+}
+
 /** The wait a 429 or 503 asked for, in the SDK's order of preference: retry-after-ms, then retry-after. */
 function retryAfterOf(headers: Headers | undefined): number | undefined {
   const ms = Number.parseFloat(headers?.get('retry-after-ms') ?? '')
@@ -505,5 +619,21 @@ function hostOf(baseURL: string): string {
     return new URL(baseURL).host
   } catch {
     return baseURL
+  }
+}
+
+/** Rejects a base URL that is not an absolute http(s) URL, naming the setting it came from. */
+function checkBaseURL(baseURL: string, setting: string): void {
+  let url: URL | undefined
+  try {
+    url = new URL(baseURL)
+  } catch {
+    url = undefined
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new ConfigurationError(
+      `Expected ${setting} to be an http(s) URL of an OpenAI-compatible API root, such as ` +
+        `\`http://localhost:11434/v1\`; got ${JSON.stringify(scrubSecrets(baseURL))}.`,
+    )
   }
 }

@@ -83,6 +83,12 @@ export interface JudgeModel {
   readonly cacheIdentity?: unknown
   /** False when answers must never be cached, e.g. a scripted judge whose script is edited. @default true */
   readonly cacheable?: boolean | undefined
+  /**
+   * How many times the judge runtime may retry a call that ends in a 429 (a JudgeCallError with status 429). A judge
+   * that sets it leaves 429 retries to the runtime, which pauses every worker of the run for the server's
+   * Retry-After before retrying. @default 0 (the judge retries 429s itself, if at all)
+   */
+  readonly rateLimitRetries?: number | undefined
   generate<T>(request: JudgeRequest<T>): Promise<JudgeResponse<T>>
   /**
    * Answers `count` independent samples of one request in one call, paying for the prompt once (OpenAI's `n`).

@@ -1,4 +1,6 @@
-import { TestCaseError } from '../errors.js'
+import { setMaxListeners } from 'node:events'
+import { ConfigurationError, TestCaseError } from '../errors.js'
+import { describeValue } from '../internal/describe-value.js'
 import { parseConversationalTestCase, parseLLMTestCase } from '../test-case/parse.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import { renderResult } from '../trace/render.js'
@@ -80,12 +82,13 @@ export abstract class MetricBase<TestCase extends LLMTestCase | ConversationalTe
     const measurement: MeasurementContext = { options: this.options, started: performance.now() }
     let result: MetricResult
     try {
+      const signal = measureSignal(options, this.name)
       const { trials, aggregate } = this.#trialOptions(options)
       const parsed = this.parse(testCase)
       result =
         trials === 1
-          ? await this.run(parsed, measurement, options.signal)
-          : await this.#runTrials(parsed, measurement, options.signal, trials, aggregate)
+          ? await this.run(parsed, measurement, signal)
+          : await this.#runTrials(parsed, measurement, signal, trials, aggregate)
     } catch (error) {
       result = errorResult(measurement, error)
     }
@@ -166,4 +169,45 @@ export abstract class MetricBase<TestCase extends LLMTestCase | ConversationalTe
     }
     return parseConversationalTestCase(testCase, this.name) as TestCase
   }
+}
+
+/** One relay per caller's signal: every measurement listens to the relay, so the caller's signal gets one listener. */
+const relays = new WeakMap<AbortSignal, AbortSignal>()
+
+/**
+ * The signal a measurement listens to, checked: a bad `options` is a ConfigurationError (an error result, since
+ * measure never throws). Many measurements may share one caller's signal without a MaxListenersExceededWarning.
+ */
+function measureSignal(options: unknown, metric: string): AbortSignal | undefined {
+  if (options === undefined) return undefined
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigurationError(
+      `The metric "${metric}": measure(testCase, options) takes an options object ({ signal, trials, aggregate }) or nothing; got ` +
+        `${describeValue(options)}.`,
+    )
+  }
+  const signal = (options as { signal?: unknown }).signal
+  if (signal === undefined) return undefined
+  // By shape, not instanceof: a signal from another realm (jsdom, a worker) is still a signal.
+  const shaped = signal as Partial<AbortSignal> | null
+  if (typeof shaped?.aborted !== 'boolean' || typeof shaped.addEventListener !== 'function') {
+    throw new ConfigurationError(
+      `The metric "${metric}": measure()'s \`signal\` must be an AbortSignal (e.g. AbortSignal.timeout(60_000) or ` +
+        `an AbortController's signal); got ${describeValue(signal)}.`,
+    )
+  }
+  return relayOf(signal as AbortSignal)
+}
+
+function relayOf(signal: AbortSignal): AbortSignal {
+  let relay = relays.get(signal)
+  if (relay === undefined) {
+    const controller = new AbortController()
+    setMaxListeners(0, controller.signal)
+    if (signal.aborted) controller.abort(signal.reason)
+    else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true })
+    relay = controller.signal
+    relays.set(signal, relay)
+  }
+  return relay
 }

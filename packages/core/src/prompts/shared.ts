@@ -1,8 +1,9 @@
 import type { JudgeMessage } from '../judge/types.js'
 
 /**
- * Test-case text is untrusted: it reaches the judge only as JSON between these marker lines. JSON escapes every
- * newline inside a value, so no value can put a marker at the start of a line and close the block early.
+ * Test-case text is untrusted: it reaches the judge only as JSON between these marker lines. JSON escapes CR, LF
+ * and the other C0 controls inside a value, and renderData escapes the line breaks JSON leaves raw (U+2028,
+ * U+2029, U+0085), so no value can put a marker at the start of a line and close the block early.
  */
 export const DATA_OPEN = '<<<JUDGETREE_DATA'
 export const DATA_CLOSE = 'JUDGETREE_DATA>>>'
@@ -25,7 +26,16 @@ export function judgeMessages(task: string, data: unknown): JudgeMessage[] {
 
 /** Renders data for the judge: pretty JSON between the marker lines. */
 export function renderData(data: unknown): string {
-  return `${DATA_OPEN}\n${JSON.stringify(data, null, 2)}\n${DATA_CLOSE}`
+  return `${DATA_OPEN}\n${escapeLineBreaks(JSON.stringify(data, null, 2))}\n${DATA_CLOSE}`
+}
+
+/**
+ * Line breaks JSON.stringify leaves raw, as `\uXXXX` escapes (still the same JSON): NEL (U+0085), LINE SEPARATOR
+ * (U+2028) and PARAGRAPH SEPARATOR (U+2029) end a line for JavaScript regexes, Unicode line breaking and many
+ * tokenizers. They can only occur inside JSON strings, where the escape means the same character.
+ */
+function escapeLineBreaks(json: string): string {
+  return json.replace(/[\u0085\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
 /** Reads back the data block of a rendered prompt: what the judge was shown about the test case. */

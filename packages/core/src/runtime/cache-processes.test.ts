@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bundleScript, runScript } from '../../test/support/fork-script.js'
+import { verifyCache } from './cache-verify.js'
 
 const WORKERS = 4
 // Each process writes 2 × PER_WORKER distinct entries (shared keys and its own): 500, as the reliability issue asks.
@@ -33,8 +34,11 @@ describe('one cache directory shared by several processes', () => {
       // Rounds 2 and 3 are answered from disk, whoever wrote the entry.
       expect(report.stats.cacheHits).toBeGreaterThanOrEqual(2 * 2 * PER_WORKER)
     }
-    const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile())
-    expect(files.filter((file) => file.name.endsWith('.tmp'))).toEqual([])
+    const all = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile())
+    expect(all.filter((file) => file.name.endsWith('.tmp'))).toEqual([])
+    expect(all.filter((file) => file.name === '.gitignore')).toHaveLength(1)
+    const files = all.filter((file) => file.name.endsWith('.json'))
+    expect(verifyCache(dir)).toMatchObject({ ok: true, entries: files.length, problems: [] })
     expect(files).toHaveLength(PER_WORKER + WORKERS * PER_WORKER)
     const answers = new Set<string>()
     for (const file of files) {

@@ -43,7 +43,10 @@ function metric(cache: CacheMode, warn: (message: string) => void = () => {}) {
 
 async function cacheFiles(): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true })
-  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name))
+  // The entries only: the cache directory also holds its own .gitignore.
+  return entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.json'))
+    .map((entry) => join(entry.parentPath, entry.name))
 }
 
 describe('judge cache through the OpenAI SDK', () => {

@@ -1,10 +1,31 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { join, relative } from 'node:path'
 import type { z } from 'zod'
 import { scrubSecrets } from '../internal/scrub.js'
 import { messageOf } from '../internal/text.js'
 import type { JudgeResponse } from '../judge/types.js'
-import { CACHE_FORMAT_VERSION } from './cache-key.js'
+import { CACHE_FORMAT_VERSION, canonicalJson } from './cache-key.js'
+
+/** Temporary files of writers that died are removed once they are this old (no live write takes a second). */
+export const STALE_TEMP_MS = 10 * 60_000
+/** What the cache directory's own .gitignore holds: temporary files are never meant to be committed. */
+const GITIGNORE = '# Written by judgetree: temporary files of interrupted writes are never committed.\n*.tmp\n'
+/** Refuses to open a symbolic link, where the platform can (not on Windows, where lstat still guards). */
+const NO_FOLLOW = constants.O_NOFOLLOW ?? 0
 
 /**
  * How the judge cache is used: `read-write` answers from the cache and records misses; `read-only` answers from it
@@ -50,54 +71,59 @@ export class JudgeCacheStore {
     return join(this.dir, key.slice(0, 2), `${key}.json`)
   }
 
-  /** Reads an entry. A damaged one is reported once per file with console.warn and treated as a miss. */
+  /**
+   * Reads an entry. A damaged one (unparsable, edited, a symbolic link, a legacy entry without a checksum) is
+   * reported once per file with the warn callback and treated as a miss; replay mode turns it into an error.
+   */
   async read(key: string, schema: z.ZodType): Promise<CacheLookup> {
     const file = this.fileOf(key)
+    const linked = linkProblem(this.dir, key)
+    if (linked !== undefined) return this.#damaged(file, linked)
     let text: string
     try {
-      text = readFileSync(file, 'utf8')
+      text = readEntryText(file)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'miss' }
+      if ((error as NodeJS.ErrnoException).code === 'ELOOP') return this.#damaged(file, SYMLINK_PROBLEM)
       return this.#damaged(file, `it could not be read (${messageOf(error)})`)
     }
-    let entry: StoredEntry
-    try {
-      entry = JSON.parse(text) as StoredEntry
-    } catch (error) {
-      return this.#damaged(file, `it is not valid JSON (${messageOf(error)}); it was probably cut short`)
-    }
-    const problem = shapeProblem(entry, key)
-    if (problem !== undefined) return this.#damaged(file, problem)
-    const parsed = schema.safeParse(entry.response.value)
+    const checked = checkEntryText(text, key)
+    if (typeof checked === 'string') return this.#damaged(file, checked)
+    const parsed = schema.safeParse(checked.response.value)
     if (!parsed.success) return this.#damaged(file, 'its answer does not match the schema of the request')
-    return { status: 'hit', response: { ...entry.response, value: parsed.data, cached: true } }
+    return { status: 'hit', response: { ...checked.response, value: parsed.data, cached: true } }
   }
 
-  /** Writes an entry to a temporary file beside it, then renames it into place: readers never see half a file. */
+  /**
+   * Writes an entry to a temporary file beside it, then renames it into place: readers never see half a file.
+   * Never writes through a symbolic link: a linked shard directory is refused, the temporary file is created
+   * exclusively, and the rename replaces a link at the entry's name rather than writing where it points.
+   */
   async write(key: string, summary: CacheEntrySummary, response: JudgeResponse<unknown>): Promise<void> {
     const file = this.fileOf(key)
     const { cached: _cached, ...answer } = response
-    const entry: StoredEntry = {
+    const entry = sealEntry({
       format: CACHE_FORMAT_VERSION,
       key,
       ...summary,
       createdAt: new Date().toISOString(),
-      response: answer,
-    }
+      // Scrubbed before the checksum is taken, so the checksum covers exactly what is on disk.
+      response: JSON.parse(withoutSecrets(JSON.stringify(answer))) as StoredEntry['response'],
+    })
     const temp = `${file}.${process.pid}.${++this.#writes}.tmp`
     try {
       const dir = join(this.dir, key.slice(0, 2))
       if (!this.#madeDirs.has(dir)) {
-        mkdirSync(dir, { recursive: true })
+        this.#prepare(dir)
         this.#madeDirs.add(dir)
       }
-      writeFileSync(temp, withoutSecrets(`${JSON.stringify(entry, null, 2)}\n`))
+      writeFileSync(temp, `${JSON.stringify(entry, null, 2)}\n`, { flag: 'wx' })
       renameSync(temp, file)
     } catch (error) {
       try {
         rmSync(temp, { force: true })
       } catch {
-        // The warning below is what matters; a stray temp file is ignored by readers.
+        // The warning below is what matters; a stray temp file is ignored by readers and by git.
       }
       this.#warnOnce(
         `write:${this.dir}`,
@@ -105,6 +131,26 @@ export class JudgeCacheStore {
           'answers are used but not cached. Check the directory is writable, or set JUDGETREE_CACHE=read-only.',
       )
     }
+  }
+
+  /** Makes a shard directory (refusing a symbolic link), the cache's .gitignore, and sweeps stale temp files. */
+  #prepare(dir: string): void {
+    if (this.#madeDirs.size === 0) {
+      mkdirSync(this.dir, { recursive: true })
+      const ignore = join(this.dir, '.gitignore')
+      if (!existsSync(ignore)) {
+        try {
+          writeFileSync(ignore, GITIGNORE, { flag: 'wx' })
+        } catch {
+          // Another process wrote it first, or the directory is read-only: the write below reports the latter.
+        }
+      }
+    }
+    mkdirSync(dir, { recursive: true })
+    if (lstatSync(dir).isSymbolicLink()) {
+      throw new Error(`${this.#shown(dir)} is a symbolic link, and judgetree never writes outside its cache directory`)
+    }
+    removeStaleTemps(dir, Date.now())
   }
 
   #damaged(file: string, problem: string): CacheLookup {
@@ -130,9 +176,78 @@ export class JudgeCacheStore {
 
 interface StoredEntry extends CacheEntrySummary {
   readonly format: number
+  /** The request digest: the sha256 of everything that decides the answer (also the file's name). */
   readonly key: string
   readonly createdAt: string
   readonly response: Omit<JudgeResponse<unknown>, 'cached'>
+  /** sha256 of the entry's other fields as canonical JSON: an edit that does not recompute it is caught. */
+  readonly checksum?: string
+}
+
+/** The entry with its checksum. */
+function sealEntry(entry: Omit<StoredEntry, 'checksum'>): StoredEntry {
+  return { ...entry, checksum: checksumOf(entry) }
+}
+
+function checksumOf(entry: Omit<StoredEntry, 'checksum'>): string {
+  const { checksum: _checksum, ...content } = entry as StoredEntry
+  return `sha256:${createHash('sha256').update(canonicalJson(content)).digest('hex')}`
+}
+
+function checksumProblem(entry: StoredEntry): string | undefined {
+  if (entry.checksum === undefined) {
+    return (
+      'it has no checksum: it was recorded before judgetree checked its cache entries, and is not trusted. Re-record ' +
+      'it (delete the cache directory, run once with JUDGETREE_CACHE=read-write and a real judge, commit it)'
+    )
+  }
+  if (entry.checksum !== checksumOf(entry)) {
+    return 'its checksum does not match its content, so it was edited after it was recorded; re-record it'
+  }
+  return undefined
+}
+
+export const SYMLINK_PROBLEM =
+  'it is a symbolic link, and judgetree never follows links in its cache (they could point anywhere); replace it ' +
+  'with a recorded entry'
+
+/** Why the entry's shard directory or file may not be read: a symbolic link in either place. */
+function linkProblem(dir: string, key: string): string | undefined {
+  try {
+    if (lstatSync(join(dir, key.slice(0, 2))).isSymbolicLink()) {
+      return `its directory ${key.slice(0, 2)}/ is a symbolic link, and judgetree never follows links in its cache`
+    }
+  } catch {
+    return undefined
+  }
+  return undefined
+}
+
+/** The entry's text, refusing a symbolic link (O_NOFOLLOW, and lstat where the platform lacks it). */
+export function readEntryText(file: string): string {
+  if (NO_FOLLOW === 0 && lstatSync(file).isSymbolicLink()) {
+    throw Object.assign(new Error('symbolic link'), { code: 'ELOOP' })
+  }
+  const fd = openSync(file, constants.O_RDONLY | NO_FOLLOW)
+  try {
+    if (!fstatSync(fd).isFile()) throw Object.assign(new Error('not a regular file'), { code: 'EISDIR' })
+    return readFileSync(fd, 'utf8')
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** The parsed entry, or what is wrong with it: unparsable, the wrong shape or key, no checksum, or a wrong one. */
+export function checkEntryText(text: string, key: string): StoredEntry | string {
+  let entry: StoredEntry
+  try {
+    entry = JSON.parse(text) as StoredEntry
+  } catch (error) {
+    // The parser quotes the text, which could be anything: only its position is kept.
+    const where = /position \d+/.exec(messageOf(error))?.[0]
+    return `it is not valid JSON${where ? ` (at ${where})` : ''}; it was probably cut short`
+  }
+  return shapeProblem(entry, key) ?? checksumProblem(entry) ?? entry
 }
 
 function shapeProblem(entry: StoredEntry, key: string): string | undefined {
@@ -151,4 +266,23 @@ function shapeProblem(entry: StoredEntry, key: string): string | undefined {
 /** Belt and braces: an API key must never reach a file that people commit, even if a server echoed it back. */
 function withoutSecrets(text: string): string {
   return scrubSecrets(text, process.env.OPENAI_API_KEY?.trim())
+}
+
+/** Removes `*.tmp` files older than STALE_TEMP_MS in one directory: left by writers that were killed. */
+function removeStaleTemps(dir: string, now: number): void {
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return
+  }
+  for (const name of names) {
+    if (!name.endsWith('.tmp')) continue
+    const path = join(dir, name)
+    try {
+      if (now - lstatSync(path).mtimeMs > STALE_TEMP_MS) rmSync(path, { force: true })
+    } catch {
+      // Another process removed or renamed it meanwhile.
+    }
+  }
 }

@@ -4,6 +4,16 @@ import { MeasurementAbortedError } from '../errors.js'
 /** One slot held at a coordinator; release it exactly when the judge call ends. */
 export interface Lease {
   release(): void
+  /**
+   * Tells the coordinator this call got a 429, so it pauses every worker for `pauseMs` and lowers the run's limit,
+   * then releases the slot. Resolves once the coordinator has taken note (or could not be reached).
+   */
+  rateLimited(pauseMs: number): Promise<RateLimitNoted>
+}
+
+/** The coordinator's answer to a 429 report: the run's limit after it (undefined when it could not be read). */
+export interface RateLimitNoted {
+  readonly concurrency: number | undefined
 }
 
 /** The coordinator could not be reached or answered oddly: callers fall back to their local limit. */
@@ -46,12 +56,54 @@ export function acquireSlot(url: string, signal?: AbortSignal): Promise<Lease> {
         settle(() => reject(new CoordinatorUnavailableError(`the coordinator at ${url} answered ${res.statusCode}`)))
         return
       }
-      res.once('data', () => settle(() => resolve({ release: () => req.destroy() })))
+      res.once('data', (chunk: Buffer) => {
+        // 'granted <lease id>'; a coordinator from before lease ids answers 'granted' alone.
+        const id = /^granted (\d+)/.exec(String(chunk))?.[1]
+        const release = (): void => {
+          req.destroy()
+        }
+        const rateLimited = async (pauseMs: number): Promise<RateLimitNoted> => {
+          const noted = await report(url, { lease: id === undefined ? null : Number(id), pauseMs: Math.round(pauseMs) })
+          release()
+          return noted
+        }
+        settle(() => resolve({ release, rateLimited }))
+      })
       res.once('end', () => {
         settle(() => reject(new CoordinatorUnavailableError(`the coordinator at ${url} closed before granting`)))
       })
       res.on('error', () => {})
     })
     req.end()
+  })
+}
+
+/** POSTs a 429 to the coordinator; a coordinator that cannot be reached only loses the shared pause. */
+function report(url: string, body: { lease: number | null; pauseMs: number }): Promise<RateLimitNoted> {
+  return new Promise<RateLimitNoted>((resolve) => {
+    const unknown = { concurrency: undefined }
+    const req = httpRequest(`${url}/rate-limited`, {
+      method: 'POST',
+      agent: false,
+      headers: { 'content-type': 'application/json' },
+    })
+    req.on('error', () => resolve(unknown))
+    req.on('response', (res) => {
+      let text = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => {
+        text += chunk
+      })
+      res.on('end', () => {
+        try {
+          const concurrency = (JSON.parse(text) as { concurrency?: unknown }).concurrency
+          resolve({ concurrency: typeof concurrency === 'number' ? concurrency : undefined })
+        } catch {
+          resolve(unknown)
+        }
+      })
+      res.on('error', () => resolve(unknown))
+    })
+    req.end(JSON.stringify(body))
   })
 }

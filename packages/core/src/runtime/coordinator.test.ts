@@ -50,6 +50,33 @@ describe('coordinator', () => {
     expect(coordinator.stats()).toMatchObject({ granted: 24, peakInFlight: 3, inFlight: 0, waiting: 0 })
   }, 30_000)
 
+  it('pauses every worker for the Retry-After of a 429 one of them got, and lowers the run’s limit', async () => {
+    const arrivals: number[] = []
+    let limitedAt = 0
+    server.respondWith(async () => {
+      arrivals.push(performance.now())
+      const index = arrivals.length - 1
+      await sleep(20)
+      if (index === 3) {
+        limitedAt = performance.now()
+        return { status: 429, error: { message: 'Rate limit reached' }, headers: { 'retry-after-ms': '500' } }
+      }
+      return jsonReply({ ok: true })
+    })
+    coordinator = await startCoordinator({ concurrency: 4 })
+    const url = coordinator.url
+    const workers = [0, 1].map(() => runScript(script, ['calls', url, server.baseURL, '10', '2']))
+    await Promise.all(workers.map((worker) => worker.done))
+    // Every call succeeded (the 429 was retried by the runtime, not the SDK). In the pause nothing was sent but the
+    // calls granted before the 429 reached the coordinator: at most one per other slot (3), however slow the
+    // machine; without the shared pause, both workers would keep sending all through it.
+    expect(arrivals).toHaveLength(21)
+    const sentInPause = arrivals.filter((at) => at > limitedAt && at < limitedAt + 480)
+    expect(sentInPause.length).toBeLessThanOrEqual(3)
+    expect(coordinator.stats()).toMatchObject({ rateLimited: 1, granted: 21, inFlight: 0 })
+    expect(coordinator.stats().lowestConcurrency).toBe(2)
+  }, 30_000)
+
   it('takes back the slot of a worker that crashes while holding it', async () => {
     const running = await startCoordinator({ concurrency: 1 })
     coordinator = running
@@ -135,7 +162,7 @@ describe('coordinator', () => {
   it('rejects a nonsensical limit', async () => {
     await expect(startCoordinator({ concurrency: 0 })).rejects.toThrow(ConfigurationError)
     await expect(startCoordinator({ concurrency: 2, requestsPerMinute: -1 })).rejects.toThrow(
-      'Expected `requestsPerMinute` to be a number above 0, got `-1` (number).',
+      'Expected `requestsPerMinute` to be a number of requests per minute from 0.0000279 (one per 24.8 days) up, got `-1` (number).',
     )
   })
 })

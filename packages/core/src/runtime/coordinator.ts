@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
+import { AdaptiveLimit } from './adaptive-limit.js'
 import { envConcurrency, envRequestsPerMinute, validateLimits } from './limits.js'
 
 /** Options of {@link startCoordinator}. */
@@ -14,7 +15,16 @@ export interface CoordinatorOptions {
 
 /** Counters of a running coordinator, for tests and diagnostics (`GET <url>/status` returns the same). */
 export interface CoordinatorStats {
+  /** The configured limit: the most slots ever granted at once. */
   readonly concurrency: number
+  /** The limit now, lowered after 429s and raised again as calls succeed (never above `concurrency`). */
+  readonly currentConcurrency: number
+  /** The lowest the limit went. */
+  readonly lowestConcurrency: number
+  /** 429s workers reported. */
+  readonly rateLimited: number
+  /** Milliseconds until slots are granted again after a 429; 0 when not paused. */
+  readonly pausedForMs: number
   readonly requestsPerMinute: number | undefined
   readonly inFlight: number
   readonly waiting: number
@@ -55,6 +65,11 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
 
   const waiting: ServerResponse[] = []
   const leases = new Set<ServerResponse>()
+  const limit = new AdaptiveLimit(concurrency)
+  /** Each lease's id → the limit's epoch when it was granted, and whether it reported a 429. */
+  const leaseInfo = new Map<number, { epoch: number; rateLimited: boolean }>()
+  let nextLeaseId = 1
+  let pausedUntil = 0
   const sockets = new Set<Socket>()
   let granted = 0
   let peakInFlight = 0
@@ -63,13 +78,12 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
   let pumpTimer: NodeJS.Timeout | undefined
 
   const pump = (): void => {
-    while (leases.size < concurrency && waiting.length > 0) {
-      const wait = nextGrantAt - performance.now()
+    clearTimeout(pumpTimer)
+    pumpTimer = undefined
+    while (leases.size < limit.current && waiting.length > 0) {
+      const wait = Math.max(nextGrantAt, pausedUntil) - performance.now()
       if (wait > 0) {
-        pumpTimer ??= setTimeout(() => {
-          pumpTimer = undefined
-          pump()
-        }, wait)
+        pumpTimer = setTimeout(pump, wait)
         return
       }
       grant(waiting.shift() as ServerResponse)
@@ -80,22 +94,45 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
     leases.add(res)
     granted += 1
     peakInFlight = Math.max(peakInFlight, leases.size)
-    nextGrantAt = Math.max(nextGrantAt, performance.now()) + spacingMs
+    const now = performance.now()
+    nextGrantAt = Math.max(nextGrantAt, now) + Math.max(spacingMs, limit.spacingMs)
+    limit.started(now)
+    const id = nextLeaseId++
+    const info = { epoch: limit.epoch, rateLimited: false }
+    leaseInfo.set(id, info)
     const timer = setTimeout(() => {
       expired += 1
       res.end('expired\n')
     }, leaseTimeoutMs)
+    timer.unref()
     res.once('close', () => {
       clearTimeout(timer)
       leases.delete(res)
+      leaseInfo.delete(id)
+      if (!info.rateLimited) limit.succeeded()
       pump()
     })
     res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' })
-    res.write('granted\n')
+    res.write(`granted ${id}\n`)
+  }
+
+  const rateLimited = (lease: unknown, pauseMs: unknown): void => {
+    const info = typeof lease === 'number' ? leaseInfo.get(lease) : undefined
+    if (info !== undefined) info.rateLimited = true
+    // A report without a known lease (an older client, or one whose lease expired) still counts and pauses.
+    limit.rateLimitedAt(info?.epoch ?? limit.epoch)
+    const pause =
+      typeof pauseMs === 'number' && Number.isFinite(pauseMs) ? Math.min(Math.max(pauseMs, 0), MAX_PAUSE_MS) : 0
+    pausedUntil = Math.max(pausedUntil, performance.now() + pause)
+    pump()
   }
 
   const stats = (): CoordinatorStats => ({
     concurrency,
+    currentConcurrency: limit.current,
+    lowestConcurrency: limit.lowest,
+    rateLimited: limit.rateLimited,
+    pausedForMs: Math.max(0, Math.round(pausedUntil - performance.now())),
     requestsPerMinute,
     inFlight: leases.size,
     waiting: waiting.length,
@@ -105,8 +142,8 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
   })
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    req.resume()
     const path = req.url?.split('?')[0]
+    if (path !== '/rate-limited') req.resume()
     if (req.method === 'POST' && path === '/acquire') {
       waiting.push(res)
       // A worker that gives up (abort, crash) while waiting leaves the line.
@@ -117,6 +154,13 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
       pump()
       return
     }
+    if (req.method === 'POST' && path === '/rate-limited') {
+      readJson(req).then((body) => {
+        rateLimited(body?.lease, body?.pauseMs)
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ concurrency: limit.current }))
+      })
+      return
+    }
     if (req.method === 'GET' && path === '/status') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(stats()))
       return
@@ -125,6 +169,8 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
   })
   // Waits and leases are long-lived responses by design.
   server.requestTimeout = 0
+  // Kept with the stats so that a reporter can say what happened after the coordinator has closed.
+  runStats().current = stats
   server.on('connection', (socket) => {
     sockets.add(socket)
     socket.once('close', () => sockets.delete(socket))
@@ -139,10 +185,54 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
     url: `http://127.0.0.1:${port}`,
     stats,
     close() {
-      if (pumpTimer) clearTimeout(pumpTimer)
+      clearTimeout(pumpTimer)
+      pumpTimer = undefined
+      waiting.length = 0
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       for (const socket of sockets) socket.destroy()
       return closed
     },
   }
+}
+
+/** The longest pause a Retry-After may impose on the run; longer asks are capped, as the OpenAI SDK caps them. */
+export const MAX_PAUSE_MS = 60_000
+
+/** Where the stats of the coordinator this process started last live: one per process, whichever copy of this module. */
+interface StatsHolder {
+  current: (() => CoordinatorStats) | undefined
+}
+
+function runStats(): StatsHolder {
+  const global = globalThis as { [STATS_KEY]?: StatsHolder }
+  global[STATS_KEY] ??= { current: undefined }
+  return global[STATS_KEY]
+}
+
+const STATS_KEY = Symbol.for('judgetree.coordinatorStats')
+
+/** What the coordinator this process started last saw, even after it closed; undefined when none was started. */
+export function lastCoordinatorStats(): CoordinatorStats | undefined {
+  return runStats().current?.()
+}
+
+function readJson(req: IncomingMessage): Promise<{ lease?: unknown; pauseMs?: unknown } | undefined> {
+  return new Promise((resolve) => {
+    let text = ''
+    req.setEncoding('utf8')
+    req.on('data', (chunk: string) => {
+      if (text.length < 1_000) text += chunk
+    })
+    req.on('end', () => {
+      try {
+        const value: unknown = JSON.parse(text)
+        resolve(
+          typeof value === 'object' && value !== null ? (value as { lease?: unknown; pauseMs?: unknown }) : undefined,
+        )
+      } catch {
+        resolve(undefined)
+      }
+    })
+    req.on('error', () => resolve(undefined))
+  })
 }

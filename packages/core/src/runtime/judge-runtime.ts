@@ -37,6 +37,10 @@ export interface JudgeRuntimeStats {
   readonly judgeCalls: number
   readonly inFlight: number
   readonly queued: number
+  /** 429s the judge answered in this process; each paused the calls (of every worker, with a coordinator). */
+  readonly rateLimited: number
+  /** This process's adaptive limit on judge calls now (at most `concurrency`); with a coordinator, the run's is there. */
+  readonly currentConcurrency: number
 }
 
 /** Caches, limits and shares judge calls for every judge it wraps. */
@@ -63,6 +67,11 @@ const RUNTIME = Symbol.for('judgetree.judgeRuntime')
  * const metric = new DAGMetric({ name: 'Format', dag, model: runtime.wrap(new OpenAIJudge()) })
  */
 export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRuntime {
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigurationError(
+      `createJudgeRuntime(options) takes an options object (or nothing); got \`${String(options)}\`.`,
+    )
+  }
   const mode = options.cache ?? envCacheMode()
   const cacheDir = options.cacheDir ?? envCacheDir()
   const concurrency = options.concurrency ?? envConcurrency()
@@ -72,16 +81,27 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
       `Expected \`cache\` to be one of ${CACHE_MODES.map((m) => `'${m}'`).join(', ')}, got \`${String(mode)}\`.`,
     )
   }
-  if (typeof cacheDir !== 'string' || cacheDir.trim() === '') {
-    throw new ConfigurationError(`Expected \`cacheDir\` to be a directory path, got \`${String(cacheDir)}\`.`)
+  if (typeof cacheDir !== 'string' || cacheDir.trim() === '' || cacheDir.includes('\0')) {
+    throw new ConfigurationError(
+      `Expected \`cacheDir\` to be a directory path (without NUL characters), got ${typeof cacheDir === 'string' ? JSON.stringify(cacheDir) : `\`${String(cacheDir)}\``}.`,
+    )
   }
   validateLimits('createJudgeRuntime', { concurrency, requestsPerMinute })
+  if (options.coordinatorUrl !== undefined) checkCoordinatorUrl(options.coordinatorUrl, '`coordinatorUrl`')
+  const envCoordinator = readEnv('JUDGETREE_COORDINATOR_URL')
+  if (envCoordinator !== undefined) checkCoordinatorUrl(envCoordinator, 'JUDGETREE_COORDINATOR_URL')
   const warn = options.warn ?? ((message: string) => console.warn(message))
   const store = new JudgeCacheStore(resolve(cacheDir), warn)
   const limiter = new CallLimiter({
     concurrency,
     requestsPerMinute,
-    coordinatorUrl: () => options.coordinatorUrl ?? readEnv('JUDGETREE_COORDINATOR_URL'),
+    coordinatorUrl: () => {
+      if (options.coordinatorUrl !== undefined) return options.coordinatorUrl
+      // Read at the first call, as a runner's set-up may set it after this runtime was made.
+      const url = readEnv('JUDGETREE_COORDINATOR_URL')
+      if (url !== undefined) checkCoordinatorUrl(url, 'JUDGETREE_COORDINATOR_URL')
+      return url
+    },
     warn,
   })
   const inFlight = new Map<string, SharedCall>()
@@ -89,10 +109,14 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
   const counts = { requests: 0, cacheHits: 0, sharedCalls: 0, judgeCalls: 0 }
 
   const callJudge = <T>(judge: JudgeModel, request: JudgeRequest<T>, signal: AbortSignal | undefined) =>
-    limiter.run(() => {
-      counts.judgeCalls += 1
-      return judge.generate(request.signal === signal ? request : { ...request, signal })
-    }, signal)
+    limiter.run(
+      () => {
+        counts.judgeCalls += 1
+        return judge.generate(request.signal === signal ? request : { ...request, signal })
+      },
+      signal,
+      judge.rateLimitRetries ?? 0,
+    )
 
   const lookupOrCall = async (judge: JudgeModel, request: JudgeRequest<unknown>, key: string, signal: AbortSignal) => {
     const found = await store.read(key, request.schema)
@@ -205,6 +229,8 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
           name: judge.name,
           cacheIdentity: judge.cacheIdentity,
           cacheable: judge.cacheable,
+          // The runtime owns the 429 retries now; a judge wrapped twice must not retry them again.
+          rateLimitRetries: 0,
           [RUNTIME]: runtime,
           generate: <T>(request: JudgeRequest<T>) => generate(judge, request),
         })
@@ -212,7 +238,13 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
       }
       return wrapped
     },
-    stats: () => ({ ...counts, inFlight: limiter.inFlight, queued: limiter.queued }),
+    stats: () => ({
+      ...counts,
+      inFlight: limiter.inFlight,
+      queued: limiter.queued,
+      rateLimited: limiter.rateLimits.rateLimited,
+      currentConcurrency: limiter.rateLimits.concurrency,
+    }),
   }
   return runtime
 }
@@ -273,4 +305,20 @@ function replayMiss(
 /** "trial 6 of a trials run, " for a trial's call: a recording made with fewer trials has no entry for it. */
 function trialOf(request: JudgeRequest<unknown>): string {
   return request.trial === undefined ? '' : `trial ${request.trial} of a trials run, `
+}
+
+/** A coordinator URL is the `http://host:port` startCoordinator printed; anything else is named with its setting. */
+function checkCoordinatorUrl(url: unknown, setting: string): void {
+  let parsed: URL | undefined
+  try {
+    parsed = typeof url === 'string' ? new URL(url) : undefined
+  } catch {
+    parsed = undefined
+  }
+  if (parsed === undefined || parsed.protocol !== 'http:') {
+    throw new ConfigurationError(
+      `Expected ${setting} to be the coordinator's http:// URL, as startCoordinator() gives it (e.g. ` +
+        `\`http://127.0.0.1:4100\`); got ${typeof url === 'string' ? JSON.stringify(url) : String(url)}.`,
+    )
+  }
 }

@@ -69,7 +69,7 @@ describe('judge call limits through the OpenAI SDK', () => {
     expect((arrivals[4] as number) - (arrivals[0] as number)).toBeGreaterThanOrEqual(380)
   })
 
-  it('pauses the queue for the Retry-After of a 429 that outlived the retries, and says so', async () => {
+  it('pauses the queue for the Retry-After of a 429 that outlived the retries, without a warning per call', async () => {
     let first = true
     server.respondWith(async () => {
       arrivals.push(performance.now())
@@ -88,7 +88,34 @@ describe('judge call limits through the OpenAI SDK', () => {
     expect(error).toMatchObject({ status: 429, retryAfterMs: 300 })
     expect(next.status).toBe('fulfilled')
     expect((arrivals[1] as number) - (arrivals[0] as number)).toBeGreaterThanOrEqual(280)
-    expect(warnings).toEqual([expect.stringContaining('pausing judge calls in this process for 0.3 s')])
+    expect(warnings).toEqual([])
+  })
+
+  it('retries a 429 itself after its Retry-After, holding back the other calls meanwhile, and counts it', async () => {
+    server.respondWith(async ({ index }) => {
+      arrivals.push(performance.now())
+      if (index === 0) return { status: 429, error: { message: 'slow down' }, headers: { 'retry-after-ms': '250' } }
+      return jsonReply({ ok: true })
+    })
+    const runtime = createJudgeRuntime({ cache: 'off', cacheDir: '.unused', concurrency: 1 })
+    const limited = runtime.wrap(new OpenAIJudge({ baseURL: server.baseURL, apiKey: 'sk-local', maxRetries: 2 }))
+    const results = await Promise.all([limited.generate(ask(1)), limited.generate(ask(2))])
+    expect(results.map((result) => result.value)).toEqual([{ ok: true }, { ok: true }])
+    expect(server.requests).toHaveLength(3)
+    // Nothing reached the server during the pause, and the limit dropped for a while.
+    expect((arrivals[1] as number) - (arrivals[0] as number)).toBeGreaterThanOrEqual(230)
+    expect(runtime.stats()).toMatchObject({ rateLimited: 1, judgeCalls: 3 })
+  })
+
+  it('gives up on a 429 after maxRetries retries, with the status and the wait in the error', async () => {
+    server.respondWith(() => ({ status: 429, error: { message: 'slow down' }, headers: { 'retry-after-ms': '20' } }))
+    const runtime = createJudgeRuntime({ cache: 'off', cacheDir: '.unused', concurrency: 2 })
+    const limited = runtime.wrap(new OpenAIJudge({ baseURL: server.baseURL, apiKey: 'sk-local', maxRetries: 2 }))
+    const error = await limited.generate(ask(1)).catch((caught: unknown) => caught)
+    expect(error).toMatchObject({ status: 429, retryAfterMs: 20 })
+    expect(String((error as Error).message)).toContain('Still rate limited after the judge runtime’s retries')
+    expect(server.requests).toHaveLength(3)
+    expect(runtime.stats()).toMatchObject({ rateLimited: 3, currentConcurrency: 1 })
   })
 
   it('reads a Retry-After given in seconds', async () => {

@@ -1,10 +1,11 @@
-import PQueue from 'p-queue'
-import { JudgeCallError, MeasurementAbortedError } from '../errors.js'
+import { JudgeCallError } from '../errors.js'
+import { CallGate, type GateSlot } from './call-gate.js'
+import { MAX_PAUSE_MS } from './coordinator.js'
 import { acquireSlot, CoordinatorUnavailableError, type Lease } from './coordinator-client.js'
 
 /** Options of {@link CallLimiter}. */
 export interface CallLimiterOptions {
-  /** Calls in flight at once in this process. */
+  /** Calls in flight at once in this process; the most the adaptive limit allows. */
   readonly concurrency: number
   /** Calls started per minute in this process, spaced evenly. */
   readonly requestsPerMinute?: number | undefined
@@ -13,111 +14,88 @@ export interface CallLimiterOptions {
   readonly warn: (message: string) => void
 }
 
-/** The longest pause a Retry-After may impose; longer asks are capped, as the OpenAI SDK caps them. */
-const MAX_PAUSE_MS = 60_000
+/** What the limiter saw of rate limits since it was created. */
+export interface RateLimitStats {
+  /** 429s this process got (each one paused the run: this process, or every worker through the coordinator). */
+  readonly rateLimited: number
+  /** This process's limit now; with a coordinator, the run's limit is the coordinator's. */
+  readonly concurrency: number
+}
 
 /**
- * Bounds judge calls, not test cases: a p-queue with the process's concurrency and rate, plus a slot from the
- * run's coordinator when one is set. A 429 that survived the SDK's retries pauses the queue for its Retry-After.
+ * Bounds judge calls, not test cases: this process's gate (adaptive concurrency, rate, pause), plus a slot from the
+ * run's coordinator when one is set. A call that gets a 429 is retried here rather than by the SDK, after the pause
+ * the server asked for, which the coordinator imposes on every worker of the run.
  */
 export class CallLimiter {
-  readonly #queue: PQueue
+  readonly #gate: CallGate
   readonly #options: CallLimiterOptions
   /** The coordinator's URL; null when there is none (or it is unreachable); undefined until the first call. */
   #coordinator: string | null | undefined
-  #pausedUntil = 0
-  #resume: NodeJS.Timeout | undefined
 
   constructor(options: CallLimiterOptions) {
     this.#options = options
-    const rpm = options.requestsPerMinute
-    // One start per 60/rpm seconds: even spacing never bursts a whole minute's budget into the first second.
-    this.#queue = new PQueue({
-      concurrency: options.concurrency,
-      ...(rpm === undefined ? {} : { intervalCap: 1, interval: 60_000 / rpm }),
-    })
+    this.#gate = new CallGate(options)
   }
 
   /** Calls waiting for a slot in this process. */
   get queued(): number {
-    return this.#queue.size
+    return this.#gate.waiting
   }
 
   /** Calls running in this process. */
   get inFlight(): number {
-    return this.#queue.pending
+    return this.#gate.running
   }
 
-  /** Runs `call` once a slot is free; a call still waiting when `signal` aborts never starts. */
-  run<T>(call: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const queue = this.#queue
-    if (signal?.aborted) return Promise.reject(new MeasurementAbortedError(signal.reason))
-    // p-queue starts a task inside add() when a slot is free: such a call never waits, so needs no abort listener.
-    const startsNow =
-      queue.size === 0 &&
-      queue.pending < this.#options.concurrency &&
-      !queue.isPaused &&
-      this.#options.requestsPerMinute === undefined
-    if (signal === undefined || startsNow) return queue.add(() => this.#withSlot(call, signal))
-    // Our own listener rather than p-queue's `signal` option: p-queue would add two per call, and Node's
-    // EventTarget listeners cost more than all the rest of the queue's bookkeeping. A call whose caller gave up
-    // while it waited still takes its turn, but returns at once without calling the judge.
-    return new Promise<T>((resolve, reject) => {
-      let settled = false
-      const onAbort = (): void => {
-        settled = true
-        reject(new MeasurementAbortedError(signal.reason))
+  get rateLimits(): RateLimitStats {
+    return { rateLimited: this.#gate.limit.rateLimited, concurrency: this.#gate.limit.current }
+  }
+
+  /** 429s seen by every limiter of this process, and the limit that applied after the latest. */
+  static get processRateLimits(): RateLimitStats {
+    return { rateLimited: processTally.rateLimited, concurrency: processTally.concurrency() }
+  }
+
+  /**
+   * Runs `call` once a slot is free; a call still waiting when `signal` aborts never starts. A call that fails with
+   * a 429 is run again, at most `rateLimitRetries` times, each after the pause the server asked for (else an
+   * exponential backoff, as the OpenAI SDK's).
+   */
+  async run<T>(call: () => Promise<T>, signal?: AbortSignal, rateLimitRetries = 0): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const slot = await this.#acquire(signal)
+      let value: T
+      try {
+        value = await call()
+      } catch (error) {
+        if (!isRateLimit(error)) {
+          slot.succeeded()
+          throw error
+        }
+        const pauseMs = Math.min(error.retryAfterMs ?? backoffMs(attempt), MAX_PAUSE_MS)
+        const concurrency = await slot.rateLimited(pauseMs)
+        processTally.rateLimited += 1
+        processTally.concurrency = concurrency ?? (() => this.#gate.limit.current)
+        if (attempt >= rateLimitRetries || signal?.aborted) throw error
+        continue
       }
-      signal.addEventListener('abort', onAbort, { once: true })
-      queue
-        .add(() => {
-          signal.removeEventListener('abort', onAbort)
-          return settled ? Promise.resolve(undefined) : this.#withSlot(call, signal)
-        })
-        .then(
-          (value) => {
-            if (!settled) resolve(value as T)
-          },
-          (error: unknown) => {
-            if (!settled) reject(error)
-          },
-        )
-    })
+      slot.succeeded()
+      return value
+    }
   }
 
-  /** Stops starting calls for `ms` (calls already running carry on). */
-  pauseFor(ms: number): void {
-    const until = performance.now() + Math.min(ms, MAX_PAUSE_MS)
-    if (until <= this.#pausedUntil) return
-    this.#pausedUntil = until
-    this.#queue.pause()
-    clearTimeout(this.#resume)
-    this.#resume = setTimeout(() => this.#queue.start(), until - performance.now())
-  }
-
-  async #withSlot<T>(call: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  async #acquire(signal: AbortSignal | undefined): Promise<Slot> {
+    const local = await this.#gate.acquire(signal)
     if (this.#coordinator === undefined) this.#coordinator = this.#options.coordinatorUrl?.() ?? null
-    const lease = this.#coordinator === null ? undefined : await this.#lease(this.#coordinator, signal)
+    let lease: Lease | undefined
     try {
-      return await call()
+      lease = this.#coordinator === null ? undefined : await this.#lease(this.#coordinator, signal)
     } catch (error) {
-      if (error instanceof JudgeCallError && error.status === 429 && error.retryAfterMs !== undefined) {
-        this.#rateLimited(error.retryAfterMs)
-      }
+      local.succeeded()
       throw error
-    } finally {
-      lease?.release()
     }
-  }
-
-  #rateLimited(retryAfterMs: number): void {
-    if (performance.now() + retryAfterMs > this.#pausedUntil) {
-      this.#options.warn(
-        `judgetree: the judge is still rate limited (HTTP 429) after its retries; pausing judge calls in this ` +
-          `process for ${formatSeconds(Math.min(retryAfterMs, MAX_PAUSE_MS))} as the server asked.`,
-      )
-    }
-    this.pauseFor(retryAfterMs)
+    return withLease(local, lease)
   }
 
   async #lease(url: string, signal: AbortSignal | undefined): Promise<Lease | undefined> {
@@ -137,6 +115,43 @@ export class CallLimiter {
   }
 }
 
-function formatSeconds(ms: number): string {
-  return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`
+/**
+ * With a coordinator, the run's limit and pause live there, and this process's gate only bounds its own calls; on
+ * its own, the gate adapts.
+ */
+function withLease(local: GateSlot, lease: Lease | undefined): Slot {
+  return {
+    succeeded(): void {
+      lease?.release()
+      local.succeeded()
+    },
+    async rateLimited(pauseMs: number) {
+      if (lease === undefined) {
+        local.rateLimited(pauseMs)
+        return undefined
+      }
+      // Noted before the slot is freed, so no worker's next call can slip in ahead of the pause.
+      const { concurrency } = await lease.rateLimited(pauseMs)
+      local.succeeded()
+      return concurrency === undefined ? undefined : () => concurrency
+    },
+  }
+}
+
+/** A call's slot: here and, with a coordinator, there. A 429 answers how to read the limit that now applies. */
+interface Slot {
+  succeeded(): void
+  rateLimited(pauseMs: number): Promise<(() => number) | undefined>
+}
+
+/** Every limiter of the process adds its 429s here, for evaluate()'s summary line. */
+const processTally: { rateLimited: number; concurrency: () => number } = { rateLimited: 0, concurrency: () => 0 }
+
+function isRateLimit(error: unknown): error is JudgeCallError {
+  return error instanceof JudgeCallError && error.status === 429
+}
+
+/** The OpenAI SDK's backoff when the server names no wait: 0.5 s doubling to 8 s, less up to 25% jitter. */
+function backoffMs(attempt: number): number {
+  return Math.min(500 * 2 ** attempt, 8_000) * (1 - Math.random() * 0.25)
 }

@@ -4,6 +4,11 @@ import { CACHE_MODES, type CacheMode } from './cache.js'
 
 export const DEFAULT_CONCURRENCY = 8
 export const DEFAULT_CACHE_DIR = '.judgetree/cache'
+/** The longest delay Node's timers can wait (2^31−1 ms, about 24.8 days); a larger one fires after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1
+/** The lowest rate whose spacing (60,000 ms / rate) a timer can still wait for. */
+const MIN_REQUESTS_PER_MINUTE = 60_000 / MAX_TIMER_MS
+const RPM_EXPECTED = `a number of requests per minute from ${MIN_REQUESTS_PER_MINUTE.toPrecision(3)} (one per 24.8 days) up`
 
 /** JUDGETREE_CONCURRENCY, else the default; a malformed value is a ConfigurationError that names it. */
 export function envConcurrency(): number {
@@ -12,7 +17,7 @@ export function envConcurrency(): number {
 
 /** JUDGETREE_RPM, else undefined (no rate limit). */
 export function envRequestsPerMinute(): number | undefined {
-  return envNumber('JUDGETREE_RPM', 'a number of requests per minute above 0', () => true)
+  return envNumber('JUDGETREE_RPM', RPM_EXPECTED, (value) => value >= MIN_REQUESTS_PER_MINUTE)
 }
 
 /** JUDGETREE_CACHE, else 'read-write'. */
@@ -41,11 +46,23 @@ export function validateLimits(
   if (!(typeof concurrency === 'number' && Number.isInteger(concurrency) && concurrency >= 1)) {
     problems.push(expected('concurrency', 'a whole number from 1 and up', concurrency))
   }
-  if (requestsPerMinute !== undefined && !(typeof requestsPerMinute === 'number' && requestsPerMinute > 0)) {
-    problems.push(expected('requestsPerMinute', 'a number above 0', requestsPerMinute))
+  if (
+    requestsPerMinute !== undefined &&
+    !(
+      typeof requestsPerMinute === 'number' &&
+      Number.isFinite(requestsPerMinute) &&
+      requestsPerMinute >= MIN_REQUESTS_PER_MINUTE
+    )
+  ) {
+    problems.push(expected('requestsPerMinute', RPM_EXPECTED, requestsPerMinute))
   }
-  if (leaseTimeoutMs !== undefined && !(Number.isInteger(leaseTimeoutMs) && (leaseTimeoutMs as number) > 0)) {
-    problems.push(expected('leaseTimeoutMs', 'a whole number of milliseconds from 1 and up', leaseTimeoutMs))
+  if (
+    leaseTimeoutMs !== undefined &&
+    !(Number.isInteger(leaseTimeoutMs) && (leaseTimeoutMs as number) > 0 && (leaseTimeoutMs as number) <= MAX_TIMER_MS)
+  ) {
+    problems.push(
+      expected('leaseTimeoutMs', `a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`, leaseTimeoutMs),
+    )
   }
   if (problems.length > 0) throw new ConfigurationError(`Invalid options for ${owner}:\n${problems.join('\n')}`)
 }

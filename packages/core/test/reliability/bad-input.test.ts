@@ -8,6 +8,7 @@ import {
   ConversationRelevancyMetric,
   DAGMetric,
   DeepAcyclicGraph,
+  evaluate,
   GEval,
   type Metric,
   NonBinaryJudgementNode,
@@ -15,6 +16,7 @@ import {
   TaskNode,
   VerdictNode,
 } from '../../src/index.js'
+import { createJudgeRuntime } from '../../src/runtime.js'
 import { scriptedJudge } from '../../src/testing.js'
 
 // A JavaScript user's view: no type checker stops these, so every one must fail with a message that says what was
@@ -27,6 +29,17 @@ const no = () => new VerdictNode({ verdict: false, score: 0 })
 const okBinary = (criteria = 'Ok?') =>
   new BinaryJudgementNode({ criteria, evaluationParams: params, children: [no(), yes()] })
 const okDag = () => new DeepAcyclicGraph({ rootNodes: [okBinary()] })
+const toolDag = () =>
+  new DeepAcyclicGraph({
+    rootNodes: [
+      new BinaryJudgementNode({ criteria: 'Ok?', evaluationParams: ['input', 'toolsCalled'], children: [no(), yes()] }),
+    ],
+  })
+const okMetric = () => new DAGMetric({ name: 'Format', dag: okDag(), model: judge })
+const singleTurnMeasure = (testCase: unknown) =>
+  new DAGMetric({ name: 'Tools', dag: toolDag(), model: judge }).measure(bad(testCase))
+const conversationalMeasure = (testCase: unknown) =>
+  new ConversationalDAGMetric({ name: 'Polite', dag: conversationalDag(), model: judge }).measure(bad(testCase))
 const conversationalVerdicts = () => [
   new ConversationalVerdictNode({ verdict: true, score: 10 }),
   new ConversationalVerdictNode({ verdict: false, score: 0 }),
@@ -195,6 +208,64 @@ const catalogue: Record<string, () => unknown> = {
     }),
   'relevancy windowSize of 0': () => new ConversationRelevancyMetric({ windowSize: 0, model: judge }),
   'OpenAIJudge timeout of 0': () => new OpenAIJudge({ timeoutMs: 0 }),
+  'OpenAIJudge timeout past the longest timer (2^31 ms)': () => new OpenAIJudge({ timeoutMs: 2 ** 31 }),
+  'OpenAIJudge given null': () => new OpenAIJudge(bad(null)),
+  'OpenAIJudge base URL that is not a URL': () => new OpenAIJudge({ baseURL: 'not a url' }),
+  'OpenAIJudge base URL with another protocol': () => new OpenAIJudge({ baseURL: 'ftp://example.com/v1' }),
+  'a runtime given null': () => createJudgeRuntime(bad(null)),
+  'a runtime with a coordinator URL that is not a URL': () => createJudgeRuntime({ coordinatorUrl: 'garbage' }),
+  'a runtime with 1e-300 requests per minute (a spacing no timer can wait)': () =>
+    createJudgeRuntime({ requestsPerMinute: 1e-300 }),
+  'a cache directory with a NUL in it': () => createJudgeRuntime({ cacheDir: 'a\0b' }),
+  'evaluate() given null options': () => evaluate([{ input: 'hi' }], [okMetric()], bad(null)),
+  'evaluate() given a string as signal': () =>
+    evaluate([{ input: 'hi' }], [okMetric()], { signal: bad('x'), summary: false, progress: false }),
+  'measure() given null options': () =>
+    new DAGMetric({ name: 'Format', dag: okDag(), model: judge }).measure({ input: 'hi' }, bad(null)),
+  'measure() given a string as signal': () =>
+    new DAGMetric({ name: 'Format', dag: okDag(), model: judge }).measure({ input: 'hi' }, { signal: bad('x') }),
+  'a circular tool output': () => {
+    const output: Record<string, unknown> = { rows: [] }
+    output.self = { back: output }
+    return conversationalMeasure({
+      turns: [{ role: 'assistant', content: 'ok', toolsCalled: [{ name: 'db', output }] }],
+    })
+  },
+  'a BigInt in a tool parameter': () =>
+    conversationalMeasure({
+      turns: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'ok', toolsCalled: [{ name: 'pay', inputParameters: { cents: 10n } }] },
+      ],
+    }),
+  'a tool output nested 100,000 levels deep': () => {
+    let output: unknown = 'leaf'
+    for (let level = 0; level < 100_000; level++) output = { next: output }
+    return singleTurnMeasure({ input: 'hi', actualOutput: 'ok', toolsCalled: [{ name: 'walk', output }] })
+  },
+  'metadata with a throwing getter': () =>
+    singleTurnMeasure({
+      input: 'hi',
+      metadata: {
+        get secret() {
+          throw new Error('not loaded')
+        },
+      },
+    }),
+  'a tool output whose toJSON throws': () =>
+    singleTurnMeasure({
+      input: 'hi',
+      expectedTools: [
+        {
+          name: 'x',
+          output: {
+            toJSON: () => {
+              throw new Error('no JSON here')
+            },
+          },
+        },
+      ],
+    }),
   'a conversation given to DAGMetric': () =>
     new DAGMetric({ name: 'Format', dag: okDag(), model: judge }).measure(
       bad({ turns: [{ role: 'user', content: 'hi' }] }),
@@ -269,7 +340,11 @@ test('every bad input fails with a message that names what is wrong and how to f
       - give either criteria or evaluationSteps, not both: keep evaluationSteps to fix the steps yourself, or criteria to have them generated.",
       "GEval with overlapping rubric ranges": "ConfigurationError: Invalid options for GEval "G":
       - rubric ranges [0, 5] and [5, 10] overlap at 5; make each range end before the next one starts, e.g. [0, 3] and [4, 10].",
-      "OpenAIJudge timeout of 0": "ConfigurationError: Expected OpenAIJudge's \`timeoutMs\` to be a whole number of milliseconds from 1 and up, got \`0\` (number).",
+      "OpenAIJudge base URL that is not a URL": "ConfigurationError: Expected baseURL to be an http(s) URL of an OpenAI-compatible API root, such as \`http://localhost:11434/v1\`; got "not a url".",
+      "OpenAIJudge base URL with another protocol": "ConfigurationError: Expected baseURL to be an http(s) URL of an OpenAI-compatible API root, such as \`http://localhost:11434/v1\`; got "ftp://example.com/v1".",
+      "OpenAIJudge given null": "ConfigurationError: new OpenAIJudge(options) takes an options object (or nothing); got \`null\` (object).",
+      "OpenAIJudge timeout of 0": "ConfigurationError: Expected OpenAIJudge's \`timeoutMs\` to be a whole number of milliseconds from 1 to 2147483647 (2^31−1, the longest timer Node can set, about 24.8 days), got \`0\` (number).",
+      "OpenAIJudge timeout past the longest timer (2^31 ms)": "ConfigurationError: Expected OpenAIJudge's \`timeoutMs\` to be a whole number of milliseconds from 1 to 2147483647 (2^31−1, the longest timer Node can set, about 24.8 days), got \`2147483648\` (number).",
       "TaskNode with a verdict child": "DagValidationError: Invalid DAG (1 problem):
       1. [task-verdict-child] TaskNode (instructions: "Extract"): a TaskNode cannot have a VerdictNode child: its output is data, not a decision. Put a BinaryJudgementNode or NonBinaryJudgementNode between them.",
       "TaskNode with blank instructions": "DagValidationError: Invalid DAG (1 problem):
@@ -278,14 +353,27 @@ test('every bad input fails with a message that names what is wrong and how to f
       1. [task-children] TaskNode (instructions: "Extract"): a TaskNode needs at least one child that reads its output (a judgement or another TaskNode).",
       "TaskNode without outputLabel": "DagValidationError: Invalid DAG (1 problem):
       1. [outputLabel] TaskNode (instructions: "Extract"): outputLabel must be a non-empty string (the name children see the output under); got undefined.",
+      "a BigInt in a tool parameter": "result error TEST_CASE_INVALID: The metric "Polite" cannot show this test case to the judge, which sees it as JSON:
+      - turns.1.toolsCalled.0.inputParameters.cents is a BigInt (10n), which JSON cannot show: convert it with String() or Number().",
+      "a cache directory with a NUL in it": "ConfigurationError: Expected \`cacheDir\` to be a directory path (without NUL characters), got "a\\u0000b".",
+      "a circular tool output": "result error TEST_CASE_INVALID: The metric "Polite" cannot show this test case to the judge, which sees it as JSON:
+      - turns.0.toolsCalled.0.output.self.back is circular: it contains itself, so it cannot be shown as JSON.",
       "a conversation given to DAGMetric": "result error TEST_CASE_INVALID: The metric "Format" is a DAGMetric, which judges single-turn test cases ({ input, actualOutput }), but it was given a conversation ({ turns }). Use ConversationalDAGMetric with Conversational* nodes for conversations.",
       "a conversation without the scenario a node reads": "result error TEST_CASE_PARAM_MISSING: The test case has no 'scenario' but the metric "Scenario" needs it (needed by ConversationalTaskNode (instructions: "Restate the scenario")). Add 'scenario' to the test case, or remove it from the metric's evaluationParams.",
       "a conversation without turns": "result error TEST_CASE_INVALID: The metric "Polite" needs a conversational test case ({ turns: [...] }), but the test case is invalid:
       - turns: a conversation needs at least one turn",
+      "a runtime given null": "ConfigurationError: createJudgeRuntime(options) takes an options object (or nothing); got \`null\`.",
+      "a runtime with 1e-300 requests per minute (a spacing no timer can wait)": "ConfigurationError: Invalid options for createJudgeRuntime:
+      - Expected \`requestsPerMinute\` to be a number of requests per minute from 0.0000279 (one per 24.8 days) up, got \`1e-300\` (number).",
+      "a runtime with a coordinator URL that is not a URL": "ConfigurationError: Expected \`coordinatorUrl\` to be the coordinator's http:// URL, as startCoordinator() gives it (e.g. \`http://127.0.0.1:4100\`); got "garbage".",
       "a single-turn case given to ConversationalDAGMetric": "result error TEST_CASE_INVALID: The metric "Polite" is a ConversationalDAGMetric, which judges conversations ({ turns: [...] }), but it was given a single-turn test case ({ input, ... }). Use DAGMetric with single-turn nodes for those.",
       "a string verdict shared with a binary judgement": "DagValidationError: Invalid DAG (1 problem):
       1. [binary-verdicts] BinaryJudgementNode (criteria: "B?"): a binary judgement needs exactly two VerdictNode children, one with verdict true and one with verdict false; got false, "Warm". Use a NonBinaryJudgementNode for string verdicts.",
       "a test case without the parameter a node reads": "result error TEST_CASE_PARAM_MISSING: The test case has no 'actualOutput' but the metric "Format" needs it (needed by BinaryJudgementNode (criteria: "Ok?")). Add 'actualOutput' to the test case, or remove it from the metric's evaluationParams.",
+      "a tool output nested 100,000 levels deep": "result error TEST_CASE_INVALID: The metric "Tools" cannot show this test case to the judge, which sees it as JSON:
+      - toolsCalled.0.output is nested more than 200 levels deep; pass a summary of it instead.",
+      "a tool output whose toJSON throws": "result error TEST_CASE_INVALID: The metric "Tools" cannot show this test case to the judge, which sees it as JSON:
+      - expectedTools.0.output.toJSON() threw: no JSON here",
       "a turn window past the conversation": "result error TURN_WINDOW_OUT_OF_RANGE: ConversationalBinaryJudgementNode (criteria: "Polite?") failed: its turnWindow [0, 5] does not fit this conversation of 1 turn (there is no turn 5). The turns are 0 to 0, or -1 to -1 counting from the end: use a window inside them, or drop turnWindow to read every turn.",
       "a turn with an unknown role": "result error TEST_CASE_INVALID: The metric "Polite" needs a conversational test case ({ turns: [...] }), but the test case is invalid:
       - turns.0.role: Invalid option: expected one of "user"|"assistant"",
@@ -301,6 +389,10 @@ test('every bad input fails with a message that names what is wrong and how to f
       1. [verdict-metric-kind] VerdictNode (verdict: true): child metric "Relevancy" judges conversational test cases, but this VerdictNode belongs to a single-turn DAG. Use a single-turn metric here.",
       "empty rootNodes": "DagValidationError: Invalid DAG (1 problem):
       1. [root-nodes] DeepAcyclicGraph: rootNodes must be a non-empty array of nodes; got [].",
+      "evaluate() given a string as signal": "ConfigurationError: Invalid evaluate() arguments:
+      - Expected \`signal\` to be an AbortSignal, got \`x\` (string).",
+      "evaluate() given null options": "ConfigurationError: Invalid evaluate() arguments:
+      - options must be an object (or left out); got null.",
       "evaluationParams from the other enum": "DagValidationError: Invalid DAG (1 problem):
       1. [evaluation-params] BinaryJudgementNode (criteria: "Ok?"): evaluationParams contains "content", which is one of TurnParams; this node needs LLMTestCaseParams.",
       "evaluationParams with a typo": "DagValidationError: Invalid DAG (1 problem):
@@ -309,6 +401,10 @@ test('every bad input fails with a message that names what is wrong and how to f
       1. [node-without-input] BinaryJudgementNode (criteria: "Polite?"): would be shown nothing: it names no evaluationParams, has no TaskNode parent and is not under a verdict of a judgement (whose input it would then be shown). Add evaluationParams (e.g. [LLMTestCaseParams.ACTUAL_OUTPUT]) or list it among a TaskNode's children so it reads that task's output.",
       "judgement without criteria": "DagValidationError: Invalid DAG (1 problem):
       1. [criteria] BinaryJudgementNode: criteria must be a non-empty string (the question the judge answers); got undefined.",
+      "measure() given a string as signal": "result error CONFIGURATION_INVALID: The metric "Format": measure()'s \`signal\` must be an AbortSignal (e.g. AbortSignal.timeout(60_000) or an AbortController's signal); got "x".",
+      "measure() given null options": "result error CONFIGURATION_INVALID: The metric "Format": measure(testCase, options) takes an options object ({ signal, trials, aggregate }) or nothing; got null.",
+      "metadata with a throwing getter": "result error TEST_CASE_INVALID: The metric "Tools" could not read the test case:
+      - metadata.secret could not be read (not loaded); pass plain data instead.",
       "mixed single-turn and conversational nodes": "DagValidationError: Invalid DAG (1 problem):
       1. [mixed-modes] ConversationalBinaryJudgementNode (criteria: "Polite?"): is a conversational node but the DAG's first root is single-turn; use only single-turn nodes (TaskNode, …) in one DAG.",
       "model that is not a name or a judge": "ConfigurationError: Invalid options for DAGMetric "X":

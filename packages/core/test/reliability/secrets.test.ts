@@ -1,7 +1,14 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type OpenAIServer, startOpenAIServer } from '@judgetree/test-support'
+import {
+  bearerKey,
+  type OpenAIServer,
+  type RecordedRequest,
+  type ScriptedReply,
+  startOpenAIServer,
+  unicodeEscaped,
+} from '@judgetree/test-support'
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
 import { ConversationalDAGMetric, evaluate, type MetricResult, OpenAIJudge, renderResult } from '../../src/index.js'
 import { createJudgeRuntime } from '../../src/runtime.js'
@@ -18,6 +25,7 @@ beforeAll(async () => {
     const header = String(request.headers.authorization)
     const prompt = request.body.messages.find((message) => message.role === 'user')?.content ?? ''
     if (request.body.model === 'leaky-errors') return { status: 401, error: { message: `Invalid key: ${header}` } }
+    if (request.body.model.startsWith('echo-')) return echoing(request, prompt)
     if (prompt.includes(PLAYFUL.summary)) return { json: { output: `Summary (auth was ${header})` } }
     if (prompt.includes(PLAYFUL.satisfied)) return { json: { reason: 'ok', verdict: true } }
     return { json: { reason: 'ok', verdict: 'Neutral' } }
@@ -86,5 +94,127 @@ test('a recognisable API key never reaches results, traces, errors, console outp
     log.mockRestore()
     warn.mockRestore()
     vi.unstubAllEnvs()
+  }
+})
+
+/**
+ * A hostile server that hides the key it was sent in its answers, in the encodings a scrubber of raw text misses:
+ * `\\u`-escaped inside the JSON answer (it decodes into the key when parsed), URL-encoded, and split across the
+ * logprob tokens it returns.
+ */
+function echoing(request: RecordedRequest, prompt: string): ScriptedReply {
+  const key = bearerKey(request)
+  const hidden =
+    request.body.model === 'echo-url'
+      ? encodeURIComponent(key)
+      : request.body.model === 'echo-unicode'
+        ? unicodeEscaped(key)
+        : key.replace(/-/g, '\\u002d')
+  const answer = prompt.includes(PLAYFUL.summary)
+    ? `{"output": "Summary: the key is ${hidden}"}`
+    : prompt.includes(PLAYFUL.satisfied)
+      ? `{"reason": "key ${hidden}", "verdict": true}`
+      : `{"reason": "key ${hidden}", "verdict": "Neutral"}`
+  // The answer as tokens of 3 characters: the key is split across several of them, and offered as an alternative.
+  const logprobs = Array.from({ length: Math.ceil(answer.length / 3) }, (_, at) => ({
+    token: answer.slice(at * 3, at * 3 + 3),
+    logprob: -0.01,
+    top: { [key]: -5 },
+  }))
+  // Asked for several samples at once (trials with `n`), it hides the key in every one of them.
+  const samples = Array.from({ length: request.body.n ?? 1 }, () => ({ content: answer, logprobs }))
+  return { content: answer, logprobs, samples }
+}
+
+const OPTION_KEY = 'test-canary-passed-as-option-7f3a9c2e'
+
+test.each(['echo-unicode', 'echo-url', 'echo-mixed'])(
+  'a key the server hides in its answer (%s) and its logprob tokens reaches no result, report or cache file',
+  async (model) => {
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {})
+    const dir = mkdtempSync(join(tmpdir(), 'judgetree-echo-'))
+    const runtime = createJudgeRuntime({ cache: 'read-write', cacheDir: dir, warn: () => {} })
+    try {
+      const metric = new ConversationalDAGMetric({
+        name: model,
+        dag: playfulChatbotDag(),
+        // Passed as an option, not in the environment: the cache's own safety net knows only OPENAI_API_KEY.
+        model: runtime.wrap(new OpenAIJudge({ model, baseURL: server.baseURL, apiKey: OPTION_KEY, maxRetries: 0 })),
+        verboseMode: true,
+      })
+      const result = await metric.measure(playfulConversation)
+      expect(result.error).toBeUndefined()
+      expect(result.verboseLogs).toContain('sk-***')
+      const cache = filesUnder(dir).map((file) => readFileSync(file, 'utf8'))
+      // Three entries and the cache's .gitignore.
+      expect(cache.length).toBe(4)
+      const surfaces = {
+        result: everything(result),
+        console: log.mock.calls.flat().map(String).join('\n'),
+        cache: cache.join('\n'),
+      }
+      const forms = [OPTION_KEY, unicodeEscaped(OPTION_KEY), encodeURIComponent(OPTION_KEY), 'passed-as-option']
+      for (const [surface, text] of Object.entries(surfaces)) {
+        for (const form of forms) expect(text.includes(form), `${surface} shows ${form}`).toBe(false)
+      }
+    } finally {
+      log.mockRestore()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  },
+)
+
+test('with trials asked for in one request (n), no sample carries the hidden key into a result or cache file', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'judgetree-echo-trials-'))
+  const runtime = createJudgeRuntime({ cache: 'read-write', cacheDir: dir, warn: () => {} })
+  try {
+    const judge = new OpenAIJudge({ model: 'echo-unicode', baseURL: server.baseURL, apiKey: OPTION_KEY, maxRetries: 0 })
+    const metric = new ConversationalDAGMetric({
+      name: 'echo-unicode trials',
+      dag: playfulChatbotDag(),
+      model: runtime.wrap(judge),
+      trials: 3,
+    })
+    const before = server.requests.length
+    const result = await metric.measure(playfulConversation)
+    expect(result.error).toBeUndefined()
+    expect(result.trials).toHaveLength(3)
+    // One request per step for all three trials: the samples came back together.
+    expect(server.requests.slice(before).map((request) => request.body.n)).toEqual([3, 3, 3])
+    const shown = [everything(result), ...filesUnder(dir).map((file) => readFileSync(file, 'utf8'))].join('\n')
+    expect(shown).toContain('sk-***')
+    for (const form of [OPTION_KEY, unicodeEscaped(OPTION_KEY), 'passed-as-option']) {
+      expect(shown.includes(form), form).toBe(false)
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test.each([
+  ['a line feed', 'sk-test-line\nfeed-0123456789'],
+  ['a carriage return', 'sk-test-carriage\rreturn-0123456789'],
+  ['a NUL', 'sk-test-nul\u0000char-0123456789'],
+])('a key with %s inside is refused with a clear error that does not print it', async (_, key) => {
+  // An environment variable cannot hold a NUL, so that key is tried as an option only.
+  for (const setup of key.includes('\u0000') ? (['option'] as const) : (['option', 'environment'] as const)) {
+    if (setup === 'environment') vi.stubEnv('OPENAI_API_KEY', key)
+    const judge = new OpenAIJudge({
+      model: 'gpt-4.1',
+      baseURL: server.baseURL,
+      maxRetries: 0,
+      ...(setup === 'option' ? { apiKey: key } : {}),
+    })
+    const result = await new ConversationalDAGMetric({
+      name: 'Bad key',
+      dag: playfulChatbotDag(),
+      model: judge,
+    }).measure(playfulConversation)
+    vi.unstubAllEnvs()
+    expect(result.error?.code, setup).toBe('CONFIGURATION_INVALID')
+    expect(result.error?.message, setup).toContain('contains a control character')
+    expect(result.error?.message, setup).toContain(setup === 'option' ? 'the apiKey option' : 'OPENAI_API_KEY')
+    const shown = everything(result)
+    for (const part of key.split(/\r|\n|\0/)) expect(shown.includes(part), `${setup}: ${part}`).toBe(false)
   }
 })

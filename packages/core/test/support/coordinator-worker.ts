@@ -5,7 +5,7 @@ import { OpenAIJudge } from '../../src/index.js'
 import { acquireSlot } from '../../src/runtime/coordinator-client.js'
 import { createJudgeRuntime } from '../../src/runtime.js'
 
-const [mode, coordinatorUrl, baseURL, countText] = process.argv.slice(2)
+const [mode, coordinatorUrl, baseURL, countText, retriesText = '0'] = process.argv.slice(2)
 
 if (mode === 'hold') {
   await acquireSlot(coordinatorUrl as string)
@@ -13,7 +13,7 @@ if (mode === 'hold') {
   setInterval(() => {}, 1_000)
 } else {
   const runtime = createJudgeRuntime({ cache: 'off', concurrency: 10, coordinatorUrl })
-  const judge = runtime.wrap(new OpenAIJudge({ baseURL, apiKey: 'local', maxRetries: 0 }))
+  const judge = runtime.wrap(new OpenAIJudge({ baseURL, apiKey: 'local', maxRetries: Number(retriesText) }))
   const schema = z.object({ ok: z.boolean() })
   await Promise.all(
     Array.from({ length: Number(countText) }, (_, i) =>

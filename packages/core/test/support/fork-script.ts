@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 
 const here = dirname(fileURLToPath(import.meta.url))
-// Inside the package, so the bundle's bare imports (zod, openai, p-queue) resolve from its node_modules.
+// Inside the package, so the bundle's bare imports (zod, openai) resolve from its node_modules.
 const outDir = join(here, '../../node_modules/.cache/judgetree-test-scripts')
 
 /** Bundles a TypeScript script from test/support into plain ESM that `node` can run in a child process. */

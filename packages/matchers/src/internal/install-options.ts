@@ -17,6 +17,9 @@ export interface InstallOptions {
   readonly limits: CoordinatorLimits
 }
 
+/** The longest delay Node's timers can wait; a larger one fires after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 /**
  * Checks `{ timeout, reporter, concurrency, requestsPerMinute, baseline, failOnRegression }` and any extra flags, throwing one
  * ConfigurationError that lists every problem.
@@ -30,6 +33,12 @@ export function checkInstallOptions(options: unknown, where: string, flags: read
   const problems: string[] = []
   if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) {
     problems.push(`Expected \`timeout\` to be a number of milliseconds above 0, got ${describeValue(timeout)}.`)
+  }
+  if (typeof timeout === 'number' && timeout > MAX_TIMER_MS) {
+    problems.push(
+      `Expected \`timeout\` to be at most ${MAX_TIMER_MS} ms (2^31−1, the longest timer Node can set; a longer one ` +
+        `fires at once), got ${describeValue(timeout)}.`,
+    )
   }
   if (typeof reporter !== 'boolean' && (typeof reporter !== 'object' || reporter === null)) {
     problems.push(`Expected \`reporter\` to be true, false or reporter options, got ${describeValue(reporter)}.`)

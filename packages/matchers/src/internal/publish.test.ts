@@ -1,7 +1,9 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { startCoordinator } from '@judgetree/core/runtime'
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
+import { acquireSlot } from '../../../core/src/runtime/coordinator-client.js'
 import { publishReport } from './publish.js'
 import type { JudgetreeRecord } from './record.js'
 import { buildReport, type JudgetreeReport } from './run-report.js'
@@ -94,5 +96,23 @@ describe('publishReport', () => {
     const written = JSON.parse(readFileSync(join(root, '.judgetree', 'report.json'), 'utf8')) as JudgetreeReport
     expect(written.summary.metrics).toBe(1)
     expect(written.baseline).toMatchObject({ status: 'not-written', error: expect.stringContaining('blocked') })
+  })
+
+  // Last: the coordinator a process started stays its run's record, so every later publish would mention it.
+  test('says once, in the summary line and the JSON report, how often the run was rate-limited', async () => {
+    const coordinator = await startCoordinator({ concurrency: 10 })
+    try {
+      for (let i = 0; i < 3; i++) await (await acquireSlot(coordinator.url)).rateLimited(10)
+    } finally {
+      await coordinator.close()
+    }
+    publishReport(report([evaluation]), { root, options: {}, print })
+    // Three calls, each granted after the previous 429: three cuts, 10 → 7 → 4.9 → 3.4.
+    const mentions = (printed[0] ?? '').split('\n').filter((text) => text.includes('rate-limited'))
+    expect(mentions).toHaveLength(1)
+    expect(mentions[0]).toMatch(/^judgetree: 1 metric, /)
+    expect(mentions[0]).toMatch(/ · rate-limited 3 times; concurrency settled at 3$/)
+    const written = JSON.parse(readFileSync(join(root, '.judgetree', 'report.json'), 'utf8')) as JudgetreeReport
+    expect(written.summary.rateLimits).toEqual({ rateLimited: 3, concurrency: 3 })
   })
 })

@@ -1,5 +1,6 @@
 import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, relative, resolve } from 'node:path'
+import { lastCoordinatorStats } from '@judgetree/core/runtime'
 import { checkBaseline } from './publish-baseline.js'
 import { DEFAULT_REPORT_FILE, type JudgetreeReporterOptions } from './reporter-options.js'
 import { type JudgetreeReport, renderMarkdown, renderRunOutput } from './run-report.js'
@@ -9,9 +10,10 @@ import { type JudgetreeReport, renderMarkdown, renderRunOutput } from './run-rep
  * the run with its baseline (or writes it). Returns why the run must fail when `failOnRegression` says so.
  */
 export function publishReport(
-  report: JudgetreeReport,
+  collected: JudgetreeReport,
   { root, options, print }: { root: string; options: JudgetreeReporterOptions; print: (text: string) => void },
 ): { failure: string | undefined } {
+  const report = withRateLimits(collected)
   let baseline = report.summary.metrics === 0 ? undefined : checkBaseline(report, { root, options, env: process.env })
   if (baseline?.write) {
     try {
@@ -39,6 +41,14 @@ export function publishReport(
     appendFileSync(stepSummary, `${renderMarkdown(full)}\n${baseline ? baseline.markdown : ''}`)
   }
   return { failure: baseline?.failure }
+}
+
+/** The run's 429s, said once: the coordinator this process started for the run counted them for every worker. */
+function withRateLimits(report: JudgetreeReport): JudgetreeReport {
+  const stats = lastCoordinatorStats()
+  if (stats === undefined || stats.rateLimited === 0) return report
+  const rateLimits = { rateLimited: stats.rateLimited, concurrency: stats.currentConcurrency }
+  return { ...report, summary: { ...report.summary, rateLimits } }
 }
 
 function reportFile(

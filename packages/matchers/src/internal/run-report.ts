@@ -40,6 +40,17 @@ export interface JudgetreeRunSummary {
   readonly costUsd: number | null
   /** Evaluations whose cost is unknown (a judge model without a price). */
   readonly unpricedMetrics: number
+  /**
+   * Present when the judge answered 429 during the run: how often (each paused every worker for the server's
+   * Retry-After), and the run's adaptive limit on judge calls in flight at the end.
+   */
+  readonly rateLimits?: RateLimitSummary | undefined
+}
+
+/** What the run's coordinator saw of the judge's rate limits. */
+export interface RateLimitSummary {
+  readonly rateLimited: number
+  readonly concurrency: number
 }
 
 /** The JSON report file's content. */
@@ -113,8 +124,16 @@ export function renderSummaryText(summary: JudgetreeRunSummary): string {
   const failed = expected > 0 ? `${summary.failed} failed (${expected} expected by .not)` : `${summary.failed} failed`
   return (
     `judgetree: ${metrics}, ${summary.passed} passed, ${failed}, ${summary.errored} errored` +
-    ` · ${calls} (${summary.cachedCalls} cached) · ${tokens} · ${renderCost(summary)}`
+    ` · ${calls} (${summary.cachedCalls} cached) · ${tokens} · ${renderCost(summary)}${renderRateLimits(summary)}`
   )
+}
+
+/** ` · rate-limited 12 times; concurrency settled at 6`, once per run; empty when no 429 came. */
+export function renderRateLimits(summary: { readonly rateLimits?: RateLimitSummary | undefined }): string {
+  const limits = summary.rateLimits
+  if (limits === undefined || limits.rateLimited === 0) return ''
+  const times = limits.rateLimited === 1 ? 'once' : `${limits.rateLimited} times`
+  return ` · rate-limited ${times}; concurrency settled at ${limits.concurrency}`
 }
 
 /** What the reporter prints after a run: each failed evaluation's full text under its test, notes, then the summary line. */
@@ -148,7 +167,8 @@ export function failureLine(record: JudgetreeRecord): string {
 
 /** The verdict leaf that gave the score (the lowest, when parallel branches reached several) and its judgement. */
 function decidingVerdict(record: JudgetreeRecord): string | undefined {
-  const nodes = record.trace.nodes
+  // Records merged from another version's blob report may lack parts: no trace, no verdict to name.
+  const nodes = (record.trace as JudgetreeRecord['trace'] | undefined)?.nodes ?? []
   const leaves = nodes.filter((node) => node.role === 'verdict' && node.status === 'ran' && node.score !== undefined)
   const leaf = leaves.reduce<(typeof leaves)[number] | undefined>(
     (lowest, node) => (lowest === undefined || (node.score ?? 0) < (lowest.score ?? 0) ? node : lowest),

@@ -154,6 +154,11 @@ describe('judgetree() plugin', () => {
         "  - Expected `concurrency` to be a whole number from 1 and up, got '4' (string).\n" +
         '  - Expected `requestsPerMinute` to be a number of requests per minute above 0, got `Infinity` (number).',
     )
+    expect(() => judgetree({ timeout: 2 ** 31 })).toThrow(
+      'judgetree(options):\n' +
+        '  - Expected `timeout` to be at most 2147483647 ms (2^31−1, the longest timer Node can set; a longer one ' +
+        'fires at once), got `2147483648` (number).',
+    )
     expect(() => judgetree({ reporter: { githubSummary: 'no' } } as never)).toThrow(
       "judgetree(options) reporter:\n  - Expected `githubSummary` to be true or false, got 'no' (string).",
     )

@@ -4,7 +4,14 @@
 import { readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { costOf } from '@judgetree/core'
-import { jsonReply, lastUserMessage, type OpenAIServer, startOpenAIServer } from '@judgetree/test-support'
+import {
+  bearerKey,
+  jsonReply,
+  lastUserMessage,
+  type OpenAIServer,
+  startOpenAIServer,
+  unicodeEscaped,
+} from '@judgetree/test-support'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type LatencyServer, startLatencyServer } from './support/limit-server.js'
 import { evaluationsOf, type JUnitCase, junitCase, readJUnit, readReport } from './support/reports.js'
@@ -15,7 +22,8 @@ import { trialsSuite } from './support/trials-suite.js'
 const VERSION = majorVersion('vitest')
 /** `this.task` (4.1+) is what keeps concurrent tests' records; Vitest 3.2 only has the global current test. */
 const BINDS_CONCURRENT_TESTS = VERSION >= 4
-const API_KEY = 'sk-test-e2e-0123456789abcdef'
+// Not `sk-`-shaped: only the scrubber's knowledge of the judge's own key can catch it, not the key pattern.
+const API_KEY = 'test-e2e-canary-0123456789abcdef'
 const PROMPT_TOKENS = 600
 const COMPLETION_TOKENS = 100
 
@@ -47,10 +55,12 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
             { output: 'The assistant answers flatly.' },
             { usage: { promptTokens: PROMPT_TOKENS, completionTokens: COMPLETION_TOKENS } },
           )
-        : jsonReply(
-            { reason: 'A bare number is not playful.', verdict: false },
-            { usage: { promptTokens: PROMPT_TOKENS, completionTokens: COMPLETION_TOKENS } },
-          ),
+        : {
+            // A careless server: it writes the key it was sent into its answer, \u-escaped, so that it decodes into
+            // the key only when the answer's JSON is parsed.
+            content: `{"reason": "A bare number is not playful (${unicodeEscaped(bearerKey(request))}).", "verdict": false}`,
+            usage: { promptTokens: PROMPT_TOKENS, completionTokens: COMPLETION_TOKENS },
+          },
     )
     rmSync(reportFile, { force: true })
     run = await runVitest(
@@ -248,8 +258,20 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
         costUsd: costOf('gpt-4.1', 2 * PROMPT_TOKENS, 2 * COMPLETION_TOKENS),
       },
     })
-    expect(readFileSync(reportFile, 'utf8')).not.toContain(API_KEY)
-    expect(run.output).not.toContain(API_KEY)
+    // The server hid the key in its answer: no file the run wrote, and no output, shows it in any form.
+    const surfaces = {
+      report: readFileSync(reportFile, 'utf8'),
+      junit: readFileSync(join(scratch, 'junit.xml'), 'utf8'),
+      vitestJson: readFileSync(join(scratch, 'vitest.json'), 'utf8'),
+      stepSummary: readFileSync(stepSummary, 'utf8'),
+      output: run.output,
+    }
+    for (const [surface, text] of Object.entries(surfaces)) {
+      for (const form of [API_KEY, unicodeEscaped(API_KEY), 'e2e-0123456789abcdef']) {
+        expect(text.includes(form), `${surface} shows ${form}`).toBe(false)
+      }
+    }
+    expect(surfaces.report).toContain('A bare number is not playful (sk-***).')
   })
 
   test('the reporter prints failed evaluations after the run and ends with the summary line', () => {

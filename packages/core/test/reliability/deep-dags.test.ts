@@ -1,0 +1,72 @@
+import { describe, expect, test } from 'vitest'
+import { BinaryJudgementNode, DAGMetric, DeepAcyclicGraph, VerdictNode } from '../../src/index.js'
+import { scriptedJudge } from '../../src/testing.js'
+
+// Deep graphs must not overflow the stack: every walk over a graph (building, validating, planning, serialising,
+// drawing, running) is iterative, so depth is bounded by memory, not by the call stack.
+
+/** A chain `depth` judgements deep: each judgement's true verdict continues with the next. */
+function chainInCode(depth: number) {
+  let child: BinaryJudgementNode | undefined
+  for (let level = depth; level >= 1; level--) {
+    child = new BinaryJudgementNode({
+      criteria: `Check ${level}?`,
+      evaluationParams: ['actualOutput'],
+      children: [
+        new VerdictNode({ verdict: false, score: 0 }),
+        child === undefined ? new VerdictNode({ verdict: true, score: 10 }) : new VerdictNode({ verdict: true, child }),
+      ],
+    })
+  }
+  return new DeepAcyclicGraph({ rootNodes: [child as BinaryJudgementNode] })
+}
+
+/** The same chain as JSON, written by hand (the way a generated or hostile file would arrive). */
+function chainAsJson(depth: number) {
+  const nodes: Record<string, unknown> = {}
+  for (let level = 1; level <= depth; level++) {
+    nodes[`j${level}`] = {
+      type: 'BinaryJudgementNode',
+      criteria: `Check ${level}?`,
+      evaluationParams: ['actualOutput'],
+      children: [`no${level}`, `yes${level}`],
+    }
+    nodes[`no${level}`] = { type: 'VerdictNode', verdict: false, score: 0 }
+    nodes[`yes${level}`] =
+      level === depth
+        ? { type: 'VerdictNode', verdict: true, score: 10 }
+        : { type: 'VerdictNode', verdict: true, children: [`j${level + 1}`] }
+  }
+  return { format: 'judgetree-dag', version: 1, roots: ['j1'], nodes }
+}
+
+describe('deep DAGs', () => {
+  test('a 5,000-judgement chain built in code validates, serialises, reads back and draws', () => {
+    const dag = chainInCode(5_000)
+    const json = dag.toJSON()
+    expect(Object.keys(json.nodes)).toHaveLength(15_000)
+    const back = DeepAcyclicGraph.fromJSON(JSON.stringify(json))
+    expect(back.toJSON()).toEqual(json)
+    expect(dag.toMermaid().split('\n').length).toBeGreaterThan(15_000)
+  })
+
+  test('fromJSON of a 2,000-judgement chain (and 10,000) does not overflow the stack', () => {
+    expect(() => DeepAcyclicGraph.fromJSON(chainAsJson(2_000))).not.toThrow()
+    expect(() => DeepAcyclicGraph.fromJSON(chainAsJson(10_000))).not.toThrow()
+  })
+
+  test('a cycle in a deep JSON chain is still reported as a cycle', () => {
+    const json = chainAsJson(3_000)
+    ;(json.nodes.yes3000 as Record<string, unknown>) = { type: 'VerdictNode', verdict: true, children: ['j1'] }
+    expect(() => DeepAcyclicGraph.fromJSON(json)).toThrow(/cycle/)
+  })
+
+  test('a 2,000-judgement chain runs to its last verdict', async () => {
+    const judge = scriptedJudge({ rules: [{ match: 'Check', answer: { reason: 'ok', verdict: true } }] })
+    const metric = new DAGMetric({ name: 'Deep', dag: chainInCode(2_000), model: judge })
+    const result = await metric.measure({ input: 'q', actualOutput: 'a' })
+    expect(result.error).toBeUndefined()
+    expect(result.score).toBe(1)
+    expect(judge.requests).toHaveLength(2_000)
+  })
+})
