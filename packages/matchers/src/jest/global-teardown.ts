@@ -22,7 +22,10 @@ export default async function judgetreeGlobalTeardown(
   await coordinator?.close()
   const options = jestHookOptions(globalConfig, projectConfig)
   // `--reporters=…` on the command line, or a config that lists its own, replaces withJudgetree's reporter list.
-  if (options.reporter !== false && holder[JEST_REPORTER_LOADED] !== true) process.stderr.write(`${MISSING_REPORTER}\n`)
+  // Said once, though several projects may each run this teardown.
+  if (options.reporter !== false && holder[JEST_REPORTER_LOADED] !== true && coordinator !== undefined) {
+    process.stderr.write(`${MISSING_REPORTER}\n`)
+  }
   await runUserHook('globalTeardown', options.globalTeardown, [globalConfig, projectConfig])
 }
 
