@@ -53,6 +53,12 @@ export interface AiSdkJudgeOptions {
   structuredOutputs?: 'auto' | 'required' | undefined
   /** Where the one warning per fallback goes (never stdout). @default console.warn */
   warn?: ((message: string) => void) | undefined
+  /**
+   * Keeps this judge's cached answers apart from those of judges with another namespace. The cache key does not
+   * hold the provider's base URL (a recording replays through any), so name a namespace when two servers answer one
+   * model id differently. @default none
+   */
+  cacheNamespace?: string | undefined
 }
 
 interface Answer<T> {
@@ -78,8 +84,10 @@ type Attempt<T> =
 export class AiSdkJudge implements JudgeModel {
   /** The model id, e.g. `claude-sonnet-4-5`. */
   readonly name: string
-  /** Provider, model, endpoint (when the provider shows it) and sampling options: what the judge cache tells apart. */
+  /** Provider, model, sampling options and the `cacheNamespace`: what the judge cache tells apart. */
   readonly cacheIdentity: Readonly<Record<string, unknown>>
+  /** Host and path of the provider's API, when the provider shows it: named in messages, not part of the cache key. */
+  readonly endpoint: string | undefined
   readonly #model: LanguageModelObject
   readonly #options: AiSdkJudgeOptions
   readonly #site: CallSite
@@ -96,11 +104,11 @@ export class AiSdkJudge implements JudgeModel {
     this.#model = model
     this.#options = options
     this.name = model.modelId
-    const endpoint = endpointOf(model)
+    this.endpoint = endpointOf(model)
     this.cacheIdentity = Object.freeze({
       provider: model.provider,
       model: model.modelId,
-      ...(endpoint === undefined ? {} : { endpoint }),
+      ...(options.cacheNamespace === undefined ? {} : { namespace: options.cacheNamespace }),
       temperature: options.temperature ?? 0,
       ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
       ...(options.schemaInPrompt ? { schemaInPrompt: true } : {}),
@@ -363,6 +371,10 @@ function tokensOf(usage: { inputTokens: number | undefined; outputTokens: number
 function validateOptions(options: AiSdkJudgeOptions): void {
   if (typeof options !== 'object' || options === null) throw invalidOption('options', 'an object', options)
   const { timeoutMs, maxRetries, temperature, providerOptions, schemaInPrompt, structuredOutputs, warn } = options
+  const { cacheNamespace } = options
+  if (cacheNamespace !== undefined && (typeof cacheNamespace !== 'string' || cacheNamespace.trim() === '')) {
+    throw invalidOption('cacheNamespace', "a non-empty name such as 'ollama-q4'", cacheNamespace)
+  }
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
     throw invalidOption('timeoutMs', 'a whole number of milliseconds from 1 and up', timeoutMs)
   }

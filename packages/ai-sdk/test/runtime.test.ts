@@ -30,14 +30,14 @@ const measure = (model: ReturnType<typeof judge> | ReturnType<ReturnType<typeof 
   new DAGMetric({ name: 'Format Correctness', dag: meetingSummaryDag(), model }).measure(meetingSummary)
 
 describe('aiSdkJudge under the judge runtime', () => {
-  test('cacheIdentity tells provider, model and endpoint apart, and holds no key', () => {
-    expect(judge().cacheIdentity).toEqual({
-      provider: 'openai.chat',
-      model: 'gpt-4.1',
-      endpoint: `${new URL(server.baseURL).host}/v1`,
-      temperature: 0,
+  test('cacheIdentity tells provider and model apart, not the server (a recording replays anywhere), and holds no key', () => {
+    expect(judge().cacheIdentity).toEqual({ provider: 'openai.chat', model: 'gpt-4.1', temperature: 0 })
+    expect(judge().endpoint).toBe(`${new URL(server.baseURL).host}/v1`)
+    expect(judge('http://127.0.0.1:1/v1').cacheIdentity).toEqual(judge().cacheIdentity)
+    const apart = aiSdkJudge(createOpenAI({ baseURL: server.baseURL, apiKey: API_KEY }).chat('gpt-4.1'), {
+      cacheNamespace: 'q4',
     })
-    expect(judge('http://127.0.0.1:1/v1').cacheIdentity).not.toEqual(judge().cacheIdentity)
+    expect(apart.cacheIdentity).toMatchObject({ namespace: 'q4' })
     expect(JSON.stringify(judge().cacheIdentity)).not.toContain(API_KEY)
   })
 

@@ -121,13 +121,14 @@ export class MissingTestCaseParamError extends JudgetreeError {
   readonly params: readonly string[]
   readonly metric: string
 
-  constructor(metric: string, params: readonly string[], where?: string) {
+  /** `fix`: how to add what is missing, for metrics whose fields have no `evaluationParams` to drop them from. */
+  constructor(metric: string, params: readonly string[], where?: string, fix?: string) {
     const names = params.map((param) => `'${param}'`).join(', ')
     const place = where ? ` (needed by ${where})` : ''
     super(
       'TEST_CASE_PARAM_MISSING',
       `The test case has no ${names} but the metric "${metric}" needs it${place}. ` +
-        `Add ${names} to the test case, or remove it from the metric's evaluationParams.`,
+        (fix ?? `Add ${names} to the test case, or remove it from the metric's evaluationParams.`),
     )
     this.name = 'MissingTestCaseParamError'
     this.params = params

@@ -20,12 +20,15 @@ import {
   DeepAcyclicGraph,
   type DotOptions,
   GEval,
+  type JudgeModel,
   type LLMTestCase,
   type LLMTestCaseParam,
   LLMTestCaseParams,
   type MetricResult,
   MultiTurnParams,
   NonBinaryJudgementNode,
+  OpenAIJudge,
+  type OpenAIJudgeOptions,
   SingleTurnParams,
   TaskNode,
   ToolCallNode,
@@ -290,5 +293,15 @@ describe('rate limits in the public types (issue 15)', () => {
       readonly rateLimited: number
       readonly concurrency: number
     }>()
+  })
+})
+
+describe('judges and the cache key', () => {
+  test('OpenAIJudge takes a cacheNamespace and names its endpoint apart from its cache identity', () => {
+    expectTypeOf<OpenAIJudgeOptions['cacheNamespace']>().toEqualTypeOf<string | undefined>()
+    expectTypeOf<OpenAIJudge['endpoint']>().toEqualTypeOf<string>()
+    expectTypeOf<JudgeModel['endpoint']>().toEqualTypeOf<string | undefined>()
+    // @ts-expect-error: a namespace is a name
+    typeOnly(() => new OpenAIJudge({ cacheNamespace: 4 }))
   })
 })

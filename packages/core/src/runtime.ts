@@ -1,6 +1,7 @@
 // @judgetree/core/runtime: the plumbing behind judge calls, for the few who wire it by hand (a test-runner
 // integration, a benchmark, a custom cache directory per run). Test files need only the root entry.
 
+export { closestName } from './internal/closest-name.js'
 export { type ScrubbableToken, scrubSecrets, scrubTokens, scrubValue } from './internal/scrub.js'
 // For judges outside core (such as @judgetree/ai-sdk, or yours): read answers and scrub secrets exactly as OpenAIJudge.
 export { answerExcerpt, type ParsedAnswer, parseJudgeAnswer, withSchemaInstruction } from './judge/answer.js'

@@ -180,6 +180,36 @@ describe('calibrate() input', () => {
       calibrate(metric, cases([1], [{ pass: true }]), { ...quiet, signal: controller.signal }),
     ).rejects.toBeInstanceOf(MeasurementAbortedError)
   })
+
+  test('an onProgress that throws ends the calibration: the other cases are not measured', async () => {
+    const many = cases(
+      Array.from({ length: 40 }, () => 0.9),
+      Array.from({ length: 40 }, () => ({ pass: true })),
+    )
+    let measuredCases = 0
+    class Counting extends WrittenScore {
+      protected override score(testCase: LLMTestCase) {
+        measuredCases += 1
+        return super.score(testCase)
+      }
+    }
+    const failure = new Error('the progress callback broke')
+    let calls = 0
+    await expect(
+      calibrate(new Counting(), many, {
+        ...quiet,
+        concurrency: 4,
+        // Throws once; the other workers' progress reports would be fine.
+        onProgress: () => {
+          calls += 1
+          if (calls === 1) throw failure
+        },
+      }),
+    ).rejects.toBe(failure)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    // The four workers' first cases at most: nothing was started after the callback threw.
+    expect(measuredCases).toBeLessThanOrEqual(4)
+  })
 })
 
 describe('calibrate() output', () => {

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events'
 import { ConfigurationError, type JudgetreeError, MeasurementAbortedError } from '../errors.js'
 import { type EvaluationMetric, measureSafely } from '../evaluate/evaluate.js'
-import { type EvaluationProgress, type OutputStream, ProgressBar } from '../evaluate/progress-bar.js'
+import { type EvaluationProgress, type OutputStream, ProgressBar, ProgressTally } from '../evaluate/progress-bar.js'
 import type { Metric, MetricResult, MetricUsage } from '../metric/types.js'
 import { addUsage, NO_USAGE } from '../metric/usage.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
@@ -151,7 +151,7 @@ export async function calibrate<TestCase extends LLMTestCase | ConversationalTes
   const stderr = options.stderr ?? process.stderr
   const bar = (options.progress ?? (stderr.isTTY === true && !process.env.CI)) ? new ProgressBar(stderr) : undefined
   const measured: MetricResult[] = new Array(labelled.length)
-  const totals = { done: 0, passed: 0, failed: 0, errored: 0, judgeCalls: 0, cachedCalls: 0 }
+  const tally = new ProgressTally(labelled.length, started)
   let next = 0
   const worker = async (): Promise<void> => {
     while (!stop.signal.aborted && next < labelled.length) {
@@ -162,15 +162,16 @@ export async function calibrate<TestCase extends LLMTestCase | ConversationalTes
         stop.signal,
       )
       measured[at] = result
-      totals.done += 1
-      if (result.error) totals.errored += 1
-      else if (result.success) totals.passed += 1
-      else totals.failed += 1
-      totals.judgeCalls += result.usage.judgeCalls
-      totals.cachedCalls += result.usage.cachedCalls
-      const progress = { ...totals, total: labelled.length, elapsedMs: performance.now() - started }
-      bar?.update(progress)
-      options.onProgress?.(progress)
+      const progress = tally.add(result)
+      try {
+        bar?.update(progress)
+        options.onProgress?.(progress)
+      } catch (error) {
+        // A callback of the caller's threw, and calibrate() rejects with it: stop at once, so the other workers start
+        // nothing more and the measurements in flight are cancelled, with no judge call paid for behind the rejection.
+        stop.abort(error)
+        throw error
+      }
     }
   }
   try {

@@ -204,6 +204,21 @@ describe('graph rules are checked when the DeepAcyclicGraph is built', () => {
     expect(issuesOf(() => new DeepAcyclicGraph({ rootNodes: [oneVerdict] }))).toEqual(['binary-verdicts'])
   })
 
+  test('the binary-verdicts hint names the conversational classes for a conversational node', () => {
+    const node = new ConversationalBinaryJudgementNode({
+      criteria: 'Was it polite?',
+      children: [
+        new ConversationalVerdictNode({ verdict: true, score: 10 }),
+        new ConversationalVerdictNode({ verdict: false, score: 0 }),
+        new ConversationalVerdictNode({ verdict: 'Partly', score: 5 }),
+      ],
+    })
+    expect(() => new DeepAcyclicGraph({ rootNodes: [node] })).toThrowError(
+      'a binary judgement needs exactly two ConversationalVerdictNode children, one with verdict true and one with ' +
+        'verdict false; got true, false, "Partly". Use a ConversationalNonBinaryJudgementNode for string verdicts.',
+    )
+  })
+
   test("a judgement's children are all verdicts", () => {
     const node = new BinaryJudgementNode({
       criteria: 'Is it polite?',

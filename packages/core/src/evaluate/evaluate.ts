@@ -15,7 +15,7 @@ import {
 
 export type { EvaluationMetric } from './summary.js'
 
-import { type EvaluationProgress, type OutputStream, ProgressBar } from './progress-bar.js'
+import { type EvaluationProgress, type OutputStream, ProgressBar, ProgressTally } from './progress-bar.js'
 import { writeEvaluationReport } from './report-files.js'
 
 /** Options of {@link evaluate}. */
@@ -95,7 +95,7 @@ export async function evaluate<TestCase extends LLMTestCase | ConversationalTest
   const showBar = options.progress ?? (stderr.isTTY === true && !process.env.CI)
   const bar = showBar ? new ProgressBar(stderr) : undefined
   const results: EvaluationResult<TestCase>[] = new Array(pairs.length)
-  const totals = { done: 0, passed: 0, failed: 0, errored: 0, judgeCalls: 0, cachedCalls: 0 }
+  const tally = new ProgressTally(pairs.length, started)
 
   const measurePair = async (at: number): Promise<void> => {
     const { testCase, index, metric } = pairs[at] as (typeof pairs)[number]
@@ -104,13 +104,7 @@ export async function evaluate<TestCase extends LLMTestCase | ConversationalTest
     if (signal.aborted) return
     const entry: EvaluationResult<TestCase> = { testCase, index, metric, result }
     results[at] = entry
-    totals.done += 1
-    if (result.error) totals.errored += 1
-    else if (result.success) totals.passed += 1
-    else totals.failed += 1
-    totals.judgeCalls += result.usage.judgeCalls
-    totals.cachedCalls += result.usage.cachedCalls
-    const progress = { ...totals, total: pairs.length, elapsedMs: performance.now() - started }
+    const progress = tally.add(result)
     bar?.update(progress)
     options.onProgress?.(progress, entry)
   }

@@ -1,3 +1,4 @@
+import type { MetricResult } from '../metric/types.js'
 import { formatCount } from './summary.js'
 
 /** Where evaluate() is on its way through the pairs. */
@@ -12,6 +13,31 @@ export interface EvaluationProgress {
   readonly judgeCalls: number
   readonly cachedCalls: number
   readonly elapsedMs: number
+}
+
+/** Counts results as they arrive, for the progress bar and `onProgress` of evaluate() and calibrate(). */
+export class ProgressTally {
+  readonly #total: number
+  readonly #started: number
+  readonly #counts = { done: 0, passed: 0, failed: 0, errored: 0, judgeCalls: 0, cachedCalls: 0 }
+
+  /** `started` is the run's `performance.now()` at its start. */
+  constructor(total: number, started: number) {
+    this.#total = total
+    this.#started = started
+  }
+
+  /** Counts one result and returns where the run is now. */
+  add(result: MetricResult): EvaluationProgress {
+    const counts = this.#counts
+    counts.done += 1
+    if (result.error) counts.errored += 1
+    else if (result.success) counts.passed += 1
+    else counts.failed += 1
+    counts.judgeCalls += result.usage.judgeCalls
+    counts.cachedCalls += result.usage.cachedCalls
+    return { ...counts, total: this.#total, elapsedMs: performance.now() - this.#started }
+  }
 }
 
 /** A stream the progress bar and the summary are written to. */

@@ -119,8 +119,9 @@ describe('OpenAIJudge on Azure OpenAI', () => {
     const host = new URL(server.baseURL).host
     const identity = (deployment: string) =>
       new OpenAIJudge({ client: azureClient(deployment), model: 'gpt-4.1' }).cacheIdentity
-    expect(identity('judge-a')).toMatchObject({ model: 'gpt-4.1', endpoint: `${host}/openai/deployments/judge-a` })
-    expect(identity('judge-b').endpoint).toBe(`${host}/openai/deployments/judge-b`)
+    expect(identity('judge-a')).toMatchObject({ model: 'gpt-4.1', deployment: 'judge-a' })
+    expect(identity('judge-b').deployment).toBe('judge-b')
+    expect(new OpenAIJudge({ client: azureClient('judge-a') }).endpoint).toBe(`${host}/openai/deployments/judge-a`)
     expect(JSON.stringify(identity('judge-a'))).not.toContain('SECRET')
   })
 

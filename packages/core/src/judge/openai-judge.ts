@@ -48,6 +48,13 @@ export interface OpenAIJudgeOptions {
   client?: OpenAI | undefined
   /** Where the one warning per refused schema goes (never stdout). @default console.warn */
   warn?: ((message: string) => void) | undefined
+  /**
+   * Keeps this judge's cached answers apart from those of judges with another namespace. The cache key holds what
+   * changes an answer (model, sampling, prompt, schema), not the server's address, so a recording made through
+   * one base URL replays through any other, or none; name a namespace when two servers answer one model name
+   * differently (e.g. `'ollama-q4'` and `'ollama-q8'`). @default none
+   */
+  cacheNamespace?: string | undefined
 }
 
 interface Connection {
@@ -77,10 +84,15 @@ const MAX_TOP_LOGPROBS = 20
 /** A judge backed by the OpenAI Chat Completions API or any server that speaks it. */
 export class OpenAIJudge implements JudgeModel {
   readonly name: string
-  /** What else decides the answers, for the judge cache: model, sampling, output mode and endpoint, never the key. */
+  /**
+   * What else decides the answers, for the judge cache: model, sampling, output mode, an Azure deployment and the
+   * `cacheNamespace`; never the key, nor the server's address (see `endpoint`).
+   */
   readonly cacheIdentity: Readonly<Record<string, string | number>>
   /** 429s are retried by the judge runtime (so one pause holds every worker), not by the SDK. */
   readonly rateLimitRetries: number
+  /** Host and path of the API the calls go to (no credentials), named in messages and cache entries; not in the key. */
+  readonly endpoint: string
   readonly #options: OpenAIJudgeOptions
   readonly #timeoutMs: number
   /** Why each schema the server refused is asked for in JSON mode, by schema name: set once, at the refusal. */
@@ -99,14 +111,18 @@ export class OpenAIJudge implements JudgeModel {
     this.name = options.model ?? readEnv('JUDGETREE_MODEL') ?? DEFAULT_MODEL
     this.#timeoutMs = options.timeoutMs ?? 60_000
     this.rateLimitRetries = options.client === undefined ? (options.maxRetries ?? 3) : 0
+    const deployment = azureDeploymentOf(options.client)
+    this.endpoint = endpointOf(
+      options.client?.baseURL ?? nonEmpty(options.baseURL) ?? readEnv('OPENAI_BASE_URL'),
+      deployment,
+    )
     this.cacheIdentity = Object.freeze({
       model: this.name,
       temperature: options.temperature ?? 0,
       structuredOutputs: options.structuredOutputs ?? 'auto',
-      endpoint: endpointOf(
-        options.client?.baseURL ?? nonEmpty(options.baseURL) ?? readEnv('OPENAI_BASE_URL'),
-        azureDeploymentOf(options.client),
-      ),
+      // One judge name may front different models in different deployments.
+      ...(deployment === undefined ? {} : { deployment }),
+      ...(options.cacheNamespace === undefined ? {} : { namespace: options.cacheNamespace }),
     })
   }
 
@@ -517,7 +533,10 @@ function toMessageParam(message: JudgeMessage): ChatCompletionMessageParam {
 }
 
 function validateOptions(options: OpenAIJudgeOptions): void {
-  const { model, timeoutMs, maxRetries, temperature, structuredOutputs, warn } = options ?? {}
+  const { model, timeoutMs, maxRetries, temperature, structuredOutputs, warn, cacheNamespace } = options ?? {}
+  if (cacheNamespace !== undefined && (typeof cacheNamespace !== 'string' || cacheNamespace.trim() === '')) {
+    throw invalidOption('cacheNamespace', "a non-empty name such as 'ollama-q4'", cacheNamespace)
+  }
   if (model !== undefined && (typeof model !== 'string' || model.trim() === '')) {
     throw invalidOption('model', 'a non-empty model name such as `gpt-4.1`', model)
   }

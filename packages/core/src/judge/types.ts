@@ -81,6 +81,11 @@ export interface JudgeModel {
    * @default undefined (only `name` identifies the judge)
    */
   readonly cacheIdentity?: unknown
+  /**
+   * Where the judge sends its calls (host and path, no credentials), for messages and cache entries; not part of
+   * the cache key. @default undefined
+   */
+  readonly endpoint?: string | undefined
   /** False when answers must never be cached, e.g. a scripted judge whose script is edited. @default true */
   readonly cacheable?: boolean | undefined
   /**

@@ -119,11 +119,18 @@ describe('BaseMetric', () => {
 
   test('unknown and invalid options are rejected together, each named', () => {
     const build = () =>
-      new NoPromisesMetric({ model: promising, threshhold: 0.7, strict_mode: true, verboseMode: 'yes' } as never)
+      new NoPromisesMetric({
+        model: promising,
+        threshhold: 0.7,
+        retries: 3,
+        strict_mode: true,
+        verboseMode: 'yes',
+      } as never)
     expect(build).toThrow(ConfigurationError)
     expect(build).toThrow(
       'Invalid options for NoPromisesMetric "No Promises":\n' +
-        '  - unknown option `threshhold`; the options are `name`, `threshold`, `model`, `includeReason`, `strictMode`, `asyncMode`, `verboseMode`, `trials`, `aggregate`.\n' +
+        '  - unknown option `threshhold`; did you mean `threshold`?\n' +
+        '  - unknown option `retries`; the options are `name`, `threshold`, `model`, `includeReason`, `strictMode`, `asyncMode`, `verboseMode`, `trials`, `aggregate`.\n' +
         '  - unknown option `strict_mode`; did you mean `strictMode`?\n' +
         '  - verboseMode must be true or false; got "yes".',
     )

@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors.js'
+import { closestName } from '../internal/closest-name.js'
 import { describeValue } from '../internal/describe-value.js'
 import { resolveJudge } from '../judge/resolve-judge.js'
 import type { JudgeModel } from '../judge/types.js'
@@ -104,11 +105,14 @@ export function resolveCommonOptions(
   const aggregate = aggregateOption(options.aggregate, problems)
   let judge: JudgeModel | undefined
   try {
-    // Every judge answers through a runtime (cache, limits): the process's default unless one was wrapped already.
-    judge = withDefaultRuntime(resolveJudge(options.model))
+    judge = resolveJudge(options.model)
   } catch (error) {
     problems.add(error instanceof Error ? error.message : String(error))
   }
+  // Every judge answers through a runtime (cache, limits): the process's default unless one was wrapped already.
+  // Building that reads the environment (JUDGETREE_CACHE, …): its errors are thrown as they are, not as this
+  // metric's options.
+  if (judge !== undefined) judge = withDefaultRuntime(judge)
   return {
     name: typeof name === 'string' ? name : '',
     threshold,
@@ -122,12 +126,11 @@ export function resolveCommonOptions(
   }
 }
 
-/** Reports option keys the metric does not know, suggesting the camelCase name for snake_case habits. */
+/** Reports option keys the metric does not know, suggesting the name meant (another case, or a typo: closestName). */
 export function checkKnownOptions(options: object, known: readonly string[], problems: OptionProblems): void {
   for (const key of Object.keys(options)) {
     if (known.includes(key)) continue
-    const camel = key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())
-    const match = known.find((name) => name.toLowerCase() === camel.toLowerCase())
+    const match = closestName(key, known)
     problems.add(
       match
         ? `unknown option \`${key}\`; did you mean \`${match}\`?`

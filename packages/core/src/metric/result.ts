@@ -66,7 +66,7 @@ export function errorResult(
     error: judgetreeError,
     trace,
     get verboseLogs() {
-      logs ??= renderTrace(trace)
+      logs ??= renderTrace(trace, judgetreeError.message)
       return logs
     },
     usage,

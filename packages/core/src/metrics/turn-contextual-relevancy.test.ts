@@ -134,6 +134,8 @@ describe('TurnContextualRelevancyMetric', () => {
 
     expect(result.error).toBeInstanceOf(MissingTestCaseParamError)
     expect(result.error?.message).toContain("'retrievalContext'")
+    expect(result.error?.message).toContain('Give each assistant turn to judge the chunks it was answered from')
+    expect(result.error?.message).not.toContain('remove it from')
     expect(result.error?.message).toContain('at least one assistant turn')
     expect(server.requests).toHaveLength(0)
   })

@@ -73,7 +73,13 @@ export class TurnContextualRelevancyMetric extends WindowedMetric {
       return chunks.length > 0 ? [{ window, chunks }] : []
     })
     if (targets.length === 0) {
-      throw new MissingTestCaseParamError(this.name, ['retrievalContext'], 'at least one assistant turn')
+      throw new MissingTestCaseParamError(
+        this.name,
+        ['retrievalContext'],
+        'at least one assistant turn',
+        "Give each assistant turn to judge the chunks it was answered from: { role: 'assistant', content: '…', " +
+          "retrievalContext: ['…'] }. The metric has no evaluationParams: it always reads that field.",
+      )
     }
     const settled = await runJobs(targets, this.options.asyncMode, signal, (target, signal) =>
       judgeTurn(this.options, turns, target, signal),

@@ -28,7 +28,7 @@ describe('cacheKeyOf', () => {
     ['model', cacheKeyOf(judge({ model: 'gpt-4.1-mini' }), request)],
     ['temperature', cacheKeyOf(judge({ temperature: 0.7 }), request)],
     ['structured output mode', cacheKeyOf(judge({ structuredOutputs: 'json_object' }), request)],
-    ['server', cacheKeyOf(judge({ baseURL: 'http://127.0.0.1:10/v1' }), request)],
+    ['cache namespace', cacheKeyOf(judge({ cacheNamespace: 'other-server' }), request)],
     ['message text', cacheKeyOf(judge(), { ...request, messages: [{ role: 'user', content: 'Is it red?' }] })],
     ['message role', cacheKeyOf(judge(), { ...request, messages: [{ role: 'system', content: 'Is it blue?' }] })],
     ['schema', cacheKeyOf(judge(), { ...request, schema: z.object({ verdict: z.boolean() }) })],
@@ -49,8 +49,14 @@ describe('cacheKeyOf', () => {
       model: 'gpt-4.1',
       temperature: 0,
       structuredOutputs: 'auto',
-      endpoint: '127.0.0.1:9/v1',
     })
+    expect(judge().endpoint).toBe('127.0.0.1:9/v1')
+    // The server's address is not part of the key (a recording replays through any base URL); a namespace is.
+    expect(cacheKeyOf(judge({ baseURL: 'http://10.0.0.2:8080/v1' }), request)).toBe(cacheKeyOf(judge(), request))
+    expect(cacheKeyOf(judge({ cacheNamespace: 'q4' }), request)).not.toBe(cacheKeyOf(judge(), request))
+    expect(() => judge({ cacheNamespace: '' })).toThrow(
+      "Expected OpenAIJudge's `cacheNamespace` to be a non-empty name",
+    )
     expect(JSON.stringify(judge().cacheIdentity)).not.toContain('sk-')
     const custom = (identity?: unknown): JudgeModel => ({
       name: 'mine',

@@ -102,7 +102,10 @@ describe('judge cache through the OpenAI SDK', () => {
     expect(result.name).toBe('Playful Chatbot')
     expect(result.error).toBeInstanceOf(CacheMissError)
     expect(result.error?.code).toBe('CACHE_MISS')
-    expect(result.error?.message).toContain('task-node@1 call (schema task_output, judge gpt-4.1)')
+    expect(result.error?.message).toContain(
+      `task-node@1 call (schema task_output, judge gpt-4.1 at ${new URL(server.baseURL).host}/v1)`,
+    )
+    expect(result.error?.message).toContain('  recorded: no task-node@1 answers in ')
     expect(result.error?.message).toContain(PLAYFUL.summary)
     expect(result.error?.message).toContain('JUDGETREE_CACHE=read-write')
     expect(result.error?.message).toContain('commit .judgetree/cache')
@@ -116,6 +119,43 @@ describe('judge cache through the OpenAI SDK', () => {
     expect(replayed.error).toBeUndefined()
     expect(replayed.score).toBe(1)
     expect(server.requests).toHaveLength(3)
+  })
+
+  it('replays anywhere: a recording made through one base URL replays with no base URL and no key', async () => {
+    vi.stubEnv('OPENAI_BASE_URL', '')
+    vi.stubEnv('OPENAI_API_KEY', '')
+    await metric('read-write').measure(playfulConversation)
+    expect(server.requests).toHaveLength(3)
+    // Another server (the recording one, restarted on another port), or none at all: the key is the same.
+    const elsewhere = (cache: CacheMode, options: { baseURL?: string; cacheNamespace?: string } = {}) => {
+      const runtime = createJudgeRuntime({ cache, cacheDir: dir, concurrency: 4 })
+      const judge = new OpenAIJudge({ model: 'gpt-4.1', maxRetries: 0, ...options })
+      return new ConversationalDAGMetric({
+        name: 'Playful Chatbot',
+        dag: playfulChatbotDag(),
+        model: runtime.wrap(judge),
+      })
+    }
+    const replayed = await elsewhere('replay').measure(playfulConversation)
+    expect(replayed.error).toBeUndefined()
+    expect(replayed.usage.cachedCalls).toBe(3)
+    // With every answer cached, read-write needs no key either: the judge is never reached.
+    const readWrite = await elsewhere('read-write', { baseURL: 'http://127.0.0.1:9/v1' }).measure(playfulConversation)
+    expect(readWrite.error).toBeUndefined()
+    expect(readWrite.usage.cachedCalls).toBe(3)
+    expect(server.requests).toHaveLength(3)
+
+    // A namespace keeps another server's answers apart; the miss names the judge, its endpoint, and what was recorded.
+    const apart = await elsewhere('replay', { cacheNamespace: 'quantized' }).measure(playfulConversation)
+    expect(apart.error).toBeInstanceOf(CacheMissError)
+    const message = apart.error?.message ?? ''
+    expect(message).toContain('task-node@1 call (schema task_output, judge gpt-4.1 at api.openai.com/v1)')
+    const host = new URL(server.baseURL).host
+    expect(message).toContain(
+      '  recorded: 1 task-node@1 answer with schema task_output, 1 by judge gpt-4.1; the nearest:',
+    )
+    expect(message).toMatch(new RegExp(`[0-9a-f]{64}\\.json \\(judge gpt-4\\.1 at ${host.replace('.', '\\.')}/v1, 20`))
+    expect(message).toContain('(not the base URL: it is not part of the key)')
   })
 
   it('in read-only mode reads hits and calls the judge on misses, but never writes', async () => {

@@ -41,6 +41,8 @@ export interface CacheEntrySummary {
   readonly judge: string
   readonly promptVersion: string
   readonly schemaName: string
+  /** The judge's endpoint when recorded (host and path), when the judge names one: for miss messages. */
+  readonly endpoint?: string | undefined
 }
 
 /** The outcome of looking a key up: an answer, nothing, or a file that could not be used. */
@@ -151,6 +153,50 @@ export class JudgeCacheStore {
       throw new Error(`${this.#shown(dir)} is a symbolic link, and judgetree never writes outside its cache directory`)
     }
     removeStaleTemps(dir, Date.now())
+  }
+
+  /**
+   * What the entries say about themselves (at most `limit` files read), for a replay miss to show what was
+   * recorded instead; unreadable entries are skipped.
+   */
+  summaries(limit: number): (CacheEntrySummary & { readonly file: string; readonly createdAt: string })[] {
+    const found: (CacheEntrySummary & { file: string; createdAt: string })[] = []
+    let dirs: string[]
+    try {
+      dirs = readdirSync(this.dir).filter(
+        (name) => /^[0-9a-f]{2}$/.test(name) && lstatSync(join(this.dir, name)).isDirectory(),
+      )
+    } catch {
+      return found
+    }
+    for (const dir of dirs) {
+      let names: string[]
+      try {
+        names = readdirSync(join(this.dir, dir)).filter((name) => name.endsWith('.json'))
+      } catch {
+        continue
+      }
+      for (const name of names) {
+        if (found.length >= limit) return found
+        try {
+          // As in lookups, a link's target is never read.
+          if (!lstatSync(join(this.dir, dir, name)).isFile()) continue
+          const entry = JSON.parse(readFileSync(join(this.dir, dir, name), 'utf8')) as Partial<StoredEntry>
+          if (typeof entry.judge !== 'string' || typeof entry.promptVersion !== 'string') continue
+          found.push({
+            file: this.#shown(join(this.dir, dir, name)),
+            judge: entry.judge,
+            promptVersion: entry.promptVersion,
+            schemaName: String(entry.schemaName),
+            endpoint: typeof entry.endpoint === 'string' ? entry.endpoint : undefined,
+            createdAt: String(entry.createdAt),
+          })
+        } catch {
+          // A damaged entry has its own warning when it is looked up.
+        }
+      }
+    }
+    return found
   }
 
   #damaged(file: string, problem: string): CacheLookup {

@@ -127,7 +127,12 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
     if (mode === 'replay') throw replayMiss(judge, request, key, found, store)
     const response = await callJudge(judge, request, signal)
     if (mode === 'read-write') {
-      const summary = { judge: judge.name, promptVersion: request.promptVersion, schemaName: request.schemaName }
+      const summary = {
+        judge: judge.name,
+        promptVersion: request.promptVersion,
+        schemaName: request.schemaName,
+        ...(judge.endpoint === undefined ? {} : { endpoint: judge.endpoint }),
+      }
       await store.write(key, summary, response)
     }
     return { response, fromCache: false } satisfies SharedOutcome
@@ -228,6 +233,7 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
         wrapped = Object.freeze({
           name: judge.name,
           cacheIdentity: judge.cacheIdentity,
+          endpoint: judge.endpoint,
           cacheable: judge.cacheable,
           // The runtime owns the 429 retries now; a judge wrapped twice must not retry them again.
           rateLimitRetries: 0,
@@ -291,13 +297,16 @@ function replayMiss(
   const prompt = request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? ''
   const start = prompt.replace(/\s+/g, ' ').trim()
   const damaged = found.status === 'damaged' ? ` (${found.problem})` : ''
+  const at = judge.endpoint === undefined ? '' : ` at ${judge.endpoint}`
   return new CacheMissError(
     `The judge cache has no answer for this ${request.promptVersion} call (${trialOf(request)}schema ${request.schemaName}, judge ` +
-      `${judge.name}) and is in replay mode, so the judge was not called.\n` +
+      `${judge.name}${at}) and is in replay mode, so the judge was not called.\n` +
       `  prompt begins: ${JSON.stringify(start.length > 160 ? `${start.slice(0, 160)}…` : start)}\n` +
       `  expected entry: ${store.fileOf(key)}${damaged}\n` +
+      recordedLines(store, judge.name, request) +
       'To record it, run the suite once with JUDGETREE_CACHE=read-write and a real judge (e.g. OPENAI_API_KEY ' +
-      'set), then commit .judgetree/cache. A changed prompt, test case, model or judge option needs a new recording.',
+      'set), then commit .judgetree/cache. A changed prompt, test case, model, judge option or cacheNamespace ' +
+      '(not the base URL: it is not part of the key) needs a new recording.',
     key,
   )
 }
@@ -321,4 +330,31 @@ function checkCoordinatorUrl(url: unknown, setting: string): void {
         `\`http://127.0.0.1:4100\`); got ${typeof url === 'string' ? JSON.stringify(url) : String(url)}.`,
     )
   }
+}
+
+/**
+ * What the cache holds for calls of this kind (same prompt version and schema), nearest first: entries by this
+ * judge, then by others (a changed model name shows here), newest first within each. Their endpoints say where
+ * they were recorded.
+ */
+function recordedLines(store: JudgeCacheStore, judgeName: string, request: JudgeRequest<unknown>): string {
+  const entries = store
+    .summaries(2_000)
+    .filter((entry) => entry.promptVersion === request.promptVersion && entry.schemaName === request.schemaName)
+  if (entries.length === 0) return `  recorded: no ${request.promptVersion} answers in ${store.dir}\n`
+  const nearest = [...entries].sort(
+    (a, b) => Number(b.judge === judgeName) - Number(a.judge === judgeName) || b.createdAt.localeCompare(a.createdAt),
+  )
+  const sameJudge = entries.filter((entry) => entry.judge === judgeName).length
+  const lines = nearest
+    .slice(0, 3)
+    .map(
+      (entry) =>
+        `    ${entry.file} (judge ${entry.judge}${entry.endpoint === undefined ? '' : ` at ${entry.endpoint}`}, ` +
+        `${entry.createdAt})\n`,
+    )
+  return (
+    `  recorded: ${entries.length} ${request.promptVersion} answer${entries.length === 1 ? '' : 's'} with schema ` +
+    `${request.schemaName}, ${sameJudge} by judge ${judgeName}; the nearest:\n${lines.join('')}`
+  )
 }

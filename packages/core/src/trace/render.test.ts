@@ -98,3 +98,53 @@ describe('renderTrace', () => {
     expect(renderTrace(result.trace)).toContain('[✖] Judgement: Do the assistant')
   })
 })
+
+describe('each thing said once', () => {
+  const failing = {
+    name: 'offline',
+    generate: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:9')),
+  }
+  const metric = () =>
+    new ConversationalDAGMetric({
+      name: 'Summary',
+      dag: new DeepAcyclicGraph({
+        rootNodes: [
+          new ConversationalTaskNode({
+            instructions: 'Summarize.',
+            outputLabel: 'Summary',
+            evaluationParams: [TurnParams.CONTENT],
+            children: [
+              new ConversationalBinaryJudgementNode({
+                criteria: 'Is the summary kind?',
+                children: [
+                  new ConversationalVerdictNode({ verdict: true, score: 10 }),
+                  new ConversationalVerdictNode({ verdict: false, score: 0 }),
+                ],
+              }),
+            ],
+          }),
+        ],
+      }),
+      model: failing,
+    })
+
+  test('a node error the metric error already says is printed once, above the tree', async () => {
+    const result = await metric().measure({
+      turns: [
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: 'Hello' },
+      ],
+    })
+    const text = renderResult(result)
+    expect(result.error?.message).toMatch(/^ConversationalTaskNode .* failed: /)
+    const nodeError = /could not be reached|ECONNREFUSED/
+    expect(text.split('\n').filter((line) => nodeError.test(line))).toHaveLength(1)
+    expect(text).toContain('error: (above)')
+  })
+
+  test('a test case rejected before any judge call names no judge', async () => {
+    const result = await metric().measure({ turns: [] } as never)
+    expect(result.error?.code).toBe('TEST_CASE_INVALID')
+    expect(renderSummaryLine(result)).toBe('ERROR Summary: no score (threshold 0.5)')
+  })
+})

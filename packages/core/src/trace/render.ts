@@ -12,7 +12,7 @@ const ROLE_TITLES: Readonly<Record<TraceNode['role'], string>> = {
  * Renders a trace as an indented tree a person reads in a terminal: each node that ran with its step number,
  * output or verdict and reason; verdicts that were not chosen as `○`; nested metrics indented below their verdict.
  */
-export function renderTrace(trace: MetricTrace): string {
+export function renderTrace(trace: MetricTrace, metricError?: string): string {
   const byId = new Map(trace.nodes.map((node) => [node.id, node]))
   // Verdicts shared with other judgements are drawn once; under each other judgement a line points to them.
   const shared = new Map<string, TraceNode[]>()
@@ -26,7 +26,20 @@ export function renderTrace(trace: MetricTrace): string {
     renderNode(byId.get(id) as TraceNode, tree, '', index === rootIds.length - 1, lines, true)
   }
   for (const note of trace.notes) lines.push(`note: ${note}`)
-  return lines.join('\n')
+  if (metricError === undefined) return lines.join('\n')
+  // A node's error that the metric's error already says in full (the same text, or "<node> failed: <text>") is
+  // printed once, above the tree: the node points there.
+  const said = oneLine(metricError)
+  return lines
+    .map((line) => {
+      const at = line.indexOf('error: ')
+      if (at === -1 || !/^[│ ]*$/.test(line.slice(0, at))) return line
+      const text = line.slice(at + 'error: '.length)
+      return text.length > 0 && (said === text || said.endsWith(`: ${text}`))
+        ? `${line.slice(0, at)}error: (above)`
+        : line
+    })
+    .join('\n')
 }
 
 /** The one-line summary that opens every report of a result: metric, score, threshold, judge. */
@@ -34,9 +47,14 @@ export function renderSummaryLine(result: MetricResult): string {
   const verdict = result.error ? 'ERROR' : result.success ? 'PASS' : 'FAIL'
   const strict = result.strictMode ? ', strict' : ''
   const score = result.error ? 'no score' : `score ${formatScore(result.score)}`
+  // A test case rejected before any judge call involved no judge: naming one would send the reader to it.
+  const judgeless =
+    result.usage.judgeCalls === 0 &&
+    (result.error?.code === 'TEST_CASE_INVALID' || result.error?.code === 'TEST_CASE_PARAM_MISSING')
+  const judge = judgeless ? '' : ` · judge ${result.judgeModel}`
   const trials = trialsSummary(result)
   const aggregate = trials === undefined ? '' : ` · ${trials} (${result.aggregate})`
-  return `${verdict} ${result.name}: ${score} (threshold ${formatScore(result.threshold)}${strict})${aggregate} · judge ${result.judgeModel}`
+  return `${verdict} ${result.name}: ${score} (threshold ${formatScore(result.threshold)}${strict})${aggregate}${judge}`
 }
 
 /** "2/5 trials passed, scores 0.4–0.9" for a result measured in trials; undefined for a single measurement. */

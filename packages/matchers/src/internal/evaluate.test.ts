@@ -294,7 +294,14 @@ describe('evaluateToPassMetric', () => {
       const outcome = await evaluateToPassMetric(received, metric, options, context)
       expect(outcome.pass).toBe(context.isNot)
       expect(outcome.message()).toBe(expected)
-      expect(outcome.record).toBeUndefined()
+      // Rejected before measuring, yet recorded: reports list it with the failed assertions and say why.
+      expect(outcome.record).toMatchObject({
+        error: { code: 'ASSERTION_REJECTED', message: expected },
+        assertionPassed: false,
+        negated: context.isNot,
+        usage: { judgeCalls: 0 },
+        testCase: null,
+      })
     }
   })
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import {
   formatScore,
   type Metric,
@@ -11,9 +12,10 @@ import {
   trialsSummary,
   withThreshold,
 } from '@judgetree/core'
+import { closestName } from '@judgetree/core/runtime'
 import { describeValue } from './describe-value.js'
 import { anySignal } from './pending.js'
-import { type JudgetreeRecord, toPlainResult } from './record.js'
+import { ASSERTION_REJECTED, type JudgetreeRecord, toPlainResult } from './record.js'
 
 /** Options of `toPassMetric(metric, options)`. */
 export interface ToPassMetricOptions {
@@ -70,7 +72,9 @@ export async function evaluateToPassMetric(
   context: EvaluationContext,
 ): Promise<MatcherOutcome> {
   const problem = usageProblem(received, metric, options)
-  if (problem !== undefined) return { pass: context.isNot, message: () => problem, record: undefined }
+  if (problem !== undefined) {
+    return { pass: context.isNot, message: () => problem, record: rejectedRecord(metric, problem, context) }
+  }
   const checked = metric as Metric
   const given = options as ToPassMetricOptions | undefined
   const override = given?.threshold
@@ -89,6 +93,7 @@ export async function evaluateToPassMetric(
     assertionPassed: result.error === undefined && success !== context.isNot,
     summary: renderSummaryLine(judged),
     text,
+    testCase: testCaseIdentity(received),
   }
   const dim = context.utils?.DIM_COLOR ?? identity
   const red = context.utils?.RECEIVED_COLOR ?? identity
@@ -114,6 +119,64 @@ export async function evaluateToPassMetric(
   return { pass: success, message: () => message, record }
 }
 
+/** The record of an assertion rejected before measuring: reports list it with the failed ones, and say why. */
+function rejectedRecord(metric: unknown, problem: string, context: EvaluationContext): JudgetreeRecord {
+  const candidate = metric as { name?: unknown; threshold?: unknown } | null | undefined
+  const name = typeof candidate?.name === 'string' ? candidate.name : MATCHER
+  const threshold = typeof candidate?.threshold === 'number' ? candidate.threshold : 0.5
+  const summary = `REJECTED ${name}: the assertion was not measured`
+  return {
+    name,
+    score: 0,
+    threshold,
+    success: false,
+    reason: null,
+    strictMode: false,
+    error: { name: 'UsageError', code: ASSERTION_REJECTED, message: problem },
+    trace: { metric: name, nodes: [], roots: [], notes: [] },
+    verboseLogs: '',
+    usage: { judgeCalls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 },
+    durationMs: 0,
+    judgeModel: '',
+    metricThreshold: threshold,
+    assertion: context.assertion,
+    negated: context.isNot,
+    assertionPassed: false,
+    summary,
+    text: `${summary}\nerror: ${problem}`,
+    testCase: null,
+  }
+}
+
+/** A test case's `name` (when it has one) and the first 12 hex digits of a sha256 of its content. */
+function testCaseIdentity(received: unknown): { name: string | null; digest: string } {
+  const name = (received as { name?: unknown } | null)?.name
+  let text: string
+  try {
+    text = JSON.stringify(received) ?? String(received)
+  } catch {
+    text = String(received)
+  }
+  return {
+    name: typeof name === 'string' && name !== '' ? name : null,
+    digest: createHash('sha256').update(text).digest('hex').slice(0, 12),
+  }
+}
+
+/** Every option of toPassMetric: a key outside this list is a mistake (a typo would otherwise be ignored). */
+const OPTION_NAMES: readonly string[] = ['threshold', 'signal', 'trials', 'aggregate']
+
+function unknownOptionsProblem(keys: readonly string[]): string {
+  const lines = keys.map((key) => {
+    const meant = closestName(key, OPTION_NAMES)
+    return meant === undefined ? `\`${key}\`` : `\`${key}\` (did you mean \`${meant}\`?)`
+  })
+  return (
+    `${MATCHER}(metric, options) got unknown option${keys.length === 1 ? '' : 's'} ${lines.join(', ')}; ` +
+    `the options are ${OPTION_NAMES.map((name) => `\`${name}\``).join(', ')}.`
+  )
+}
+
 /** Checks the arguments before any judge call, so misuse fails at once with what was expected. */
 function usageProblem(received: unknown, metric: unknown, options: unknown): string | undefined {
   if (!isMetric(metric)) {
@@ -126,6 +189,8 @@ function usageProblem(received: unknown, metric: unknown, options: unknown): str
     if (typeof options !== 'object' || options === null || Array.isArray(options)) {
       return `${MATCHER}(metric, options) expects options to be an object such as { threshold: 0.7 }, but got ${describeValue(options)}.`
     }
+    const unknown = Object.keys(options).filter((key) => !OPTION_NAMES.includes(key))
+    if (unknown.length > 0) return unknownOptionsProblem(unknown)
     const { threshold, signal, trials, aggregate } = options as Record<string, unknown>
     if (trials !== undefined && !(typeof trials === 'number' && Number.isInteger(trials) && trials >= 1)) {
       return `${MATCHER}(metric, { trials }) expects \`trials\` to be a whole number from 1 and up (how many times to measure, e.g. 5), but got ${describeValue(trials)}.`

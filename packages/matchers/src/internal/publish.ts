@@ -33,7 +33,7 @@ export function publishReport(
   // Whatever happened to the baseline, the run's own report is written.
   if (file !== undefined) writeJsonAtomically(file, full)
   const lines = baseline?.lines ?? []
-  if (report.summary.metrics === 0) return { failure: undefined }
+  if (report.summary.metrics === 0 && report.summary.rejected === 0) return { failure: undefined }
   const notes = [...lines, ...(file === undefined ? [] : [`judgetree: JSON report in ${displayPath(root, file)}`])]
   print(`\n${renderRunOutput(full, notes)}\n`)
   const stepSummary = process.env.GITHUB_STEP_SUMMARY

@@ -1,3 +1,4 @@
+import { relative, sep } from 'node:path'
 import type { MetricResult, MetricTrace, MetricUsage, TraceNode, TrialAggregate, TrialSpread } from '@judgetree/core'
 
 /** An error as plain data: what reports keep of a result's `error`. */
@@ -80,7 +81,31 @@ export interface JudgetreeRecord extends PlainMetricResult {
   readonly summary: string
   /** Summary, error or reason, and trace tree: the text every report shows. */
   readonly text: string
+  /**
+   * Which test case was judged: its `name` when it has one (a JSONL dataset row, say), and a short digest of its
+   * content, so a reader of the report can tell cases apart and find one again. Null when the matcher rejected
+   * what it was given.
+   */
+  readonly testCase?: { readonly name: string | null; readonly digest: string } | null | undefined
+  /** Where `expect(...).toPassMetric(...)` was called: the file relative to the working directory, 1-based. */
+  readonly source?: { readonly file: string; readonly line: number; readonly column: number } | null | undefined
 }
+
+/** The record with the source location of the call, read from the first frame of `callSite` (see callSiteOf). */
+export function withSource(record: JudgetreeRecord, callSite: string | undefined, root: string): JudgetreeRecord {
+  const frame = (callSite ?? '').split('\n')[1] ?? ''
+  const match = /(?:\(|at )(?:file:\/\/)?([^()]+?):(\d+):(\d+)\)?\s*$/.exec(frame)
+  if (match === null) return { ...record, source: null }
+  const [, path = '', line = '0', column = '0'] = match
+  const file = relative(root, path).split(sep).join('/')
+  return { ...record, source: { file, line: Number(line), column: Number(column) } }
+}
+
+/**
+ * The error code of a record for an assertion the matcher rejected before measuring (not a metric, not a test
+ * case, a bad option): it is reported with the other failed assertions but is no metric's result.
+ */
+export const ASSERTION_REJECTED = 'ASSERTION_REJECTED'
 
 /** Converts a result to plain JSON data, recursively through the metrics nested in its trace. */
 export function toPlainResult(result: MetricResult): PlainMetricResult {

@@ -92,6 +92,7 @@ describe('run summary', () => {
       expectedFailures: 0,
       errored: 1,
       failedAssertions: 2,
+      rejected: 0,
       judgeCalls: 4,
       cachedCalls: 1,
       promptTokens: 900,

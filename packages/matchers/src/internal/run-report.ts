@@ -1,5 +1,5 @@
 import type { JudgetreeReportBaseline } from './publish-baseline.js'
-import type { JudgetreeRecord } from './record.js'
+import { ASSERTION_REJECTED, type JudgetreeRecord } from './record.js'
 
 /** One test that ran `toPassMetric` at least once. */
 export interface JudgetreeReportTest {
@@ -11,6 +11,8 @@ export interface JudgetreeReportTest {
   readonly name: string
   /** The runner's verdict on the whole test, e.g. `passed`, `failed`, `skipped`. */
   readonly state: string
+  /** Where the test is declared in its file, when the runner says (1-based line and column). */
+  readonly location?: { readonly line: number; readonly column: number } | null | undefined
   /** Every `toPassMetric` evaluation of the test, in the order the test called them (see `assertion`). */
   readonly evaluations: readonly JudgetreeRecord[]
 }
@@ -30,8 +32,13 @@ export interface JudgetreeRunSummary {
   readonly expectedFailures: number
   /** Metrics that could not be computed (judge failure, bad test case, …). */
   readonly errored: number
-  /** Assertions that did not hold, including `.not` assertions on a passing metric. */
+  /** Assertions that did not hold, including `.not` assertions on a passing metric and the rejected ones. */
   readonly failedAssertions: number
+  /**
+   * Assertions rejected before anything was measured (not a metric, not a test case, a bad option): listed with
+   * the failed ones (error code `ASSERTION_REJECTED`), but not counted as metrics.
+   */
+  readonly rejected: number
   readonly judgeCalls: number
   readonly cachedCalls: number
   readonly promptTokens: number
@@ -91,7 +98,8 @@ export function buildReport(
 }
 
 /** Sums the evaluations of a run. */
-export function summarize(records: readonly JudgetreeRecord[]): JudgetreeRunSummary {
+export function summarize(all: readonly JudgetreeRecord[]): JudgetreeRunSummary {
+  const records = all.filter((record) => record.error?.code !== ASSERTION_REJECTED)
   const priced = records.filter((record) => record.usage.costUsd !== null)
   const sum = (pick: (record: JudgetreeRecord) => number): number =>
     records.reduce((total, record) => total + pick(record), 0)
@@ -101,7 +109,8 @@ export function summarize(records: readonly JudgetreeRecord[]): JudgetreeRunSumm
     failed: records.filter((record) => record.error === null && !record.success).length,
     expectedFailures: records.filter((record) => record.error === null && !record.success && record.negated).length,
     errored: records.filter((record) => record.error !== null).length,
-    failedAssertions: records.filter((record) => !record.assertionPassed).length,
+    failedAssertions: all.filter((record) => !record.assertionPassed).length,
+    rejected: all.length - records.length,
     judgeCalls: sum((record) => record.usage.judgeCalls),
     cachedCalls: sum((record) => record.usage.cachedCalls),
     promptTokens: sum((record) => record.usage.promptTokens),
@@ -198,7 +207,7 @@ export function renderMarkdown(report: JudgetreeReport, maxRows = 100): string {
       const cells = [
         record.assertionPassed ? '✅' : '❌',
         record.negated ? `${record.name} (.not)` : record.name,
-        record.error ? 'error' : scoreCell(record),
+        record.error?.code === ASSERTION_REJECTED ? 'rejected' : record.error ? 'error' : scoreCell(record),
         String(record.threshold),
         testTitle(test),
       ]

@@ -31,8 +31,8 @@ export const META_KEY = 'judgetree'
  * Puts an evaluation on its test: the structured record in `meta.judgetree`; the readable text under a
  * top-level `judgetree: <metric>` key (with ` (n)` after it for the test's n-th `toPassMetric` call, n > 1),
  * which the HTML report and UI print as-is in a `<pre>`, layout intact; and, for a failed assertion (for every
- * one with `annotatePassing`), an annotation whose message is the one-line summary (the failure message already
- * carries the tree, so the terminal shows it once) and whose attachment, when `picture` draws one, is the SVG
+ * one with `annotatePassing`), an annotation whose message is the summary line and reason (the failure message
+ * already carries the tree, so the terminal shows it once) and whose attachment, when `picture` draws one, is the SVG
  * picture of the walked DAG and the tree, which the HTML report and the UI show inline.
  */
 export async function attachRecord(
@@ -50,19 +50,22 @@ export async function attachRecord(
   if (test.result?.state !== 'run' || typeof test.context?.annotate !== 'function') return
   if (record.assertionPassed && !options.annotatePassing) return
   const type = record.assertionPassed ? 'notice' : 'error'
+  // The summary line and the reason (or error): the failure message already carries the tree, and every reporter
+  // that shows annotations shows that message too; the full text stays in the meta and the JSON report.
+  const brief = record.text.split('\n').slice(0, 2).join('\n')
   const svg = options.pictures === true ? await picture?.() : undefined
   const annotate = test.context.annotate.bind(test.context)
   if (svg === undefined || test.result?.state !== 'run') {
-    await annotate(record.summary, type)
+    await annotate(brief, type)
     return
   }
   const attachment = { contentType: 'image/svg+xml', body: Buffer.from(svg).toString('base64') }
   try {
-    await annotate(record.summary, type, attachment)
+    await annotate(brief, type, attachment)
   } catch (error) {
-    // A runner that refuses attachments (before Vitest 3.2) still gets the summary; the tree is in the meta.
+    // A runner that refuses attachments (before Vitest 3.2) still gets the brief; the tree is in the meta.
     if (!(error instanceof TypeError)) throw error
-    await annotate(record.summary, type)
+    await annotate(brief, type)
   }
 }
 

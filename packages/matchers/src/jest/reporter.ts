@@ -71,7 +71,8 @@ export default class JudgetreeJestReporter {
       for (const test of inFileOrder(fileResult.testResults)) {
         const evaluations = recorded.get(sidecarKey(project, fileResult.testFilePath, test.fullName)) ?? []
         if (evaluations.length > 0) {
-          tests.push({ project, file, name: test.fullName, state: test.status, evaluations })
+          const location = test.location ? { line: test.location.line, column: test.location.column } : null
+          tests.push({ project, file, name: test.fullName, state: test.status, location, evaluations })
         }
       }
     }

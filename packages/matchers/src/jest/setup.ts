@@ -7,6 +7,7 @@ import { evaluateToPassMetric, type MatcherColours } from '../internal/evaluate.
 import { JEST_PROJECT_GLOBAL } from '../internal/jest-globals.js'
 import { appendSidecarLine } from '../internal/jest-sidecar.js'
 import { callSiteOf, PendingAssertions } from '../internal/pending.js'
+import { withSource } from '../internal/record.js'
 
 /** What Jest's matcher `this` offers that the matcher uses; the test name getters depend on the Jest version. */
 interface MatcherThis {
@@ -40,7 +41,8 @@ async function toPassMetric(this: MatcherThis, received: unknown, metric: unknow
   const concurrent = identity === undefined ? concurrentName !== undefined : identity.concurrent === true
   // Concurrent tests share this file's afterEach timing, so one test's assertion would be blamed on another.
   // Jest gives tests no abort signal: the afterEach below is what cancels judge calls after a timeout.
-  const running = concurrent ? undefined : pending.start(callSiteOf(toPassMetric))
+  const callSite = callSiteOf(toPassMetric)
+  const running = concurrent ? undefined : pending.start(callSite)
   try {
     const outcome = await evaluateToPassMetric(received, metric, options, {
       isNot: this.isNot === true,
@@ -48,7 +50,10 @@ async function toPassMetric(this: MatcherThis, received: unknown, metric: unknow
       signal: running?.signal,
       assertion,
     })
-    if (outcome.record !== undefined) appendSidecarLine({ project, testPath, testName, record: outcome.record })
+    if (outcome.record !== undefined) {
+      const record = withSource(outcome.record, callSite, process.cwd())
+      appendSidecarLine({ project, testPath, testName, record })
+    }
     // Cancelled after its test ended: the test fails with the guard's error; a rejection here would be unhandled
     // and crash Jest after its summary.
     if (running?.cancelled()) return { pass: this.isNot !== true, message: outcome.message }

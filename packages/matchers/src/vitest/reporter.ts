@@ -45,7 +45,15 @@ export default class JudgetreeReporter implements Reporter {
         const records = (testCase.meta() as Record<string, unknown>)[META_KEY]
         if (!Array.isArray(records) || records.length === 0) continue
         const evaluations = records as JudgetreeRecord[]
-        tests.push({ project, file, name: testCase.fullName, state: testCase.result().state, evaluations })
+        const { location } = testCase as { location?: { line: number; column: number } | undefined }
+        tests.push({
+          project,
+          file,
+          name: testCase.fullName,
+          state: testCase.result().state,
+          location: location ? { line: location.line, column: location.column } : null,
+          evaluations,
+        })
       }
     }
     const shard = vitest.config.shard ? { index: vitest.config.shard.index, count: vitest.config.shard.count } : null
@@ -54,7 +62,7 @@ export default class JudgetreeReporter implements Reporter {
       const { failure } = publishReport(report, {
         root,
         options: this.#options,
-        print: (text) => vitest.logger.log(text),
+        print: (text) => vitest.logger.error(text),
       })
       // failOnRegression: the tests passed, the run does not. Vitest only ever raises the exit code.
       if (failure !== undefined) process.exitCode = 1

@@ -7,6 +7,7 @@ import { checkAgreement } from '../internal/agreement.js'
 import { evaluateToPassMetric, type MatcherColours } from '../internal/evaluate.js'
 import { callSiteOf, PendingAssertions } from '../internal/pending.js'
 import { evaluationPicture } from '../internal/picture.js'
+import { withSource } from '../internal/record.js'
 import { COORDINATOR_URL_ENV, coordinatorUrlFromEnv } from '../internal/run-coordinator.js'
 import { COORDINATOR_URL_KEY, PROVIDED_OPTIONS_KEY, type ProvidedOptions } from '../internal/vitest-options.js'
 import { attachRecord, type TestTask } from '../internal/vitest-task.js'
@@ -32,10 +33,11 @@ async function toPassMetric(this: MatcherThis, received: unknown, metric: unknow
   // Vitest 3.2+: aborts when the test times out, on --bail and on Ctrl+C.
   const testSignal = test?.context?.signal
   // Under `test.concurrent` a global `expect` can be bound to a sibling test, which would then be blamed.
+  const callSite = callSiteOf(toPassMetric)
   const running =
     test === undefined || test.concurrent
       ? { signal: testSignal, cancelled: undefined, settle: undefined }
-      : pendingOf(test).start(callSiteOf(toPassMetric), [testSignal])
+      : pendingOf(test).start(callSite, [testSignal])
   try {
     const outcome = await evaluateToPassMetric(received, metric, matcherOptions, {
       isNot: this.isNot === true,
@@ -43,7 +45,7 @@ async function toPassMetric(this: MatcherThis, received: unknown, metric: unknow
       signal: running.signal,
       assertion,
     })
-    const record = outcome.record
+    const record = outcome.record === undefined ? undefined : withSource(outcome.record, callSite, process.cwd())
     if (test !== undefined && record !== undefined) {
       await attachRecord(test, record, options, () => evaluationPicture(metric, record))
     }

@@ -55,7 +55,7 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
     expect(run.code).toBe(1)
     expect(run.output).not.toContain('\u001b[')
     expect(run.output).not.toMatch(/Node\.js v\d+/)
-    expect(results.size).toBe(18)
+    expect(results.size).toBe(19)
   })
 
   test('a failing metric: first line is the summary, then the reason, then the trace tree', () => {
@@ -99,6 +99,9 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
     )
     expect(message('errors: a string is not a test case')).toContain(
       "expect(testCase).toPassMetric(metric) expects a test case: a conversation { turns: [...] } or a single-turn test case { input, actualOutput }, but received 'Will it rain tomorrow?' (string).",
+    )
+    expect(message('errors: a mistyped option')).toContain(
+      'toPassMetric(metric, options) got unknown option `treshold` (did you mean `threshold`?); the options are `threshold`, `signal`, `trials`, `aggregate`.',
     )
   })
 
@@ -167,7 +170,8 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
 
   test('the reporter prints failed evaluations after Jest’s summary and ends with the summary line', () => {
     const lines = run.stderr.split('\n')
-    const start = lines.indexOf('judgetree: 9 failed evaluations')
+    // 9 failed evaluations and 2 assertions rejected before measuring (a string, a mistyped option).
+    const start = lines.indexOf('judgetree: 11 failed evaluations')
     expect(start).toBeGreaterThan(-1)
     // One line each: Jest printed each failure's tree in its error already.
     expect(lines.slice(start + 1, start + 10)).toContain(
@@ -186,6 +190,24 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
     )
   })
 
+  test('the JSON report lists the assertions rejected before measuring, and where each evaluation was asserted', () => {
+    const report = readReport(reportFile)
+    expect(report.summary).toMatchObject({ metrics: 15, rejected: 2, failedAssertions: 11 })
+    const [rejected] = evaluationsOf(report, 'errors: a mistyped option')
+    expect(rejected).toMatchObject({
+      error: { code: 'ASSERTION_REJECTED', message: expect.stringContaining('did you mean `threshold`?') },
+      assertionPassed: false,
+      source: { file: 'tests/errors.test.ts', line: 14, column: expect.any(Number) },
+    })
+    const [flat] = evaluationsOf(report, 'playful chatbot fails a flat conversation')
+    expect(flat?.testCase).toEqual({ name: null, digest: expect.stringMatching(/^[0-9a-f]{12}$/) })
+    expect(flat?.source).toMatchObject({ file: 'tests/conversation.test.ts', line: 12 })
+    expect(report.tests.find((test) => test.name === 'playful chatbot fails a flat conversation')?.location).toEqual({
+      line: 11,
+      column: expect.any(Number),
+    })
+  })
+
   test('the step summary’s table, pinned: every evaluation in file order, whatever finished first', () => {
     const markdown = readFileSync(stepSummary, 'utf8')
     const table = markdown.split('\n').filter((line) => line.startsWith('| '))
@@ -200,6 +222,8 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
       | ❌ | Playful Chatbot (.not) | 0.9 | 0.7 | tests/conversation.test.ts &gt; playful chatbot not: fails a playful conversation |
       | ❌ | Playful Chatbot | 0.9 | 0.95 | tests/conversation.test.ts &gt; playful chatbot threshold option fails a playful conversation |
       | ❌ | Playful Chatbot (.not) | error | 0.7 | tests/errors.test.ts &gt; errors: a judge failure fails the test under not |
+      | ❌ | Playful Chatbot | rejected | 0.7 | tests/errors.test.ts &gt; errors: a string is not a test case |
+      | ❌ | Playful Chatbot | rejected | 0.7 | tests/errors.test.ts &gt; errors: a mistyped option |
       | ✅ | Answer Correctness | 1 | 0.5 | tests/single-turn.test.ts &gt; single-turn: correct answer passes |
       | ❌ | Answer Correctness | 0.1 | 0.5 | tests/single-turn.test.ts &gt; single-turn: wrong answer fails |
       | ✅ | Playful Chatbot | 0.9 | 0.7 | tests/timeout.test.ts &gt; a judge slower than 5 s passes |
@@ -218,7 +242,8 @@ describe("a user metric's judge calls go through the judge runtime: JUDGETREE_CA
   beforeAll(async () => {
     for (const name of ['first', 'second']) {
       runs.push(
-        await runJest('jest-basic', ['tests/user-metric.test.ts'], {
+        // The second run also writes Jest's JSON to stdout: judgetree must leave stdout to it.
+        await runJest('jest-basic', [...(name === 'second' ? ['--json'] : []), 'tests/user-metric.test.ts'], {
           JUDGETREE_CACHE: 'read-write',
           JUDGETREE_CACHE_DIR: join(scratch, 'cache'),
           FIXTURE_REPORT_FILE: join(scratch, `${name}.json`),
@@ -239,6 +264,11 @@ describe("a user metric's judge calls go through the judge runtime: JUDGETREE_CA
     const [cached] = evaluationsOf(readReport(join(scratch, 'second.json')), 'user metric: a promised refund fails')
     expect(cached?.usage).toMatchObject({ judgeCalls: 1, cachedCalls: 1 })
     expect(cached?.trace.nodes[0]).toMatchObject({ label: 'Promises', cached: true })
+  })
+
+  test('stdout belongs to the runner: jest --json writes parseable JSON, judgetree writes to stderr', () => {
+    const json = JSON.parse((runs[1] as RunResult).stdout) as { numTotalTests: number; numFailedTests: number }
+    expect(json).toMatchObject({ numTotalTests: 3, numFailedTests: 2 })
   })
 })
 

@@ -110,7 +110,7 @@ describe('one replayed suite, run with 4 workers, shuffled on 1 worker, and as 2
   })
 
   test('the closing output and the GitHub step summary are identical too', () => {
-    const closing = closingOutput(runs.workers?.stdout ?? '')
+    const closing = closingOutput(runs.workers?.stderr ?? '')
     // What a reader sees of the failures, pinned for one project; the other's reads the same but for its name.
     // (The closing line is compared between runs below.)
     const failures = closing.split('\n').slice(0, -1).join('\n').trimEnd().split('\n')
@@ -123,8 +123,8 @@ describe('one replayed suite, run with 4 workers, shuffled on 1 worker, and as 2
         ✗ |api| tests/chat.test.ts > fails on purpose: a flat conversation · Playful Chatbot: score 0.3 < threshold 0.7 · “Playful?” → false
         ✗ |api| tests/mixed.test.ts > fails on purpose: a wrong capital · Answer Correctness: score 0.1 < threshold 0.5 · “Does the actual output answer the input correctly?” → false"
     `)
-    expect(closingOutput(runs.shuffled?.stdout ?? '')).toBe(closing)
-    expect(closingOutput(runs.merged?.stdout ?? '')).toBe(closing)
+    expect(closingOutput(runs.shuffled?.stderr ?? '')).toBe(closing)
+    expect(closingOutput(runs.merged?.stderr ?? '')).toBe(closing)
     const summary = readFileSync(summaryOf('workers'), 'utf8')
     expect(readFileSync(summaryOf('shuffled'), 'utf8')).toBe(summary)
     expect(readFileSync(summaryOf('merged'), 'utf8')).toBe(summary)

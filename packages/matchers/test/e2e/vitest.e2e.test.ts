@@ -114,8 +114,11 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
   test('a failing metric is annotated on its test with its one-line summary, which JUnit keeps as a property', () => {
     const failed = junitCase(junit, 'playful chatbot > fails a flat conversation')
     const annotation = failed.properties.find((property) => property.name === 'error')
-    // The failure itself carries the tree; the annotation does not repeat it.
-    expect(annotation?.value).toBe('FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge scripted-judge')
+    expect(annotation?.value).toContain('FAIL Playful Chatbot: score 0.3 (threshold 0.7)')
+    expect(annotation?.value).toMatch(/\nreason: The walk scored 0\.3\./)
+    // The tree is in the failure body once, not in the annotation again.
+    expect(annotation?.value).not.toContain('◀ score')
+    expect(failed.failure?.split('└─ ● false → 3  ◀ score 0.3').length).toBe(2)
     const passed = junitCase(junit, 'playful chatbot > passes a playful conversation')
     expect(passed.failure).toBeUndefined()
     expect(passed.properties).toEqual([])
@@ -128,14 +131,8 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
       VERSION >= 4
         ? annotations.find((line) => /file=[^,]*tests\/conversation\.test\.ts,line=12,/.test(line))
         : annotations.find((line) => line.includes('::FAIL Playful Chatbot: score 0.3 (threshold 0.7)'))
-    expect(annotation).toMatch(/::FAIL Playful Chatbot: score 0\.3 \(threshold 0\.7\) · judge scripted-judge$/)
-    // The test's own error annotation carries the tree.
-    const error = run.stdout
-      .split('\n')
-      .find(
-        (line) => line.startsWith('::error ') && line.includes('title=') && line.includes('fails a flat conversation'),
-      )
-    expect(error).toContain('└─ ● false → 3  ◀ score 0.3')
+    expect(annotation).toContain('::FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge scripted-judge%0Areason:')
+    expect(annotation).not.toContain('◀ score')
   })
 
   test('every evaluation, passing ones too, is in the test meta: records for reporters, text for the HTML report', () => {
@@ -200,6 +197,9 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
     )
     expect(junitCase(junit, 'errors: a threshold above 1').failureMessage).toBe(
       'toPassMetric(metric, { threshold }) expects `threshold` to be a number from 0 to 1, but got `70` (number).',
+    )
+    expect(junitCase(junit, 'errors: a mistyped option').failureMessage).toBe(
+      'toPassMetric(metric, options) got unknown option `treshold` (did you mean `threshold`?); the options are `threshold`, `signal`, `trials`, `aggregate`.',
     )
     expect(junitCase(junit, 'errors: not a metric').failureMessage).toContain(
       'toPassMetric(metric) expects a judgetree metric (an object with `name` and `measure(testCase)`',
@@ -282,10 +282,13 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
     const concurrent = BINDS_CONCURRENT_TESTS ? 1 : 0
     const [metrics, passed, failed] = [15 + 2 * concurrent, 5 + concurrent, 6 + concurrent]
     const calls = 18 + 4 * concurrent
-    const failures = 10 + concurrent
+    // …and 4 assertions rejected before measuring: a string, a threshold of 70, a mistyped option, not a metric.
+    const failures = 14 + concurrent
     const tokens = 2 * (PROMPT_TOKENS + COMPLETION_TOKENS)
     const cost = costOf('gpt-4.1', 2 * PROMPT_TOKENS, 2 * COMPLETION_TOKENS)?.toFixed(4)
-    const lines = run.stdout.trimEnd().split('\n')
+    // stdout belongs to Vitest (and machine-readable reporters): judgetree prints to stderr, after Vitest's summary.
+    expect(run.stdout.split('\n').filter((line) => line.startsWith('judgetree'))).toEqual([])
+    const lines = run.output.trimEnd().split('\n')
     const start = lines.indexOf(`judgetree: ${failures} failed evaluations`)
     expect(start).toBeGreaterThan(lines.findIndex((line) => line.includes('Test Files')))
     // One line each: Vitest printed each failure's tree in its error already.
@@ -296,6 +299,23 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
     expect(lines).toContain('judgetree: JSON report in .judgetree/report.json')
     expect(lines.filter((line) => line.startsWith('judgetree: ') && line.includes(' metrics, ')).at(-1)).toBe(
       `judgetree: ${metrics} metrics, ${passed} passed, ${failed} failed (1 expected by .not), 4 errored · ${calls} judge calls (0 cached) · ${tokens} tokens · $${cost}`,
+    )
+  })
+
+  test('the JSON report lists the assertions rejected before measuring, and where each evaluation was asserted', () => {
+    const report = readReport(reportFile)
+    expect(report.summary).toMatchObject({ rejected: 4 })
+    const [rejected] = evaluationsOf(report, 'errors: a mistyped option')
+    expect(rejected).toMatchObject({
+      error: { code: 'ASSERTION_REJECTED', message: expect.stringContaining('did you mean `threshold`?') },
+      assertionPassed: false,
+      source: { file: 'tests/errors.test.ts', line: 24, column: expect.any(Number) },
+    })
+    const [flat] = evaluationsOf(report, 'playful chatbot > fails a flat conversation')
+    expect(flat?.testCase).toEqual({ name: null, digest: expect.stringMatching(/^[0-9a-f]{12}$/) })
+    expect(flat?.source).toMatchObject({ file: 'tests/conversation.test.ts', line: 12 })
+    expect(readFileSync(stepSummary, 'utf8')).toContain(
+      '| ❌ | Playful Chatbot | rejected | 0.7 | tests/errors.test.ts &gt; errors: a mistyped option |',
     )
   })
 
@@ -385,7 +405,7 @@ describe("a user metric's judge calls go through the judge runtime: JUDGETREE_CA
   afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
   test('the first run asks the judge and records the answers; the second answers both calls from the cache', () => {
-    const summaryOf = (run: RunResult) => run.stdout.split('\n').findLast((line) => line.includes(' metrics, '))
+    const summaryOf = (run: RunResult) => run.stderr.split('\n').findLast((line) => line.includes(' metrics, '))
     expect(summaryOf(runs[0] as RunResult)).toBe(
       'judgetree: 3 metrics, 1 passed, 1 failed, 1 errored · 2 judge calls (0 cached) · 0 tokens · $0.0000',
     )
@@ -396,6 +416,33 @@ describe("a user metric's judge calls go through the judge runtime: JUDGETREE_CA
     expect(cached?.usage).toMatchObject({ judgeCalls: 1, cachedCalls: 1 })
     expect(cached?.trace.nodes[0]).toMatchObject({ label: 'Promises', cached: true })
     expect(readdirSync(join(scratch, 'cache')).length).toBeGreaterThan(0)
+  })
+})
+
+describe('stdout belongs to the runner: vitest run --reporter=json with the plugin', () => {
+  const scratch = scratchDir()
+  let run: RunResult
+
+  beforeAll(async () => {
+    run = await runVitest('vitest-basic', ['run', '--reporter=json', 'tests/user-metric.test.ts'], {
+      JUDGETREE_CACHE: 'off',
+      FIXTURE_REPORT_FILE: join(scratch, 'report.json'),
+    })
+  }, 60_000)
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+
+  test('stdout is the JSON report alone; the judgetree summary is on stderr', () => {
+    expect(run.stdout.split('\n').filter((line) => line.startsWith('judgetree'))).toEqual([])
+    // Vitest 5 writes the JSON to .vitest/json/output.json by default and says so on stdout; earlier ones print it.
+    const written = /^JSON report written to (.+)$/m.exec(run.stdout)?.[1]
+    const json = JSON.parse(written === undefined ? run.stdout : readFileSync(written, 'utf8')) as {
+      numTotalTests: number
+      numFailedTests: number
+    }
+    expect(json).toMatchObject({ numTotalTests: 3, numFailedTests: 2 })
+    expect(run.stderr.split('\n').findLast((line) => line.startsWith('judgetree: '))).toMatch(
+      /^judgetree: 3 metrics, 1 passed, 1 failed, 1 errored · /,
+    )
   })
 })
 
@@ -434,7 +481,7 @@ describe('inline test.projects with the plugin at the root, run with --reporter=
 
   test('the judgetree reporter survives --reporter on the command line', () => {
     // The evaluation of the test that timed out was cancelled (the test's signal aborted), so it errored.
-    expect(run.stdout.split('\n').findLast((line) => line.startsWith('judgetree: '))).toMatch(
+    expect(run.stderr.split('\n').findLast((line) => line.startsWith('judgetree: '))).toMatch(
       /^judgetree: 2 metrics, 1 passed, 0 failed, 1 errored · /,
     )
   })
@@ -489,10 +536,10 @@ describe('vitest --shard=i/2 --reporter=blob, then --merge-reports', () => {
       'tests/conversation.test.ts > playful chatbot > fails a flat conversation',
     )
     expect(section).toContain('└─ ● false → 3  ◀ score 0.3')
-    expect(merged.stdout).toContain(
+    expect(merged.stderr).toContain(
       '  ✗ tests/single-turn.test.ts > single-turn: wrong answer fails · Answer Correctness: score 0.1 < threshold 0.5',
     )
-    expect(merged.stdout.split('\n').findLast((line) => line.startsWith('judgetree: '))).toMatch(
+    expect(merged.stderr.split('\n').findLast((line) => line.startsWith('judgetree: '))).toMatch(
       /^judgetree: 9 metrics, 3 passed, 4 failed \(1 expected by \.not\), 2 errored · \d+ judge calls \(0 cached\) · 0 tokens · \$0\.0000$/,
     )
   })
@@ -507,9 +554,10 @@ describe('vitest --shard=i/2 --reporter=blob, then --merge-reports', () => {
     const junit = readJUnit(join(scratch, 'merged.xml'))
     const failed = junitCase(junit, 'playful chatbot > fails a flat conversation')
     expect(failed.failure).toContain('└─ ● false → 3  ◀ score 0.3')
-    expect(failed.properties.find((property) => property.name === 'error')?.value).toBe(
-      'FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge scripted-judge',
+    expect(failed.properties.find((property) => property.name === 'error')?.value).toMatch(
+      /^FAIL Playful Chatbot: score 0\.3 .*\nreason: /,
     )
+    expect(failed.failure).toContain('└─ ● false → 3  ◀ score 0.3')
   })
 })
 

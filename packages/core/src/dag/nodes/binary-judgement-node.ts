@@ -39,12 +39,14 @@ abstract class BinaryJudgementBase extends JudgementNodeBase {
     const values = verdicts.map((verdict) => verdict.verdict)
     const valid = this.children.length === 2 && values.length === 2 && values.includes(true) && values.includes(false)
     if (!valid) {
+      // Name the classes of this node's family: a conversational node takes Conversational* children.
+      const prefix = this.mode === 'conversational' ? 'Conversational' : ''
       report(
         'binary-verdicts',
-        `a binary judgement needs exactly two VerdictNode children, one with verdict true and one with verdict false; got ${
+        `a binary judgement needs exactly two ${prefix}VerdictNode children, one with verdict true and one with verdict false; got ${
           values.length === 0 ? 'none' : values.map((value) => JSON.stringify(value)).join(', ')
         }${this.children.length !== values.length ? ` and ${this.children.length - values.length} other child(ren)` : ''}. ` +
-          'Use a NonBinaryJudgementNode for string verdicts.',
+          `Use a ${prefix}NonBinaryJudgementNode for string verdicts.`,
       )
     }
   }
