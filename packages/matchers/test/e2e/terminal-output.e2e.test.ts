@@ -61,12 +61,6 @@ describe('one copy of the tree per terminal', () => {
          Duration  <time> (<phases>)
 
 
-      judgetree: 1 failed evaluation
-        ✗ tests/chatbot.test.ts > fails a flat conversation · Playful Chatbot: score 0.3 < threshold 0.7 · “Playful?” → false
-
-      judgetree: 2 metrics, 1 passed, 1 failed, 0 errored · 4 judge calls (0 cached) · 60 tokens · $0.0002
-
-
 
       ⎯⎯⎯⎯⎯⎯⎯ Failed Tests 1 ⎯⎯⎯⎯⎯⎯⎯
 
@@ -89,8 +83,15 @@ describe('one copy of the tree per terminal', () => {
 
        ❯ tests/chatbot.test.ts:10:3 error
          ↳ FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge gpt-4.1
+      reason: The walk scored 0.3. “Playful?” → false: A bare number is not playful.
 
-      ⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯[1/1]⎯"
+      ⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯[1/1]⎯
+
+
+      judgetree: 1 failed evaluation
+        ✗ tests/chatbot.test.ts > fails a flat conversation · Playful Chatbot: score 0.3 < threshold 0.7 · “Playful?” → false
+
+      judgetree: 2 metrics, 1 passed, 1 failed, 0 errored · 4 judge calls (0 cached) · 60 tokens · $0.0002"
     `)
   }, 60_000)
 
