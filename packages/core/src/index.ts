@@ -13,6 +13,7 @@ export {
 export type { CalibrationLabel, LabelKind, LabelledCase } from './calibrate/labels.js'
 export type { Confusion } from './calibrate/statistics.js'
 export { formatStatistic, renderCalibration, renderDisagreement } from './calibrate/summary.js'
+export type { DotOptions } from './dag/dot.js'
 export { DeepAcyclicGraph, type DeepAcyclicGraphOptions } from './dag/graph.js'
 export type { MermaidOptions } from './dag/mermaid.js'
 export type { DagNode, EdgeKind, NodeMode } from './dag/node.js'

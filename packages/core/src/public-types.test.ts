@@ -18,6 +18,7 @@ import {
   calibrate,
   DAGMetric,
   DeepAcyclicGraph,
+  type DotOptions,
   GEval,
   type JudgeModel,
   type LLMTestCase,
@@ -51,6 +52,12 @@ const conversationalVerdicts = () => [
 ]
 
 describe('public types', () => {
+  test('a graph draws itself in Mermaid and DOT, optionally over a result’s trace', () => {
+    expectTypeOf<DeepAcyclicGraph['toDot']>().parameter(0).toEqualTypeOf<DotOptions | undefined>()
+    expectTypeOf<DotOptions['trace']>().toEqualTypeOf<MetricResult['trace'] | undefined>()
+    expectTypeOf<DeepAcyclicGraph['toDot']>().returns.toBeString()
+  })
+
   test('single-turn and conversational nodes cannot be mixed', () => {
     const conversational = new ConversationalBinaryJudgementNode({
       criteria: 'Ok?',

@@ -1,3 +1,4 @@
+import { type DotOptions, dagToDot } from './dot.js'
 import { dagToMermaid, type MermaidOptions } from './mermaid.js'
 import type { NodeMode } from './node.js'
 import { sealNodes } from './nodes/node-base.js'
@@ -51,6 +52,14 @@ export class DeepAcyclicGraph<Node extends SingleTurnNode | ConversationalNode =
   /** Draws the graph as a Mermaid flowchart; pass a result's `trace` to highlight the walked path. */
   toMermaid(options?: MermaidOptions): string {
     return dagToMermaid(this, options)
+  }
+
+  /**
+   * Draws the graph in Graphviz's DOT language; pass a result's `trace` to highlight the walked path. Render it
+   * with any Graphviz (`dot -Tsvg`, or Graphviz compiled to WebAssembly such as `@viz-js/viz`).
+   */
+  toDot(options?: DotOptions): string {
+    return dagToDot(this, options)
   }
 }
 

@@ -2,6 +2,7 @@ import type { MetricTrace } from '../trace/types.js'
 import type { DeepAcyclicGraph } from './graph.js'
 import type { DagNode, NodePicture } from './node.js'
 import { planOf } from './plan.js'
+import { walkView } from './walk.js'
 
 /** Options for {@link dagToMermaid}. */
 export interface MermaidOptions {
@@ -21,14 +22,8 @@ export function dagToMermaid(dag: DeepAcyclicGraph, options: MermaidOptions = {}
   const plan = planOf(dag)
   const lines = [`flowchart ${options.direction ?? 'TD'}`]
   const edges: { line: string; walked: boolean }[] = []
-  const entries = new Map(options.trace?.nodes.map((node) => [node.id, node]) ?? [])
-  const status = new Map([...entries].map(([key, node]) => [key, node.status]))
-  const ran = (node: DagNode) => status.get(id(node)) === 'ran'
-  const id = (node: DagNode) => plan.ids.get(node) as string
-  // An edge to a verdict was walked only if this node chose it: a verdict shared with another judgement may have
-  // run because the other one chose it.
-  const walkedTo = (node: DagNode, child: DagNode) =>
-    ran(node) && ran(child) && (node.childEdge !== 'choice' || String(entries.get(id(node))?.verdict) === child.text)
+  const { id, status, walked: walkedTo } = walkView(plan, options.trace)
+  const ran = (node: DagNode) => status(node) === 'ran'
 
   for (const node of plan.order) {
     lines.push(`  ${id(node)}${shape(node)}`)
@@ -53,7 +48,7 @@ export function dagToMermaid(dag: DeepAcyclicGraph, options: MermaidOptions = {}
       ['skipped', 'skipped'],
       ['failed', 'failed'],
     ] as const) {
-      const ids = plan.order.filter((node) => status.get(id(node)) === wanted).map(id)
+      const ids = plan.order.filter((node) => status(node) === wanted).map(id)
       if (ids.length > 0) lines.push(`  class ${ids.join(',')} ${cls}`)
     }
     const walked = edges.flatMap((edge, index) => (edge.walked ? [index] : []))

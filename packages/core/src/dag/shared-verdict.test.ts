@@ -148,6 +148,32 @@ describe('a shared verdict in the trace, Mermaid and JSON', () => {
         class n6,n9 skipped
         linkStyle 0,1,3,5,6,7 stroke:#15803d,stroke-width:3px"
     `)
+    // The same walk in Graphviz: green and bold where it went, dashed grey where it did not.
+    expect(dag.toDot({ trace: result.trace })).toMatchInlineSnapshot(`
+      "digraph judgetree {
+        graph [rankdir=TB, bgcolor="white", pad=0.2, nodesep=0.35, ranksep=0.45, fontname="Helvetica"]
+        node [fontname="Helvetica", fontsize=11, fillcolor="white", color="#52525b", margin="0.12,0.06"]
+        edge [fontname="Helvetica", fontsize=10, color="#71717a"]
+        n1 [shape=box, style="filled", label="Task: List the claims the answer\\nmakes.", fillcolor="#dcfce7", color="#15803d", penwidth=2]
+        n2 [shape=diamond, style="filled", label="Accurate?", fillcolor="#dcfce7", color="#15803d", penwidth=2]
+        n7 [shape=box, style="filled,rounded", label="false → 0", fillcolor="#dcfce7", color="#15803d", penwidth=2]
+        n8 [shape=diamond, style="filled", label="Complete?", fillcolor="#dcfce7", color="#15803d", penwidth=2]
+        n3 [shape=box, style="filled,rounded", label="true", fillcolor="#dcfce7", color="#15803d", penwidth=2]
+        n4 [shape=diamond, style="filled", label="Detail", fillcolor="#dcfce7", color="#15803d", penwidth=2]
+        n5 [shape=box, style="filled,rounded", label="Rich → 10", fillcolor="#dcfce7", color="#15803d", penwidth=2]
+        n6 [shape=box, style="filled,rounded,dashed", label="Thin → 6", fillcolor="#f4f4f5", color="#a1a1aa", fontcolor="#71717a"]
+        n9 [shape=box, style="filled,rounded,dashed", label="false → 3", fillcolor="#f4f4f5", color="#a1a1aa", fontcolor="#71717a"]
+        n1 -> n2 [style=dashed, label="Claims", color="#15803d", penwidth=3]
+        n1 -> n8 [style=dashed, label="Claims", color="#15803d", penwidth=3]
+        n2 -> n3 [color="#a1a1aa"]
+        n2 -> n7 [color="#15803d", penwidth=3]
+        n8 -> n9 [color="#a1a1aa"]
+        n8 -> n3 [color="#15803d", penwidth=3]
+        n3 -> n4 [color="#15803d", penwidth=3]
+        n4 -> n5 [color="#15803d", penwidth=3]
+        n4 -> n6 [color="#a1a1aa"]
+      }"
+    `)
   })
 
   test('when both judgements choose it, the trace draws it once and both point to it as chosen', async () => {

@@ -17,6 +17,7 @@ import {
 export type { EvaluationMetric } from './summary.js'
 
 import { type EvaluationProgress, type OutputStream, ProgressBar, ProgressTally } from './progress-bar.js'
+import { writeEvaluationReport } from './report-files.js'
 
 /** Options of {@link evaluate}. */
 export interface EvaluateOptions {
@@ -36,6 +37,14 @@ export interface EvaluateOptions {
   summary?: boolean | undefined
   /** Stops starting measurements and cancels those in flight; evaluate() then rejects with MeasurementAbortedError. */
   signal?: AbortSignal | undefined
+  /**
+   * Write the run to this JSON file (every result with its trace, and the totals), and beside it an HTML summary
+   * (same name, `.html`): pass rate, cost, a table per metric and each failure's tree and walked-DAG picture, in
+   * one self-contained file that opens offline. Pictures need `@viz-js/viz` installed (`@judgetree/matchers`
+   * brings it); without it the page has every tree and no pictures.
+   * @example { outputFile: '.judgetree/evaluation.json' } // also writes .judgetree/evaluation.html
+   */
+  outputFile?: string | undefined
   /** @default process.stdout; process.stderr inside a Vitest or Jest test, whose stdout belongs to the runner */
   stdout?: OutputStream | undefined
   /** @default process.stderr */
@@ -127,8 +136,12 @@ export async function evaluate<TestCase extends LLMTestCase | ConversationalTest
     rateLimited: limits.rateLimited - rateLimitedBefore,
     concurrency: limits.concurrency,
   })
-  if (options.summary ?? true)
-    (options.stdout ?? defaultSummaryStream()).write(`${renderEvaluationSummary(summary, results)}\n`)
+  const files =
+    options.outputFile === undefined ? undefined : await writeEvaluationReport(options.outputFile, summary, results)
+  if (options.summary ?? true) {
+    const written = files === undefined ? '' : `\njudgetree: report in ${files.json} and ${files.html}`
+    ;(options.stdout ?? defaultSummaryStream()).write(`${renderEvaluationSummary(summary, results)}${written}\n`)
+  }
   return { results, summary }
 }
 
@@ -191,6 +204,11 @@ function checkArguments(testCases: unknown, metrics: unknown, options: EvaluateO
         problems.push(`metrics[${index}] is not a metric (an object with a measure() method).`)
       }
     }
+  }
+  if (options.outputFile !== undefined && (typeof options.outputFile !== 'string' || options.outputFile === '')) {
+    problems.push(
+      `Expected \`outputFile\` to be a file path such as '.judgetree/evaluation.json', got \`${String(options.outputFile)}\`.`,
+    )
   }
   const concurrency = options.concurrency ?? Math.max(64, 8 * defaultJudgeRuntime().concurrency)
   if (!(Number.isInteger(concurrency) && concurrency >= 1)) {

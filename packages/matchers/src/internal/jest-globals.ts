@@ -14,7 +14,17 @@ export interface JestHookOptions extends CoordinatorLimits {
   readonly globalSetup?: string
   /** The config's own globalTeardown, as written. */
   readonly globalTeardown?: string
+  /**
+   * True in an inline project's copy of the root config's options: its hooks are the root's, resolved against the
+   * run's rootDir. Otherwise they are the project's own, resolved against the project's rootDir, as Jest does.
+   */
+  readonly root?: true
+  /** False when withJudgetree was told `reporter: false`: a run without the reporter is then what was asked for. */
+  readonly reporter?: false
 }
+
+/** Set on `globalThis` by the judgetree reporter when Jest loads it (in the main process, as the global hooks). */
+export const JEST_REPORTER_LOADED = Symbol.for('judgetree.jestReporterLoaded')
 
 /**
  * The global through which a test file learns its project's `displayName` (withJudgetree copies it into the

@@ -19,6 +19,19 @@ export interface JestProjectConfigLike {
 export const COORDINATOR_HANDLE = Symbol.for('judgetree.jestCoordinator')
 
 /**
+ * The config's own hooks already run in this run, by resolved file and kind. Jest runs judgetree's hooks once per
+ * project with hooks of its own, and once more for the root config with the first project's config; like Jest,
+ * each own hook runs once per run. The global setup starts a new set when it starts a new run's coordinator.
+ */
+export const HOOKS_RUN = Symbol.for('judgetree.jestHooksRun')
+
+export function hooksRun(): Set<string> {
+  const holder = globalThis as { [HOOKS_RUN]?: Set<string> }
+  holder[HOOKS_RUN] ??= new Set()
+  return holder[HOOKS_RUN]
+}
+
+/**
  * The hook options withJudgetree stored: in the project Jest runs the hook for, else (a config with `projects`,
  * whose root options reach no project) in any inline project.
  */
@@ -32,6 +45,16 @@ export function jestHookOptions(globalConfig: JestGlobalConfigLike, projectConfi
 }
 
 /**
+ * What a config's own hook path is resolved against: the project's rootDir for a project's own hooks (as Jest
+ * resolves them: with several projects it is not the run's), the run's for the root config's.
+ */
+function hookRootDir(globalConfig: JestGlobalConfigLike, projectConfig: JestProjectConfigLike | undefined): string {
+  const options = jestHookOptions(globalConfig, projectConfig)
+  const own = (projectConfig?.globals?.[JEST_GLOBALS_KEY] as JestHookOptions | undefined) === options
+  return own && options.root !== true ? (projectConfig?.rootDir ?? globalConfig.rootDir) : globalConfig.rootDir
+}
+
+/**
  * Runs the config's own globalSetup or globalTeardown as Jest would: resolved against `rootDir` (`<rootDir>`,
  * relative paths and package names), called with Jest's arguments. It is required while Jest is still running
  * judgetree's hook, so Jest's transform hook is in place and a TypeScript hook is transformed like any other.
@@ -42,9 +65,11 @@ export async function runUserHook(
   args: readonly [JestGlobalConfigLike, JestProjectConfigLike | undefined],
 ): Promise<void> {
   if (path === undefined) return
-  const rootDir = args[0].rootDir
+  const rootDir = hookRootDir(args[0], args[1])
   const request = path.startsWith('<rootDir>') ? join(rootDir, path.slice('<rootDir>'.length)) : path
   const file = createRequire(join(rootDir, 'package.json')).resolve(request)
+  if (hooksRun().has(`${kind} ${file}`)) return
+  hooksRun().add(`${kind} ${file}`)
   const hook = await load(file)
   if (typeof hook !== 'function') {
     throw new ConfigurationError(

@@ -26,10 +26,47 @@ function record(overrides: Partial<JudgetreeRecord> = {}): JudgetreeRecord {
   return { ...base, ...overrides }
 }
 
+/** A walk's trace as reports see it: the judgement and both its verdicts, `chosen` ran. */
+function walk(chosen: 'true' | 'false'): JudgetreeRecord['trace'] {
+  const verdict = (id: string, text: string, score: number) => ({
+    id,
+    kind: 'ConversationalVerdictNode',
+    role: 'verdict' as const,
+    label: undefined,
+    text,
+    score,
+    status: text === chosen ? ('ran' as const) : ('skipped' as const),
+    inputs: [],
+    children: [],
+  })
+  return {
+    metric: 'Playful Chatbot',
+    roots: ['n1'],
+    notes: [],
+    nodes: [
+      {
+        id: 'n1',
+        kind: 'ConversationalBinaryJudgementNode',
+        role: 'judgement',
+        label: 'Playful?',
+        text: 'Is the assistant playful?',
+        verdict: chosen === 'true',
+        status: 'ran',
+        inputs: [],
+        children: ['n2', 'n3'],
+      },
+      verdict('n2', 'true', 9),
+      verdict('n3', 'false', 3),
+    ],
+  }
+}
+
 const failed = record({
   score: 0.3,
   success: false,
   assertionPassed: false,
+  reason: 'A | B <flat>',
+  trace: walk('false'),
   usage: { judgeCalls: 2, cachedCalls: 0, promptTokens: 400, completionTokens: 234, costUsd: 0.0001 },
   summary: 'FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge gpt-4.1',
   text: 'FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge gpt-4.1\nreason: A | B <flat>\n└─ ● false → 3',
@@ -128,13 +165,13 @@ describe('run summary', () => {
     const failing = (project: string) => ({ ...test(project, 'tests/a.test.ts', 'a1', []), evaluations: [failed] })
     const output = renderRunOutput(buildReport('vitest', [failing('web'), failing('api'), failing('')]))
     expect(output.split('\n').filter((line) => line.includes('a1'))).toEqual([
-      'tests/a.test.ts > a1',
-      '|api| tests/a.test.ts > a1',
-      '|web| tests/a.test.ts > a1',
+      '  ✗ tests/a.test.ts > a1 · Playful Chatbot: score 0.3 < threshold 0.7 · “Playful?” → false',
+      '  ✗ |api| tests/a.test.ts > a1 · Playful Chatbot: score 0.3 < threshold 0.7 · “Playful?” → false',
+      '  ✗ |web| tests/a.test.ts > a1 · Playful Chatbot: score 0.3 < threshold 0.7 · “Playful?” → false',
     ])
   })
 
-  test('the terminal output lists failed evaluations under their tests, then the closing line', () => {
+  test('the terminal output lists failed evaluations one line each (the runner printed their trees), then the closing line', () => {
     const report = buildReport('vitest', [
       { project: '', file: 'tests/chat.test.ts', name: 'chat > jokes', state: 'passed', evaluations: [record()] },
       { project: '', file: 'tests/chat.test.ts', name: 'chat > flat', state: 'failed', evaluations: [failed] },
@@ -143,26 +180,36 @@ describe('run summary', () => {
         file: 'tests/chat.test.ts',
         name: 'chat > not',
         state: 'failed',
-        evaluations: [record({ negated: true, assertionPassed: false })],
+        evaluations: [record({ negated: true, assertionPassed: false, trace: walk('true') })],
       },
+      {
+        project: '',
+        file: 'tests/chat.test.ts',
+        name: 'chat > geval',
+        state: 'failed',
+        evaluations: [
+          record({ name: 'Tone', score: 0.4, success: false, assertionPassed: false, reason: 'Flat.\nMore.' }),
+        ],
+      },
+      { project: '', file: 'tests/chat.test.ts', name: 'chat > down', state: 'failed', evaluations: [errored] },
       { project: '', file: 'tests/chat.test.ts', name: 'chat > none', state: 'passed', evaluations: [] },
     ])
-    expect(report.tests.map((test) => test.name)).toEqual(['chat > jokes', 'chat > flat', 'chat > not'])
+    expect(report.tests.map((test) => test.name)).toEqual([
+      'chat > jokes',
+      'chat > flat',
+      'chat > not',
+      'chat > geval',
+      'chat > down',
+    ])
     expect(renderRunOutput(report, ['judgetree: JSON report in .judgetree/report.json'])).toMatchInlineSnapshot(`
-      "judgetree: 2 failed evaluations
-
-      tests/chat.test.ts > chat > flat
-          FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge gpt-4.1
-          reason: A | B <flat>
-          └─ ● false → 3
-
-      tests/chat.test.ts > chat > not (.not: expected the metric to fail)
-          PASS Playful Chatbot: score 0.9 (threshold 0.7) · judge gpt-4.1
-          reason: It jokes.
-          └─ ● true → 9  ◀ score 0.9
+      "judgetree: 4 failed evaluations
+        ✗ tests/chat.test.ts > chat > flat · Playful Chatbot: score 0.3 < threshold 0.7 · “Playful?” → false
+        ✗ tests/chat.test.ts > chat > not · Playful Chatbot (.not): score 0.9 ≥ threshold 0.7, expected to fail · “Playful?” → true
+        ✗ tests/chat.test.ts > chat > geval · Tone: score 0.4 < threshold 0.7 · Flat.
+        ✗ tests/chat.test.ts > chat > down · Playful Chatbot: error JUDGE_CALL_FAILED: down
 
       judgetree: JSON report in .judgetree/report.json
-      judgetree: 3 metrics, 2 passed, 1 failed, 0 errored · 6 judge calls (2 cached) · 1834 tokens · $0.0037"
+      judgetree: 5 metrics, 2 passed, 2 failed, 1 errored · 8 judge calls (3 cached) · 2434 tokens · $0.0055 (+ 1 metric unpriced)"
     `)
   })
 

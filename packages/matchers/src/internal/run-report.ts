@@ -150,13 +150,50 @@ export function renderRunOutput(report: JudgetreeReport, notes: readonly string[
   const failed = failedEvaluations(report)
   const lines: string[] = []
   if (failed.length > 0) {
-    lines.push(`judgetree: ${plural(failed.length, 'failed evaluation')}`, '')
-    for (const { test, record } of failed) {
-      lines.push(`${testTitle(test)}${negation(record)}`, ...indent(record.text, '    '), '')
-    }
+    // One line each: the runner has just printed each failure's tree in its error, once is enough.
+    lines.push(`judgetree: ${plural(failed.length, 'failed evaluation')}`)
+    for (const { test, record } of failed) lines.push(`  ✗ ${testTitle(test)} · ${failureLine(record)}`)
+    lines.push('')
   }
   lines.push(...notes, renderSummaryText(report.summary))
   return lines.join('\n')
+}
+
+/**
+ * A failed evaluation in one line: metric, score against threshold, and what decided it (the judgement and the
+ * verdict it chose, for a DAG; the reason's start otherwise), e.g.
+ * `Playful Chatbot: score 0.3 < threshold 0.7 · “Playful?” → false`.
+ */
+export function failureLine(record: JudgetreeRecord): string {
+  const name = record.negated ? `${record.name} (.not)` : record.name
+  if (record.error) return `${name}: error ${record.error.code}: ${shorten(record.error.message)}`
+  const comparison = record.negated
+    ? `score ${scoreCell(record)} ≥ threshold ${record.threshold}, expected to fail`
+    : `score ${scoreCell(record)} < threshold ${record.threshold}`
+  const decided = decidingVerdict(record) ?? (record.reason ? shorten(record.reason) : undefined)
+  return decided === undefined ? `${name}: ${comparison}` : `${name}: ${comparison} · ${decided}`
+}
+
+/** The verdict leaf that gave the score (the lowest, when parallel branches reached several) and its judgement. */
+function decidingVerdict(record: JudgetreeRecord): string | undefined {
+  // Records merged from another version's blob report may lack parts: no trace, no verdict to name.
+  const nodes = (record.trace as JudgetreeRecord['trace'] | undefined)?.nodes ?? []
+  const leaves = nodes.filter((node) => node.role === 'verdict' && node.status === 'ran' && node.score !== undefined)
+  const leaf = leaves.reduce<(typeof leaves)[number] | undefined>(
+    (lowest, node) => (lowest === undefined || (node.score ?? 0) < (lowest.score ?? 0) ? node : lowest),
+    undefined,
+  )
+  if (leaf === undefined) return undefined
+  const parents = nodes.filter((node) => node.children.includes(leaf.id) || node.alsoUnder?.includes(leaf.id))
+  const parent = parents.find((node) => String(node.verdict) === leaf.text) ?? parents[0]
+  if (parent === undefined) return undefined
+  return `“${shorten(parent.label ?? parent.text, 50)}” → ${leaf.text}`
+}
+
+/** The first line, cut to `limit` characters. */
+function shorten(text: string, limit = 80): string {
+  const line = text.split('\n')[0] ?? ''
+  return line.length > limit ? `${line.slice(0, limit - 1)}…` : line
 }
 
 /** The Markdown appended to `$GITHUB_STEP_SUMMARY`: totals, a table of evaluations, the failed ones' trees. */
@@ -235,10 +272,6 @@ function compareText(a: string, b: string): number {
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`
-}
-
-function indent(text: string, prefix: string): string[] {
-  return text.split('\n').map((line) => (line.length > 0 ? prefix + line : line))
 }
 
 function tableCell(text: string): string {

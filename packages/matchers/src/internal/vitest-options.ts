@@ -8,5 +8,11 @@ export const COORDINATOR_URL_KEY = 'judgetreeCoordinatorUrl'
 
 /** What the plugin tells the setup file in each worker, and the global setup the limits it was given. */
 export interface ProvidedOptions extends CoordinatorLimits {
+  /** Annotate passing evaluations too, not only failed ones. */
   readonly annotatePassing: boolean
+  /**
+   * Attach a picture (the walked DAG above the trace tree, as SVG) to each annotation: on when a report that shows
+   * images is being made (the HTML reporter, the UI, or a blob report that may be merged into HTML later).
+   */
+  readonly pictures?: boolean | undefined
 }

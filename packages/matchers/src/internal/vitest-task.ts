@@ -9,23 +9,38 @@ export interface TestTask {
   readonly meta: object
   readonly context?:
     | {
-        annotate?: (message: string, type?: string) => Promise<unknown>
+        /** The attachment exists since Vitest 3.2; its body is base64 unless `bodyEncoding` says otherwise. */
+        annotate?: (message: string, type?: string, attachment?: AnnotationAttachment) => Promise<unknown>
         /** Vitest 3.2+: aborts when the test times out, on `--bail` and on Ctrl+C. */
         readonly signal?: AbortSignal | undefined
       }
     | undefined
 }
 
+/** A file attached to an annotation: the HTML report and the UI show an image inline, anything else as a download. */
+export interface AnnotationAttachment {
+  readonly contentType: string
+  /** Base64. */
+  readonly body: string
+}
+
 /** Where the structured records live in `task.meta`; reporters read `testCase.meta().judgetree`. */
 export const META_KEY = 'judgetree'
 
 /**
- * Puts an evaluation on its test: the structured record in `meta.judgetree`, the readable text under a
- * top-level `judgetree: <metric>` key (with ` (n)` after it for the test's n-th `toPassMetric` call, n > 1) (the HTML report and UI print string meta as-is), and, for a failed
- * assertion, an `error` annotation (summary line and reason), which the default, JUnit, GitHub Actions and HTML
- * reporters show.
+ * Puts an evaluation on its test: the structured record in `meta.judgetree`; the readable text under a
+ * top-level `judgetree: <metric>` key (with ` (n)` after it for the test's n-th `toPassMetric` call, n > 1),
+ * which the HTML report and UI print as-is in a `<pre>`, layout intact; and, for a failed assertion (for every
+ * one with `annotatePassing`), an annotation whose message is the summary line and reason (the failure message
+ * already carries the tree, so the terminal shows it once) and whose attachment, when `picture` draws one, is the SVG
+ * picture of the walked DAG and the tree, which the HTML report and the UI show inline.
  */
-export async function attachRecord(test: TestTask, record: JudgetreeRecord, options: ProvidedOptions): Promise<void> {
+export async function attachRecord(
+  test: TestTask,
+  record: JudgetreeRecord,
+  options: ProvidedOptions,
+  picture?: () => Promise<string | undefined>,
+): Promise<void> {
   const meta = test.meta as Record<string, unknown>
   const records = Array.isArray(meta[META_KEY]) ? (meta[META_KEY] as JudgetreeRecord[]) : []
   // In the order the test called the matcher, whatever order the evaluations finished in.
@@ -33,11 +48,25 @@ export async function attachRecord(test: TestTask, record: JudgetreeRecord, opti
   meta[textKey(record)] = record.text
   // A test that already finished (its assertion was not awaited) can no longer be annotated.
   if (test.result?.state !== 'run' || typeof test.context?.annotate !== 'function') return
+  if (record.assertionPassed && !options.annotatePassing) return
+  const type = record.assertionPassed ? 'notice' : 'error'
   // The summary line and the reason (or error): the failure message already carries the tree, and every reporter
   // that shows annotations shows that message too; the full text stays in the meta and the JSON report.
   const brief = record.text.split('\n').slice(0, 2).join('\n')
-  if (!record.assertionPassed) await test.context.annotate(brief, 'error')
-  else if (options.annotatePassing) await test.context.annotate(brief, 'notice')
+  const svg = options.pictures === true ? await picture?.() : undefined
+  const annotate = test.context.annotate.bind(test.context)
+  if (svg === undefined || test.result?.state !== 'run') {
+    await annotate(brief, type)
+    return
+  }
+  const attachment = { contentType: 'image/svg+xml', body: Buffer.from(svg).toString('base64') }
+  try {
+    await annotate(brief, type, attachment)
+  } catch (error) {
+    // A runner that refuses attachments (before Vitest 3.2) still gets the brief; the tree is in the meta.
+    if (!(error instanceof TypeError)) throw error
+    await annotate(brief, type)
+  }
 }
 
 /** Named by the assertion's position in its test, not by finishing order: `judgetree: Tone`, `judgetree: Tone (2)`. */

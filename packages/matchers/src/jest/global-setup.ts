@@ -2,6 +2,7 @@
 // judge-call coordinator, so every worker shares one limit. withJudgetree() sets it as `globalSetup`.
 import {
   COORDINATOR_HANDLE,
+  hooksRun,
   type JestGlobalConfigLike,
   type JestProjectConfigLike,
   jestHookOptions,
@@ -18,11 +19,14 @@ export default async function judgetreeGlobalSetup(
   projectConfig?: JestProjectConfigLike,
 ): Promise<void> {
   const options = jestHookOptions(globalConfig, projectConfig)
+  const holder = globalThis as { [COORDINATOR_HANDLE]?: RunCoordinator }
+  // No coordinator yet: the first setup of a run (the teardown closes it after each, watch-mode reruns included).
+  if (holder[COORDINATOR_HANDLE] === undefined) hooksRun().clear()
   // Theirs first: it may set JUDGETREE_* variables, or start services the run needs.
   await runUserHook('globalSetup', options.globalSetup, [globalConfig, projectConfig])
-  const holder = globalThis as { [COORDINATOR_HANDLE]?: RunCoordinator }
-  // A watch-mode rerun runs the setup again; a coordinator still open from before is closed first.
-  await holder[COORDINATOR_HANDLE]?.close()
+  // Several projects with hooks of their own each run this setup (see withJudgetree): one coordinator serves
+  // them all. The global teardown closes it after every run, watch-mode reruns included.
+  if (holder[COORDINATOR_HANDLE] !== undefined) return
   holder[COORDINATOR_HANDLE] = await useRunCoordinator({
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
     ...(options.requestsPerMinute === undefined ? {} : { requestsPerMinute: options.requestsPerMinute }),

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { ConfigurationError } from '@judgetree/core'
 import { describe, expect, test } from 'vitest'
 import { withJudgetree } from './index.js'
@@ -83,6 +83,20 @@ describe('withJudgetree', () => {
     ])
   })
 
+  test('configs with hooks of their own get their own hook paths, so Jest runs judgetree’s once for each', () => {
+    const a = withJudgetree({ displayName: 'a', globalSetup: './setup.cjs' })
+    const b = withJudgetree({ displayName: 'b', globalSetup: './setup.cjs' })
+    expect(a.globalSetup).not.toBe(b.globalSetup)
+    expect(a.globalTeardown).not.toBe(b.globalTeardown)
+    for (const file of [a.globalSetup, b.globalSetup]) {
+      expect(readFileSync(file, 'utf8')).toMatch(/^module\.exports = require\(".*[\\/]jest[\\/]global-setup\.cjs"\)\n$/)
+    }
+    // Re-wrapping keeps the config's own hook, not judgetree's copy.
+    const rewrapped = withJudgetree(a) as { globals?: Record<string, unknown> }
+    expect(rewrapped.globals?.['@judgetree/matchers']).toEqual({ globalSetup: './setup.cjs' })
+    expect(withJudgetree({}).globalSetup).toMatch(/[\\/]jest[\\/]global-setup\.cjs$/)
+  })
+
   test('with inline projects: the root’s hooks and limits go to every inline project; theirs stay theirs', () => {
     const config = withJudgetree(
       {
@@ -98,7 +112,7 @@ describe('withJudgetree', () => {
       globalSetup: './b-setup.js',
       globals: {
         x: 1,
-        '@judgetree/matchers': { concurrency: 2, globalSetup: './root-setup.js' },
+        '@judgetree/matchers': { concurrency: 2, globalSetup: './root-setup.js', root: true },
         '@judgetree/matchers:project': 'b',
       },
       setupFilesAfterEnv: [expect.stringMatching(/setup\.cjs$/)],
@@ -134,7 +148,11 @@ describe('withJudgetree', () => {
       expect.stringMatching(/reporter\.cjs$/),
       { outputFile: 'out/judgetree.json' },
     ])
-    expect(withJudgetree({}, { reporter: false }).reporters).toBeUndefined()
+    const quiet = withJudgetree({}, { reporter: false }) as { reporters?: unknown; globals?: Record<string, unknown> }
+    expect(quiet.reporters).toBeUndefined()
+    // The global teardown warns about a missing reporter unless it was left out on purpose.
+    expect(quiet.globals?.['@judgetree/matchers']).toEqual({ reporter: false })
+    expect(withJudgetree(quiet).globals).toEqual({})
   })
 
   test('adds the setup file to every inline project, and accepts an async config function', async () => {

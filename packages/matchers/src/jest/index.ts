@@ -1,4 +1,7 @@
 // @judgetree/matchers/jest: installs judgetree in a Jest config.
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ConfigurationError } from '@judgetree/core'
 import { describeValue } from '../internal/describe-value.js'
@@ -72,6 +75,9 @@ const SETUP_FILE = fileURLToPath(new URL('./setup.cjs', import.meta.url))
 const REPORTER_FILE = fileURLToPath(new URL('./reporter.cjs', import.meta.url))
 const GLOBAL_SETUP_FILE = fileURLToPath(new URL('./global-setup.cjs', import.meta.url))
 const GLOBAL_TEARDOWN_FILE = fileURLToPath(new URL('./global-teardown.cjs', import.meta.url))
+/** Where the per-config copies of the global hooks go (see {@link globalHookFiles}). */
+const HOOK_COPIES = join(tmpdir(), 'judgetree-jest-hooks')
+let hookCopies = 0
 
 /**
  * Adds judgetree to a Jest config: the setup file that registers `toPassMetric` (in every inline project too),
@@ -111,13 +117,12 @@ function addJudgetree<Config extends object>(
     throw new ConfigurationError(`withJudgetree(config): expected a Jest config object, got ${describeValue(input)}.`)
   }
   const config = input as JestConfigLike
-  const hookOptions = withHookOptions(config, limits)
+  const hookOptions = withHookOptions(config, limits, reporterOptions !== undefined)
   const result: JestConfigLike = {
     ...config,
     setupFilesAfterEnv: withSetup(config.setupFilesAfterEnv),
     testTimeout: config.testTimeout ?? timeout,
-    globalSetup: GLOBAL_SETUP_FILE,
-    globalTeardown: GLOBAL_TEARDOWN_FILE,
+    ...globalHookFiles(hookOptions),
     testLocationInResults: config.testLocationInResults ?? true,
   }
   if (config.projects === undefined) {
@@ -137,7 +142,8 @@ function addJudgetree<Config extends object>(
     result.projects = config.projects.map((project) => {
       if (typeof project !== 'object' || project === null) return project
       const inlineProject = project as JestConfigLike
-      const globals = withJudgetreeGlobals(inlineProject.globals, inlineProject.displayName, hookOptions)
+      const rootOptions = hookOptions === undefined ? undefined : { ...hookOptions, root: true as const }
+      const globals = withJudgetreeGlobals(inlineProject.globals, inlineProject.displayName, rootOptions)
       return {
         ...inlineProject,
         setupFilesAfterEnv: withSetup(inlineProject.setupFilesAfterEnv),
@@ -159,19 +165,27 @@ function addJudgetree<Config extends object>(
  * What judgetree's global hooks need from the config: the limits, and the config's own hooks, which judgetree's
  * replace and call. Undefined when there is nothing to pass on. A config wrapped before keeps what it had.
  */
-function withHookOptions(config: JestConfigLike, limits: InstallOptions['limits']): JestHookOptions | undefined {
+function withHookOptions(
+  config: JestConfigLike,
+  limits: InstallOptions['limits'],
+  reporter: boolean,
+): JestHookOptions | undefined {
   const previous = [config, ...(config.projects ?? [])]
     .map((entry) => (entry as JestConfigLike | null)?.globals?.[JEST_GLOBALS_KEY] as JestHookOptions | undefined)
     .find((found) => typeof found === 'object' && found !== null)
-  const own = (hook: string | null | undefined, ours: string) => (hook === ours || !hook ? undefined : hook)
+  const own = (hook: string | null | undefined, ours: string) =>
+    hook === ours || !hook || hook.startsWith(HOOK_COPIES) ? undefined : hook
   const globalSetup = own(config.globalSetup, GLOBAL_SETUP_FILE) ?? previous?.globalSetup
   const globalTeardown = own(config.globalTeardown, GLOBAL_TEARDOWN_FILE) ?? previous?.globalTeardown
+  const { root: _root, ...inherited } = previous ?? {}
   const options: JestHookOptions = {
-    ...previous,
+    ...inherited,
     ...limits,
     ...(globalSetup === undefined ? {} : { globalSetup }),
     ...(globalTeardown === undefined ? {} : { globalTeardown }),
+    ...(reporter ? {} : { reporter: false as const }),
   }
+  if (reporter) delete (options as { reporter?: false }).reporter
   return Object.keys(options).length === 0 ? undefined : options
 }
 
@@ -185,12 +199,44 @@ function withJudgetreeGlobals(
   hookOptions: JestHookOptions | undefined,
 ): Record<string, unknown> | undefined {
   const project = projectNameOf(displayName)
-  if (hookOptions === undefined && project === '') return undefined
+  const stale = hookOptions === undefined && globals !== undefined && JEST_GLOBALS_KEY in globals
+  if (hookOptions === undefined && project === '' && !stale) return undefined
+  // A config wrapped before, now with nothing to pass on (say, its reporter back on), loses what it had.
+  const { [JEST_GLOBALS_KEY]: _previous, ...others } = globals ?? {}
   return {
-    ...globals,
+    ...others,
     ...(hookOptions === undefined ? {} : { [JEST_GLOBALS_KEY]: hookOptions }),
     ...(project === '' ? {} : { [JEST_PROJECT_GLOBAL]: project }),
   }
+}
+
+/**
+ * judgetree's global hooks for this config. Jest runs each distinct hook path once per run, with the config of the
+ * first project that names it: several projects, each wrapped by withJudgetree with its own globalSetup, would
+ * share one path and only the first project's own hook would run. A config with hooks of its own therefore gets
+ * its own path: a one-line copy that requires judgetree's hook, so Jest runs it once per such project, with that
+ * project's config (the coordinator is started once and shared).
+ */
+function globalHookFiles(hookOptions: JestHookOptions | undefined): { globalSetup: string; globalTeardown: string } {
+  if (hookOptions?.globalSetup === undefined && hookOptions?.globalTeardown === undefined) {
+    return { globalSetup: GLOBAL_SETUP_FILE, globalTeardown: GLOBAL_TEARDOWN_FILE }
+  }
+  hookCopies += 1
+  const directory = join(HOOK_COPIES, String(hookCopies))
+  return {
+    globalSetup: requiringCopy(directory, 'global-setup.cjs', GLOBAL_SETUP_FILE),
+    globalTeardown: requiringCopy(directory, 'global-teardown.cjs', GLOBAL_TEARDOWN_FILE),
+  }
+}
+
+/** Writes (atomically: two runs may start at once) a module that is `file`, under another path. */
+function requiringCopy(directory: string, name: string, file: string): string {
+  mkdirSync(directory, { recursive: true })
+  const copy = join(directory, name)
+  const temporary = `${copy}.${process.pid}.tmp`
+  writeFileSync(temporary, `module.exports = require(${JSON.stringify(file)})\n`)
+  renameSync(temporary, copy)
+  return copy
 }
 
 function withSetup(files: readonly string[] | undefined): string[] {

@@ -2,7 +2,7 @@
 // the JSON report and the GitHub step summary. withJudgetree() adds it.
 import { mkdirSync, rmSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
-import { projectNameOf } from '../internal/jest-globals.js'
+import { JEST_REPORTER_LOADED, projectNameOf } from '../internal/jest-globals.js'
 import { readSidecarLines, SIDECAR_DIR_ENV, sidecarKey } from '../internal/jest-sidecar.js'
 import { publishReport } from '../internal/publish.js'
 import { checkReporterOptions, type JudgetreeReporterOptions } from '../internal/reporter-options.js'
@@ -51,6 +51,8 @@ export default class JudgetreeJestReporter {
     this.#directory = join(this.#root, '.judgetree', 'jest')
     // Set before Jest starts its workers, which inherit the environment.
     process.env[SIDECAR_DIR_ENV] = this.#directory
+    // The global teardown warns when a run's reporters left this one out.
+    ;(globalThis as { [JEST_REPORTER_LOADED]?: boolean })[JEST_REPORTER_LOADED] = true
   }
 
   onRunStart(): void {

@@ -54,7 +54,7 @@ describe('judgetree() plugin', () => {
       ])
       expect(existsSync(project.config.globalSetup[1] as string)).toBe(true)
       expect(project.config.testTimeout).toBe(60_000)
-      expect(project.provided).toEqual({ judgetree: { annotatePassing: false } })
+      expect(project.provided).toEqual({ judgetree: { annotatePassing: false, pictures: false } })
     }
     expect(vitest.config.reporters).toEqual([
       'default',
@@ -86,9 +86,22 @@ describe('judgetree() plugin', () => {
       [project],
     )
     expect(project.config.testTimeout).toBe(90_000)
-    expect(project.provided).toEqual({ judgetree: { annotatePassing: true, concurrency: 4, requestsPerMinute: 90 } })
+    expect(project.provided).toEqual({
+      judgetree: { annotatePassing: true, pictures: false, concurrency: 4, requestsPerMinute: 90 },
+    })
     expect(vitest.config.reporters).toEqual([[expect.stringMatching(/reporter\.js$/), { outputFile: 'out.json' }]])
     expect(install(judgetree({ reporter: false }), {}, [fakeProject()]).config.reporters).toEqual([])
+  })
+
+  test('with a report that shows images (html, blob, the UI), every evaluation is annotated with its picture', () => {
+    for (const reporters of [['html'], [['blob', {}]], ['default', 'html']]) {
+      const project = fakeProject()
+      install(judgetree(), {}, [project], reporters)
+      expect(project.provided).toEqual({ judgetree: { annotatePassing: true, pictures: true } })
+    }
+    const quiet = fakeProject()
+    install(judgetree({ annotatePassing: false }), {}, [quiet], ['html'])
+    expect(quiet.provided).toEqual({ judgetree: { annotatePassing: false, pictures: true } })
   })
 
   test('baseline and failOnRegression go to the reporter, and are checked', () => {

@@ -14,8 +14,10 @@ export interface JudgetreePluginOptions {
   /** Add the judgetree reporter (with these options), or `false` to leave the reporters alone. @default true */
   reporter?: boolean | JudgetreeReporterOptions | undefined
   /**
-   * Annotate passing evaluations too (as `notice`), not only failed ones (as `error`). Off by default because
-   * GitHub Actions shows at most 10 notices per step, and they would crowd out the failures. @default false
+   * Annotate passing evaluations too (as `notice`), not only failed ones (as `error`), so the HTML report and the
+   * UI show every evaluation's score line and picture. On by default only when such a report is made (the `html`
+   * or `blob` reporter, or the UI), because GitHub Actions shows at most 10 notices per step.
+   * @default true with the html or blob reporter or the UI, else false
    */
   annotatePassing?: boolean | undefined
   /**
@@ -68,7 +70,6 @@ const REPORTER_SPECIFIER = '@judgetree/matchers/vitest/reporter'
  */
 export function judgetree(options: JudgetreePluginOptions = {}): Plugin {
   const { timeout, reporterOptions, limits } = checkInstallOptions(options, 'judgetree(options)', ['annotatePassing'])
-  const annotatePassing = options.annotatePassing ?? false
   let explicitDefaultTimeout = false
   return {
     name: 'judgetree',
@@ -88,13 +89,23 @@ export function judgetree(options: JudgetreePluginOptions = {}): Plugin {
       if (!globalSetup.includes(GLOBAL_SETUP_FILE)) config.globalSetup = [...globalSetup, GLOBAL_SETUP_FILE]
       if (config.testTimeout === VITEST_DEFAULT_TIMEOUT && !explicitDefaultTimeout) config.testTimeout = timeout
       // The global setup reads the limits from here (`project.getProvidedContext()`).
-      const provided: ProvidedOptions = { annotatePassing, ...limits }
+      const pictures = showsPictures(vitest.config)
+      const provided: ProvidedOptions = { annotatePassing: options.annotatePassing ?? pictures, pictures, ...limits }
       ;(project.provide as (key: string, value: unknown) => void)(PROVIDED_OPTIONS_KEY, provided)
       if (reporterOptions !== undefined && !hasJudgetreeReporter(vitest.config.reporters)) {
         vitest.config.reporters.push([REPORTER_FILE, { ...reporterOptions }])
       }
     },
   }
+}
+
+/** Reports that show annotation images: the HTML report and the UI, and blob reports that may be merged into HTML. */
+function showsPictures(config: { readonly ui?: boolean | undefined; readonly reporters: readonly unknown[] }): boolean {
+  if (config.ui === true) return true
+  return config.reporters.some((entry) => {
+    const name = Array.isArray(entry) ? entry[0] : entry
+    return name === 'html' || name === 'blob'
+  })
 }
 
 function hasJudgetreeReporter(reporters: readonly unknown[]): boolean {

@@ -6,6 +6,7 @@ import { afterEach, expect, inject } from 'vitest'
 import { checkAgreement } from '../internal/agreement.js'
 import { evaluateToPassMetric, type MatcherColours } from '../internal/evaluate.js'
 import { callSiteOf, PendingAssertions } from '../internal/pending.js'
+import { evaluationPicture } from '../internal/picture.js'
 import { withSource } from '../internal/record.js'
 import { COORDINATOR_URL_ENV, coordinatorUrlFromEnv } from '../internal/run-coordinator.js'
 import { COORDINATOR_URL_KEY, PROVIDED_OPTIONS_KEY, type ProvidedOptions } from '../internal/vitest-options.js'
@@ -44,8 +45,9 @@ async function toPassMetric(this: MatcherThis, received: unknown, metric: unknow
       signal: running.signal,
       assertion,
     })
-    if (test !== undefined && outcome.record !== undefined) {
-      await attachRecord(test, withSource(outcome.record, callSite, process.cwd()), options)
+    const record = outcome.record === undefined ? undefined : withSource(outcome.record, callSite, process.cwd())
+    if (test !== undefined && record !== undefined) {
+      await attachRecord(test, record, options, () => evaluationPicture(metric, record))
     }
     // Cancelled after its test ended: the test fails with the guard's error; a rejection here would be unhandled.
     if (running.cancelled?.()) return { pass: this.isNot !== true, message: outcome.message }
@@ -120,5 +122,5 @@ function provided<T>(key: string): T | undefined {
 }
 
 function providedOptions(): ProvidedOptions {
-  return provided<ProvidedOptions>(PROVIDED_OPTIONS_KEY) ?? { annotatePassing: false }
+  return provided<ProvidedOptions>(PROVIDED_OPTIONS_KEY) ?? { annotatePassing: false, pictures: false }
 }

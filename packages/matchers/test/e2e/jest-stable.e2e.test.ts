@@ -124,31 +124,15 @@ describe('one replayed suite, run on 3 workers, in band with --randomize, and as
     const closing = closingOutput(runs.workers?.stderr ?? '')
     // What a reader sees of the failures, pinned for one project; the other's reads the same but for its name.
     // (The closing line is compared between runs below.)
-    const failures = closing.split('\n').slice(0, -1).join('\n').trimEnd()
-    const web = failures.indexOf('\n\n|web| ')
-    expect(web).toBeGreaterThan(0)
-    const api = failures.slice(failures.indexOf('\n\n|api| '), web)
-    expect(failures.slice(web)).toBe(api.replaceAll('|api| ', '|web| '))
-    expect(failures.slice(0, web)).toMatchInlineSnapshot(`
+    const failures = closing.split('\n').slice(0, -1).join('\n').trimEnd().split('\n')
+    const api = failures.filter((line) => line.includes(' |api| '))
+    expect(failures.filter((line) => line.includes(' |web| '))).toEqual(
+      api.map((line) => line.replace('|api| ', '|web| ')),
+    )
+    expect([failures[0], ...api].join('\n')).toMatchInlineSnapshot(`
       "judgetree: 4 failed evaluations
-
-      |api| tests/chat.test.ts > fails on purpose: a flat conversation
-          FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge gpt-4.1
-          reason: The walk scored 0.3. “Playful?” → false: The assistant states a number and nothing else.
-          [1] Task "Describe tone": Describe the assistant's tone in one sentence. · 1 judge call, cached
-          │    Tone: The assistant answers flatly.
-          └─ [2] Judgement "Playful?": Is the assistant playful, based on the description of its tone? → false · 1 judge call, cached
-             │    reason: The assistant states a number and nothing else.
-             ├─ ○ true → 9
-             └─ ● false → 3  ◀ score 0.3
-
-      |api| tests/mixed.test.ts > fails on purpose: a wrong capital
-          FAIL Answer Correctness: score 0.1 (threshold 0.5) · judge gpt-4.1
-          reason: The walk scored 0.1. “Does the actual output answer the input correctly?” → false: The capital of France is Paris, not Lyon.
-          [1] Judgement: Does the actual output answer the input correctly? → false · 1 judge call, cached
-          │    reason: The capital of France is Paris, not Lyon.
-          ├─ ○ true → 10
-          └─ ● false → 1  ◀ score 0.1"
+        ✗ |api| tests/chat.test.ts > fails on purpose: a flat conversation · Playful Chatbot: score 0.3 < threshold 0.7 · “Playful?” → false
+        ✗ |api| tests/mixed.test.ts > fails on purpose: a wrong capital · Answer Correctness: score 0.1 < threshold 0.5 · “Does the actual output answer the input correctly?” → false"
     `)
     expect(closingOutput(runs.randomized?.stderr ?? '')).toBe(closing)
     expect(readFileSync(summaryOf('randomized'), 'utf8')).toBe(readFileSync(summaryOf('workers'), 'utf8'))

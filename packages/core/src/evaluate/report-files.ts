@@ -1,0 +1,77 @@
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { dirname, extname } from 'node:path'
+import type { DeepAcyclicGraph } from '../dag/graph.js'
+import { type EvaluationPictures, renderEvaluationHtml } from './html-report.js'
+import type { EvaluationResult, EvaluationSummary } from './summary.js'
+
+type Renderer = (dot: string) => string
+
+/**
+ * Writes evaluate()'s run to `file` as JSON, and beside it (same name, `.html`) the HTML summary with a picture of
+ * each failure's walked DAG. Returns the two paths.
+ */
+export async function writeEvaluationReport(
+  file: string,
+  summary: EvaluationSummary,
+  results: readonly EvaluationResult[],
+): Promise<{ json: string; html: string }> {
+  const html = `${extname(file) === '.json' ? file.slice(0, -'.json'.length) : file}.html`
+  const json = {
+    summary,
+    results: results.map(({ index, testCase, metric, result }) => ({ index, testCase, metric: metric.name, result })),
+  }
+  writeAtomically(file, `${JSON.stringify(json, plainValues, 2)}\n`)
+  writeAtomically(html, renderEvaluationHtml(summary, results, await picturesOf(results)))
+  return { json: file, html }
+}
+
+/** Errors as `{ name, code, message }` (JSON.stringify would drop them to `{}`); an unknown cost as `null`. */
+function plainValues(key: string, value: unknown): unknown {
+  if (value instanceof Error) {
+    return { name: value.name, code: (value as { code?: unknown }).code ?? null, message: value.message }
+  }
+  if (value === undefined && key === 'costUsd') return null
+  return value
+}
+
+async function picturesOf(results: readonly EvaluationResult[]): Promise<EvaluationPictures> {
+  const pictures = new Map<EvaluationResult, string>()
+  const failures = results.filter((entry) => !entry.result.success && dagOf(entry) !== undefined)
+  if (failures.length === 0) return pictures
+  const render = await loadRenderer()
+  if (render === undefined) return pictures
+  for (const entry of failures) {
+    try {
+      pictures.set(entry, render((dagOf(entry) as DeepAcyclicGraph).toDot({ trace: entry.result.trace })))
+    } catch {
+      // A picture is a convenience: the failure's tree, printed below it, says everything.
+    }
+  }
+  return pictures
+}
+
+function dagOf(entry: EvaluationResult): DeepAcyclicGraph | undefined {
+  const dag = (entry.metric as { dag?: DeepAcyclicGraph }).dag
+  return typeof dag?.toDot === 'function' && entry.result.trace.nodes.length > 0 ? dag : undefined
+}
+
+/**
+ * Graphviz compiled to WebAssembly, an optional peer dependency (`@viz-js/viz`; @judgetree/matchers brings it):
+ * without it the HTML summary has every tree but no pictures.
+ */
+async function loadRenderer(): Promise<Renderer | undefined> {
+  try {
+    const viz = await import('@viz-js/viz')
+    const instance = await viz.instance()
+    return (dot) => instance.renderString(dot, { format: 'svg' })
+  } catch {
+    return undefined
+  }
+}
+
+function writeAtomically(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true })
+  const temporary = `${file}.${process.pid}.tmp`
+  writeFileSync(temporary, text)
+  renameSync(temporary, file)
+}

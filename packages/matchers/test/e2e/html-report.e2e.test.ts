@@ -1,0 +1,136 @@
+// Opens Vitest's HTML report in a real headless Chromium and checks what a person sees there for judgetree
+// evaluations: every test's score line, the trace tree with its line breaks, and the picture of the walked DAG.
+// Needs Debian's `chromium` (CI installs it); skipped with a message when there is none.
+import { existsSync, mkdirSync, rmSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { evaluate } from '@judgetree/core'
+import { jsonReply, type OpenAIServer, startOpenAIServer } from '@judgetree/test-support'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { flatConversation, playfulChatbot, playfulConversation } from '../fixtures/shared/metrics.js'
+import { fixture, type RunResult, runVitest, scratchDir } from './support/runner.js'
+import { serveDirectory } from './support/static-server.js'
+
+const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
+  (path): path is string => path !== undefined && existsSync(path),
+)
+const ARTIFACTS = resolve(fixture('vitest-html'), '../../../../../.ci/out')
+
+if (CHROMIUM === undefined) {
+  console.warn('html-report.e2e: no chromium binary (apt-get install -y chromium, or set CHROMIUM_PATH): skipped')
+}
+
+describe.skipIf(CHROMIUM === undefined)('the HTML report in a browser', () => {
+  const scratch = scratchDir()
+  let server: OpenAIServer
+  let run: RunResult
+
+  beforeAll(async () => {
+    server = await startOpenAIServer((request) => {
+      const prompt = request.body.messages.map((message) => String(message.content)).join('\n')
+      if (prompt.includes("Describe the assistant's tone")) {
+        return jsonReply({ output: prompt.includes('haha') ? 'The assistant jokes.' : 'The assistant answers flatly.' })
+      }
+      const playful = prompt.includes('jokes')
+      return jsonReply({
+        reason: playful ? 'It jokes about the clouds.' : 'A bare number is not playful.',
+        verdict: playful,
+      })
+    })
+    run = await runVitest(
+      'vitest-html',
+      ['run', '--reporter=html', `--outputFile.html=${join(scratch, 'html', 'index.html')}`],
+      {
+        OPENAI_BASE_URL: server.baseURL,
+        OPENAI_API_KEY: 'sk-test-html-0123456789',
+      },
+    )
+  }, 120_000)
+
+  afterAll(async () => {
+    await server?.close()
+    rmSync(scratch, { recursive: true, force: true })
+  })
+
+  test('the run fails on the flat conversation only, and writes the report', () => {
+    expect(run.code, run.output).toBe(1)
+    expect(existsSync(join(scratch, 'html', 'index.html'))).toBe(true)
+  })
+
+  test('each test shows its score line, its tree with line breaks and the DAG picture, loaded', async () => {
+    const { chromium } = await import('playwright-core')
+    const site = await serveDirectory(join(scratch, 'html'))
+    const browser = await chromium.launch({ executablePath: CHROMIUM as string, args: ['--no-sandbox'] })
+    try {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } })
+      await page.goto(site.url)
+      mkdirSync(ARTIFACTS, { recursive: true })
+      for (const { name, score, verdict, screenshot } of [
+        {
+          name: 'passes a playful conversation',
+          score: 'PASS Playful Chatbot: score 0.9 (threshold 0.7)',
+          verdict: '├─ ● true → 9  ◀ score 0.9',
+          screenshot: 'html-report-passing.png',
+        },
+        {
+          name: 'fails a flat conversation',
+          score: 'FAIL Playful Chatbot: score 0.3 (threshold 0.7)',
+          verdict: '└─ ● false → 3  ◀ score 0.3',
+          screenshot: 'html-report-failing.png',
+        },
+      ]) {
+        await page.getByText(name, { exact: true }).click()
+        const report = page.getByTestId('report')
+        // The annotation: the one-line score, and the picture of the walked DAG above the tree.
+        const note = report.getByRole('note').filter({ hasText: score })
+        await expect.poll(() => note.count()).toBe(1)
+        const image = note.locator('img')
+        await image.waitFor()
+        await expect
+          .poll(() =>
+            image.evaluate((img) => (img as unknown as { complete: boolean; naturalWidth: number }).naturalWidth),
+          )
+          .toBeGreaterThan(200)
+        // The tree as text, as a person reads it: one node per line, indentation kept (the test meta; a failed
+        // test's error shows it too).
+        const tree = report.locator('pre').filter({ hasText: new RegExp(`^${score.replace(/[().]/g, '\\$&')}`) })
+        // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is the point: what a person sees.
+        const text = await tree.innerText()
+        expect(text.split('\n')[0]).toContain(score)
+        expect(text).toContain(`\n   ${verdict}`)
+        expect(text).toMatch(/\n│ {4}Tone: The assistant/)
+        await page.screenshot({ path: join(ARTIFACTS, screenshot), fullPage: true })
+      }
+    } finally {
+      await browser.close()
+      await site.close()
+    }
+  }, 60_000)
+
+  test('evaluate()’s HTML summary opens offline and shows the failure’s tree and DAG picture', async () => {
+    const outputFile = join(scratch, 'evaluation', 'report.json')
+    await evaluate([playfulConversation, flatConversation], [playfulChatbot()], { outputFile, summary: false })
+    const { chromium } = await import('playwright-core')
+    const browser = await chromium.launch({ executablePath: CHROMIUM as string, args: ['--no-sandbox'] })
+    try {
+      const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
+      const fetched: string[] = []
+      page.on('request', (request) => {
+        if (!request.url().startsWith('file:')) fetched.push(request.url())
+      })
+      await page.goto(`file://${join(scratch, 'evaluation', 'report.html')}`)
+      await expect.poll(() => page.getByText('pass rate').count()).toBe(1)
+      expect(await page.locator('.totals').textContent()).toContain('50%pass rate')
+      const picture = page.locator('figure svg')
+      expect(await picture.count()).toBe(1)
+      const box = await picture.boundingBox()
+      expect(box?.width).toBeGreaterThan(100)
+      // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is the point: what a person sees.
+      const tree = await page.locator('section pre').innerText()
+      expect(tree).toContain('\n   └─ ● false → 3  ◀ score 0.3')
+      expect(fetched).toEqual([])
+      await page.screenshot({ path: join(ARTIFACTS, 'evaluate-summary.png'), fullPage: true })
+    } finally {
+      await browser.close()
+    }
+  }, 60_000)
+})
