@@ -22,6 +22,7 @@ describe('package entries', () => {
       'startCoordinator',
       'verifyCache',
       'withSchemaInstruction',
+      'writeFileAtomically',
     ])
     expect(Object.keys(root)).toContain('evaluate')
   })

@@ -3,6 +3,8 @@
 
 export { closestName } from './internal/closest-name.js'
 export { type ScrubbableToken, scrubSecrets, scrubTokens, scrubValue } from './internal/scrub.js'
+// For report writers (the runners' reporters): a whole file or none, and never a device replaced by a file.
+export { writeFileAtomically } from './internal/write-file.js'
 // For judges outside core (such as @judgetree/ai-sdk, or yours): read answers and scrub secrets exactly as OpenAIJudge.
 export { answerExcerpt, type ParsedAnswer, parseJudgeAnswer, withSchemaInstruction } from './judge/answer.js'
 export type { CacheMode } from './runtime/cache.js'

@@ -1,6 +1,6 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
-import { dirname, extname } from 'node:path'
+import { extname } from 'node:path'
 import type { DeepAcyclicGraph } from '../dag/graph.js'
+import { writeFileAtomically } from '../internal/write-file.js'
 import { type EvaluationPictures, renderEvaluationHtml } from './html-report.js'
 import type { EvaluationResult, EvaluationSummary } from './summary.js'
 
@@ -20,8 +20,8 @@ export async function writeEvaluationReport(
     summary,
     results: results.map(({ index, testCase, metric, result }) => ({ index, testCase, metric: metric.name, result })),
   }
-  writeAtomically(file, `${JSON.stringify(json, plainValues, 2)}\n`)
-  writeAtomically(html, renderEvaluationHtml(summary, results, await picturesOf(results)))
+  writeFileAtomically(file, `${JSON.stringify(json, plainValues, 2)}\n`)
+  writeFileAtomically(html, renderEvaluationHtml(summary, results, await picturesOf(results)))
   return { json: file, html }
 }
 
@@ -67,11 +67,4 @@ async function loadRenderer(): Promise<Renderer | undefined> {
   } catch {
     return undefined
   }
-}
-
-function writeAtomically(file: string, text: string): void {
-  mkdirSync(dirname(file), { recursive: true })
-  const temporary = `${file}.${process.pid}.tmp`
-  writeFileSync(temporary, text)
-  renameSync(temporary, file)
 }

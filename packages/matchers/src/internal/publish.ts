@@ -1,6 +1,6 @@
-import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
-import { dirname, relative, resolve } from 'node:path'
-import { lastCoordinatorStats } from '@judgetree/core/runtime'
+import { appendFileSync } from 'node:fs'
+import { relative, resolve } from 'node:path'
+import { lastCoordinatorStats, writeFileAtomically } from '@judgetree/core/runtime'
 import { checkBaseline } from './publish-baseline.js'
 import { DEFAULT_REPORT_FILE, type JudgetreeReporterOptions } from './reporter-options.js'
 import { type JudgetreeReport, renderMarkdown, renderRunOutput } from './run-report.js'
@@ -17,7 +17,7 @@ export function publishReport(
   let baseline = report.summary.metrics === 0 ? undefined : checkBaseline(report, { root, options, env: process.env })
   if (baseline?.write) {
     try {
-      writeJsonAtomically(baseline.write.file, baseline.write.content)
+      writeFileAtomically(baseline.write.file, `${JSON.stringify(baseline.write.content, null, 2)}\n`)
     } catch (error) {
       // Not written after all: say so in place of the line that says it was, and in the report.
       const problem = `could not write the baseline ${baseline.section.file}: ${(error as Error).message}`
@@ -31,7 +31,7 @@ export function publishReport(
   const full = baseline === undefined ? report : { ...report, baseline: baseline.section }
   const file = reportFile(root, options.outputFile, report.shard)
   // Whatever happened to the baseline, the run's own report is written.
-  if (file !== undefined) writeJsonAtomically(file, full)
+  if (file !== undefined) writeFileAtomically(file, `${JSON.stringify(full, null, 2)}\n`)
   const lines = baseline?.lines ?? []
   if (report.summary.metrics === 0 && report.summary.rejected === 0) return { failure: undefined }
   const notes = [...lines, ...(file === undefined ? [] : [`judgetree: JSON report in ${displayPath(root, file)}`])]
@@ -67,12 +67,4 @@ function reportFile(
 function displayPath(root: string, file: string): string {
   const shown = relative(root, file)
   return shown.startsWith('..') ? file : shown
-}
-
-/** Write to a temporary file, then rename: a reader never sees half a report. */
-function writeJsonAtomically(file: string, value: unknown): void {
-  mkdirSync(dirname(file), { recursive: true })
-  const temporary = `${file}.${process.pid}.tmp`
-  writeFileSync(temporary, `${JSON.stringify(value, null, 2)}\n`)
-  renameSync(temporary, file)
 }
