@@ -41,8 +41,8 @@ describe('one replayed suite, run with 4 workers, shuffled on 1 worker, and as 2
   const runs: Record<string, RunResult> = {}
 
   /**
-   * A run from the cache alone: a judge call it does not find there is an error. The judge's address is part of
-   * the cache key, so it stays the recording server's, which is closed by then.
+   * A run from the cache alone: a judge call it does not find there is an error. The base URL stays the recording
+   * server's, which is closed by then, so a call that slipped past the cache could not be answered either.
    */
   function replay(name: string, args: readonly string[]): Promise<RunResult> {
     return runVitest('vitest-stable', ['run', ...args], {
