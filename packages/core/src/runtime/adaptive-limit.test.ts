@@ -56,6 +56,14 @@ describe('AdaptiveLimit', () => {
     expect(limit.current).toBeGreaterThanOrEqual(1)
   })
 
+  it('counts only the last second of starts, however many came before', () => {
+    const limit = new AdaptiveLimit(8)
+    // 50,000 starts over 5 s (10 a millisecond): 9,999 of them after t = 4,000 ms, the last second before the 429.
+    for (let i = 0; i < 50_000; i++) limit.started(i / 10)
+    limit.rateLimitedAt(limit.epoch, 5_000)
+    expect(limit.pace).toBeCloseTo(9_999 * 0.9, 6)
+  })
+
   it('paces starts just under the rate that met the limit, and speeds up again slowly', () => {
     const limit = new AdaptiveLimit(8)
     expect(limit.pace).toBeUndefined()
