@@ -5,12 +5,14 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
+import {
+  AFTER,
+  BEFORE,
+  judgetreeLines as sharedJudgetreeLines,
+  stepSummary as sharedStepSummary,
+} from './support/baseline-suite.js'
 import { readReport } from './support/reports.js'
 import { type RunResult, runVitest, scratchDir } from './support/runner.js'
-
-const BEFORE = { 'a steady': 0.8, 'a drifts': 0.9, 'b retired': 0.7 }
-/** "a drifts" falls from 0.9 to 0.6 (still above the threshold 0.5), "b retired" is gone, "b added" is new. */
-const AFTER = { 'a steady': 0.8, 'a drifts': 0.6, 'b added': 0.7 }
 
 const scratch = scratchDir()
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
@@ -37,18 +39,8 @@ async function run(
 }
 
 /** The judgetree lines of a run's output, the scratch directory masked. */
-function judgetreeLines(result: RunResult): string {
-  return result.output
-    .split('\n')
-    .filter((line) => line.startsWith('judgetree') || (line.startsWith('  ') && /^ {2}[▼▲✗✓+−] /.test(line)))
-    .filter((line) => !line.startsWith('judgetree: JSON report in '))
-    .join('\n')
-    .replaceAll(scratch, '<scratch>')
-}
-
-function stepSummary(file: string): string {
-  return readFileSync(file, 'utf8').replaceAll(scratch, '<scratch>')
-}
+const judgetreeLines = (result: RunResult) => sharedJudgetreeLines(result, scratch)
+const stepSummary = (file: string) => sharedStepSummary(file, scratch)
 
 describe('a baseline in Vitest', () => {
   const baseline = join(scratch, 'baseline.json')
