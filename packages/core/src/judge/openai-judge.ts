@@ -7,10 +7,18 @@ import type {
 import { ConfigurationError, JudgeCallError, JudgeOutputError, MeasurementAbortedError } from '../errors.js'
 import { nonEmpty, readEnv } from '../internal/env.js'
 import { scrubSecrets, scrubTokens, scrubValue } from '../internal/scrub.js'
-import { MAX_TIMER_MS } from '../runtime/limits.js'
 import { answerExcerpt, parseJudgeAnswer, withSchemaInstruction } from './answer.js'
 import { BodyFailure, bodyRetryDelay, readCompletionBody, sleep } from './completion-body.js'
 import { judgeJsonSchema } from './json-schema.js'
+import {
+  leavingRateLimitsToTheRuntime,
+  rejectsLogprobs,
+  rejectsSchema,
+  retryAfterOf,
+  rootMessage,
+  statusHint,
+} from './openai-errors.js'
+import { azureDeploymentOf, checkBaseURL, endpointOf, hostOf, validateOptions } from './openai-options.js'
 import { costOf, type ModelPrice } from './pricing.js'
 import type { JudgeMessage, JudgeModel, JudgeRequest, JudgeResponse, TokenLogprob } from './types.js'
 
@@ -497,162 +505,6 @@ export class OpenAIJudge implements JudgeModel {
   }
 }
 
-function statusHint(status: number, detail: string, retries: string): string | undefined {
-  if (status === 401) return 'Check that OPENAI_API_KEY (or the apiKey option) holds a valid key for this server.'
-  if (status === 403) return 'The key is not allowed to use this model; check its project and permissions.'
-  if (status === 404) {
-    return 'Check the model name, and that OPENAI_BASE_URL (or the baseURL option) points at the API root, e.g. ending in /v1.'
-  }
-  if (status === 429) {
-    return (
-      'Still rate limited after the judge runtime’s retries (up to maxRetries, each after the pause the server asked ' +
-      'for): raise maxRetries, lower JUDGETREE_CONCURRENCY or check your quota.'
-    )
-  }
-  if (status >= 500) return `The server kept failing ${retries}; try again later or raise maxRetries.`
-  if (/temperature/i.test(detail))
-    return 'This model may not accept that temperature; pass `temperature: 1` to the judge.'
-  if (/response_format|json_schema/i.test(detail)) {
-    return "The server may not support structured outputs; pass `structuredOutputs: 'json_object'` to the judge."
-  }
-  return undefined
-}
-
-function rejectsLogprobs(error: unknown): boolean {
-  if (!(error instanceof APIError) || error.status !== 400) return false
-  return /logprobs/i.test(`${error.message} ${error.param ?? ''} ${error.code ?? ''}`)
-}
-
-function rejectsSchema(error: unknown): boolean {
-  if (!(error instanceof APIError) || (error.status !== 400 && error.status !== 422)) return false
-  return /response_format|json_schema/i.test(`${error.message} ${error.param ?? ''} ${error.code ?? ''}`)
-}
-
 function toMessageParam(message: JudgeMessage): ChatCompletionMessageParam {
   return { role: message.role, content: message.content }
-}
-
-function validateOptions(options: OpenAIJudgeOptions): void {
-  const { model, timeoutMs, maxRetries, temperature, structuredOutputs, warn, cacheNamespace } = options ?? {}
-  if (cacheNamespace !== undefined && (typeof cacheNamespace !== 'string' || cacheNamespace.trim() === '')) {
-    throw invalidOption('cacheNamespace', "a non-empty name such as 'ollama-q4'", cacheNamespace)
-  }
-  if (model !== undefined && (typeof model !== 'string' || model.trim() === '')) {
-    throw invalidOption('model', 'a non-empty model name such as `gpt-4.1`', model)
-  }
-  if (typeof options !== 'object' || options === null) {
-    throw new ConfigurationError(
-      `new OpenAIJudge(options) takes an options object (or nothing); got \`${String(options)}\` (${typeof options}).`,
-    )
-  }
-  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
-    throw invalidOption(
-      'timeoutMs',
-      `a whole number of milliseconds from 1 to ${MAX_TIMER_MS} (2^31−1, the longest timer Node can set, about 24.8 days)`,
-      timeoutMs,
-    )
-  }
-  if (options.apiKey !== undefined && typeof options.apiKey !== 'string') {
-    throw new ConfigurationError(`Expected OpenAIJudge's \`apiKey\` to be a string, got a ${typeof options.apiKey}.`)
-  }
-  if (nonEmpty(options.baseURL) !== undefined) checkBaseURL(options.baseURL as string, 'baseURL')
-  if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && maxRetries >= 0)) {
-    throw invalidOption('maxRetries', 'a whole number from 0 and up', maxRetries)
-  }
-  if (temperature !== undefined && !(typeof temperature === 'number' && temperature >= 0 && temperature <= 2)) {
-    throw invalidOption('temperature', 'a number from 0 to 2', temperature)
-  }
-  if (structuredOutputs !== undefined && !['auto', 'json_schema', 'json_object'].includes(structuredOutputs)) {
-    throw invalidOption('structuredOutputs', "one of 'auto', 'json_schema', 'json_object'", structuredOutputs)
-  }
-  if (warn !== undefined && typeof warn !== 'function') {
-    throw invalidOption('warn', 'a function that takes the warning text', warn)
-  }
-}
-
-function invalidOption(name: string, expected: string, got: unknown): ConfigurationError {
-  return new ConfigurationError(
-    `Expected OpenAIJudge's \`${name}\` to be ${expected}, got \`${String(got)}\` (${typeof got}).`,
-  )
-}
-
-function rootMessage(error: Error): string {
-  let current: unknown = error
-  for (let depth = 0; depth < 8 && current instanceof Error && current.cause instanceof Error; depth++) {
-    current = current.cause
-  }
-  return current instanceof Error ? current.message : error.message
-}
-
-/**
- * Host and path of the API root: enough to tell servers apart, with no credentials. An Azure client adds its
- * deployment to each request's path rather than to its base URL, so it is added here: deployments can serve
- * different models under one judge name.
- */
-function endpointOf(baseURL: string | undefined, azureDeployment: string | undefined): string {
-  if (baseURL === undefined) return 'api.openai.com/v1'
-  try {
-    const url = new URL(baseURL)
-    const deployment =
-      azureDeployment === undefined || url.pathname.includes('/deployments/') ? '' : `/deployments/${azureDeployment}`
-    return `${url.host}${url.pathname.replace(/\/+$/, '')}${deployment}`
-  } catch {
-    return 'unparsable-base-url'
-  }
-}
-
-/** The deployment of an `AzureOpenAI` client (read by shape: the caller's `openai` may be another copy). */
-function azureDeploymentOf(client: OpenAI | undefined): string | undefined {
-  const deployment = (client as { deploymentName?: unknown } | undefined)?.deploymentName
-  return typeof deployment === 'string' && deployment !== '' ? deployment : undefined
-}
-
-/**
- * A fetch whose 429 answers tell the SDK not to retry (its `x-should-retry` header), so the 429 reaches the judge
- * runtime, which pauses every worker for it and retries; the SDK keeps retrying 5xx and connection errors.
- */
-function leavingRateLimitsToTheRuntime(custom: typeof fetch | undefined): typeof fetch {
-  return async (input, init) => {
-    const response = await (custom ?? globalThis.fetch)(input, init)
-    if (response.status !== 429) return response
-    const headers = new Headers(response.headers)
-    headers.set('x-should-retry', 'false')
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
-  }
-}
-
-/** The wait a 429 or 503 asked for, in the SDK's order of preference: retry-after-ms, then retry-after. */
-function retryAfterOf(headers: Headers | undefined): number | undefined {
-  const ms = Number.parseFloat(headers?.get('retry-after-ms') ?? '')
-  if (Number.isFinite(ms) && ms >= 0) return ms
-  const header = headers?.get('retry-after')
-  if (!header) return undefined
-  const seconds = Number.parseFloat(header)
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
-  const date = Date.parse(header)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
-}
-
-function hostOf(baseURL: string): string {
-  try {
-    return new URL(baseURL).host
-  } catch {
-    return baseURL
-  }
-}
-
-/** Rejects a base URL that is not an absolute http(s) URL, naming the setting it came from. */
-function checkBaseURL(baseURL: string, setting: string): void {
-  let url: URL | undefined
-  try {
-    url = new URL(baseURL)
-  } catch {
-    url = undefined
-  }
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new ConfigurationError(
-      `Expected ${setting} to be an http(s) URL of an OpenAI-compatible API root, such as ` +
-        `\`http://localhost:11434/v1\`; got ${JSON.stringify(scrubSecrets(baseURL))}.`,
-    )
-  }
 }
