@@ -1,5 +1,12 @@
 import { createOpenAI } from '@ai-sdk/openai'
-import { GEval, JudgeCallError, type JudgeRequest, LLMTestCaseParams, MeasurementAbortedError } from '@judgetree/core'
+import {
+  ConfigurationError,
+  GEval,
+  JudgeCallError,
+  type JudgeRequest,
+  LLMTestCaseParams,
+  MeasurementAbortedError,
+} from '@judgetree/core'
 import { jsonReply, ln, schemaOf, scoreReply, useOpenAIServer } from '@judgetree/test-support'
 import { describe, expect, test, vi } from 'vitest'
 import { z } from 'zod'
@@ -128,10 +135,13 @@ describe('aiSdkJudge through @ai-sdk/openai', () => {
       .catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(JudgeCallError)
     expect((error as JudgeCallError).status).toBe(401)
-    expect((error as Error).message).toMatchInlineSnapshot(`
-      "The judge model "gpt-4.1" (AI SDK provider openai.chat) answered HTTP 401: Incorrect API key provided: sk-***
-      Check the API key the provider sends: OPENAI_API_KEY, or createOpenAI({ apiKey })."
-    `)
+    expect((error as Error).message).toMatchInlineSnapshot(
+      `"The judge model "gpt-4.1" (AI SDK provider openai.chat) answered HTTP 401: Incorrect API key provided: sk-*** Check the API key the provider sends: OPENAI_API_KEY, or createOpenAI({ apiKey })."`,
+    )
+    // Every call of the run is refused the same way: runners say the fix once per run.
+    expect((error as JudgeCallError).advice).toBe(
+      'Check the API key the provider sends: OPENAI_API_KEY, or createOpenAI({ apiKey }).',
+    )
     expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain(API_KEY)
     expect(String((error as Error).cause)).not.toContain(API_KEY)
   })
@@ -193,9 +203,13 @@ test('a provider with no API key fails before any request, naming the variable t
       .generate(request())
       .catch((caught: unknown) => caught)
     expect(server.requests).toHaveLength(0)
-    expect(error).toBeInstanceOf(JudgeCallError)
+    // A problem of the environment: every test would meet it, so runners say the provider's advice once per run.
+    expect(error).toBeInstanceOf(ConfigurationError)
     expect((error as Error).message).toMatchInlineSnapshot(
-      `"The judge model "gpt-4.1" (AI SDK provider openai.chat) has no API key: OpenAI API key is missing. Pass it using the 'apiKey' parameter or the OPENAI_API_KEY environment variable."`,
+      `"The judge model "gpt-4.1" (AI SDK provider openai.chat) has no API key. OpenAI API key is missing. Pass it using the 'apiKey' parameter or the OPENAI_API_KEY environment variable."`,
+    )
+    expect((error as ConfigurationError).advice).toBe(
+      "OpenAI API key is missing. Pass it using the 'apiKey' parameter or the OPENAI_API_KEY environment variable.",
     )
   } finally {
     vi.unstubAllEnvs()

@@ -11,6 +11,7 @@ describe('package entries', () => {
     }
     expect(Object.keys(runtime).sort()).toEqual([
       'answerExcerpt',
+      'checkEnvironment',
       'closestName',
       'createJudgeRuntime',
       'defaultJudgeRuntime',

@@ -1,5 +1,12 @@
 import { describe, expect, test } from 'vitest'
-import { errorAt, JudgeCallError, JudgetreeError, toJudgetreeError } from './errors.js'
+import {
+  ConfigurationError,
+  errorAt,
+  JudgeCallError,
+  JudgetreeError,
+  toJudgetreeError,
+  withoutAdvice,
+} from './errors.js'
 
 describe('errorAt', () => {
   test('names where the error happened and keeps its class and fields, leaving the original untouched', () => {
@@ -43,5 +50,30 @@ describe('toJudgetreeError', () => {
       `The metric "No Promises" failed: Cannot read properties of undefined (reading 'length')`,
     )
     expect(toJudgetreeError('plain text', 'x failed').message).toBe('x failed: plain text')
+  })
+})
+
+describe('advice: how to fix a problem of the environment, which every evaluation of a run meets', () => {
+  test('ends the message, and stays on the error wherever errorAt says it happened', () => {
+    const error = new ConfigurationError('The judge model "m" has no API key.', { advice: 'Set OPENAI_API_KEY.' })
+    expect(error.message).toBe('The judge model "m" has no API key. Set OPENAI_API_KEY.')
+    expect(error.advice).toBe('Set OPENAI_API_KEY.')
+    const located = errorAt(errorAt(error, 'TaskNode "T"'), 'VerdictNode "yes"')
+    expect(located.message).toBe(
+      'VerdictNode "yes" failed: TaskNode "T" failed: The judge model "m" has no API key. Set OPENAI_API_KEY.',
+    )
+    expect(located.advice).toBe('Set OPENAI_API_KEY.')
+  })
+
+  test('errors without it are unchanged', () => {
+    const error = new ConfigurationError('Invalid options for GEval "G".')
+    expect(error.message).toBe('Invalid options for GEval "G".')
+    expect(error.advice).toBeUndefined()
+  })
+
+  test('withoutAdvice takes it out of a whole report, wherever the message was repeated', () => {
+    const text = 'error: A failed: No key. Set KEY.\n[1] Task\n│ error: B failed: No key. Set KEY.'
+    expect(withoutAdvice(text, 'Set KEY.')).toBe('error: A failed: No key.\n[1] Task\n│ error: B failed: No key.')
+    expect(withoutAdvice(text, '')).toBe(text)
   })
 })

@@ -20,13 +20,36 @@ export class JudgetreeError extends Error {
    * path for a child metric). Undefined for errors raised outside a DAG walk.
    */
   readonly node: string | undefined
+  /**
+   * Set when the problem lies in the run's environment, not in one evaluation (no API key, a key the server
+   * refuses, a malformed `JUDGETREE_*` variable), so that every evaluation of the run meets it: how to fix it, the
+   * last sentences of the message. Test runners print the message without it in each failed test and the whole
+   * message once per run (see {@link withoutAdvice}).
+   */
+  readonly advice: string | undefined
 
-  constructor(code: JudgetreeErrorCode, message: string, options?: { cause?: unknown; node?: string | undefined }) {
-    super(message, options)
+  constructor(
+    code: JudgetreeErrorCode,
+    message: string,
+    options?: { cause?: unknown; node?: string | undefined; advice?: string | undefined },
+  ) {
+    super(options?.advice === undefined ? message : `${message} ${options.advice}`, options)
     this.name = 'JudgetreeError'
     this.code = code
     this.node = options?.node
+    this.advice = options?.advice
   }
+}
+
+/**
+ * A text that holds an environment problem's message, with the problem's advice (see {@link JudgetreeError.advice})
+ * taken out wherever it appears: for the reports of one evaluation, when the advice is said once for the whole run.
+ *
+ * @example
+ * withoutAdvice('Node "A" failed: No API key. Set OPENAI_API_KEY.', 'Set OPENAI_API_KEY.') // 'Node "A" failed: No API key.'
+ */
+export function withoutAdvice(text: string, advice: string): string {
+  return advice === '' ? text : text.split(` ${advice}`).join('')
 }
 
 /**
@@ -100,10 +123,13 @@ export class DagValidationError extends JudgetreeError {
   }
 }
 
-/** An option passed to a metric, judge or helper is not acceptable. */
+/**
+ * An option passed to a metric, judge or helper is not acceptable, or the environment is not (no API key, a
+ * malformed `JUDGETREE_*` variable: those carry {@link JudgetreeError.advice}).
+ */
 export class ConfigurationError extends JudgetreeError {
-  constructor(message: string) {
-    super('CONFIGURATION_INVALID', message)
+  constructor(message: string, options?: { advice?: string | undefined }) {
+    super('CONFIGURATION_INVALID', message, options)
     this.name = 'ConfigurationError'
   }
 }
@@ -157,7 +183,13 @@ export class JudgeCallError extends JudgetreeError {
 
   constructor(
     message: string,
-    options?: { cause?: unknown; status?: number | undefined; retryAfterMs?: number | undefined },
+    options?: {
+      cause?: unknown
+      status?: number | undefined
+      retryAfterMs?: number | undefined
+      /** For a refusal every call of the run will meet (a 401: the key is wrong): how to fix it. */
+      advice?: string | undefined
+    },
   ) {
     super('JUDGE_CALL_FAILED', message, options)
     this.name = 'JudgeCallError'

@@ -78,6 +78,7 @@ export {
   NoVerdictReachedError,
   TestCaseError,
   toJudgetreeError,
+  withoutAdvice,
 } from './errors.js'
 export { type EvaluateOptions, type Evaluation, type EvaluationMetric, evaluate } from './evaluate/evaluate.js'
 export type { EvaluationProgress, OutputStream } from './evaluate/progress-bar.js'

@@ -16,6 +16,8 @@ export {
   lastCoordinatorStats,
   startCoordinator,
 } from './runtime/coordinator.js'
+// For test-runner integrations: one check of the JUDGETREE_* variables before any test runs.
+export { checkEnvironment } from './runtime/environment.js'
 export {
   createJudgeRuntime,
   defaultJudgeRuntime,

@@ -1,4 +1,4 @@
-import { JudgeCallError, MeasurementAbortedError } from '@judgetree/core'
+import { ConfigurationError, JudgeCallError, MeasurementAbortedError } from '@judgetree/core'
 import { scrubSecrets } from '@judgetree/core/runtime'
 import { APICallError, LoadAPIKeyError, RetryError, UnsupportedFunctionalityError } from 'ai'
 
@@ -43,6 +43,10 @@ export function toCallError(
       )
     }
     const hint = statusHint(status, detail, retries, site.provider)
+    // A refused key is refused for every call of the run: its advice is said once per run (JudgetreeError.advice).
+    if (status === 401 && hint !== undefined) {
+      return new JudgeCallError(`${where} answered HTTP ${status}: ${detail}`, { cause, status, advice: hint })
+    }
     return new JudgeCallError(`${where} answered HTTP ${status}: ${detail}${hint ? `\n${hint}` : ''}`, {
       cause,
       status,
@@ -51,7 +55,8 @@ export function toCallError(
   }
   if (LoadAPIKeyError.isInstance(last)) {
     // The provider's own message names its variable and option, e.g. OPENAI_API_KEY and `apiKey`.
-    return new JudgeCallError(`${where} has no API key: ${scrubSecrets(last.message)}`, { cause })
+    // Every call of the run meets it: the provider's words are the advice, said once per run.
+    return new ConfigurationError(`${where} has no API key.`, { advice: scrubSecrets(last.message) })
   }
   if (UnsupportedFunctionalityError.isInstance(last)) {
     return new JudgeCallError(

@@ -1,5 +1,5 @@
 import { jsonReply, lastUserMessage, type OpenAIServer, startOpenAIServer } from '@judgetree/test-support'
-import { afterAll, beforeAll, beforeEach, describe, expect, expectTypeOf, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, expectTypeOf, it, onTestFinished, vi } from 'vitest'
 import {
   MEETING,
   meetingSummary,
@@ -118,6 +118,30 @@ describe('evaluate', () => {
       judgetree: 7 metrics, 2 passed, 1 failed, 4 errored, 5 skipped · 9 judge calls (0 cached) · 135 tokens · $0.0005
       "
     `)
+  })
+
+  it('says how to fix a problem of the environment once, however many measurements it failed', async () => {
+    // A judge with no API key: every measurement fails the same way, before any request.
+    vi.stubEnv('OPENAI_API_KEY', '')
+    vi.stubEnv('OPENAI_BASE_URL', '')
+    onTestFinished(() => {
+      vi.unstubAllEnvs()
+    })
+    const keyless = new OpenAIJudge({ model: 'gpt-4.1' })
+    const playful = new ConversationalDAGMetric({ name: 'Playful', dag: playfulChatbotDag(), model: keyless })
+    const stdout = sink()
+    const { results } = await evaluate(
+      ['a', 'b', 'c'].map((name) => conversation(`MARK-${name}`, name)),
+      [playful],
+      { stdout },
+    )
+    expect(results.map((entry) => entry.result.error?.code)).toEqual(Array(3).fill('CONFIGURATION_INVALID'))
+    const text = stdout.text()
+    expect(text.split('Set OPENAI_API_KEY').length).toBe(2)
+    expect(text).toContain('✗ case 2 "c" · Playful: error: ConversationalTaskNode')
+    expect(text).toMatch(
+      /has no API key\.\n\na problem of the environment failed 3 measurements; fix: Set OPENAI_API_KEY, /,
+    )
   })
 
   it('reports progress after every measurement and draws a bar only when asked or on a terminal', async () => {

@@ -1,3 +1,4 @@
+import { withoutAdvice } from '../errors.js'
 import type { ConversationalMetric, MetricResult, MetricUsage, SingleTurnMetric } from '../metric/types.js'
 import { addUsage, NO_USAGE } from '../metric/usage.js'
 import { formatScore } from '../trace/render.js'
@@ -111,6 +112,10 @@ export function renderEvaluationSummary(summary: EvaluationSummary, results: rea
   const problems = results.filter((entry) => !entry.result.success)
   if (problems.length > 0) lines.push('', ...problems.slice(0, MAX_LISTED).map(describeProblem))
   if (problems.length > MAX_LISTED) lines.push(`… and ${problems.length - MAX_LISTED} more`)
+  // A problem of the environment (no API key) fails every measurement the same way: how to fix it is said once.
+  for (const [advice, count] of environmentAdvice(problems)) {
+    lines.push('', `a problem of the environment failed ${formatCount(count)} measurements; fix: ${advice}`)
+  }
   if (summary.skipped > 0) {
     lines.push('', `${formatCount(summary.skipped)} pairs skipped: a metric only measures test cases of its kind.`)
   }
@@ -152,8 +157,21 @@ export function formatCount(count: number): string {
 function describeProblem({ index, testCase, result }: EvaluationResult): string {
   const name = (testCase as { name?: unknown } | null)?.name
   const label = `case ${index}${typeof name === 'string' && name !== '' ? ` "${name}"` : ''}`
-  if (result.error) return `✗ ${label} · ${result.name}: error: ${firstLine(result.error.message)}`
+  if (result.error) {
+    const { message, advice } = result.error
+    return `✗ ${label} · ${result.name}: error: ${firstLine(advice === undefined ? message : withoutAdvice(message, advice))}`
+  }
   return `✗ ${label} · ${result.name}: score ${formatScore(result.score)} < threshold ${formatScore(result.threshold)}`
+}
+
+/** Each advice of an environment problem among the failed measurements, with how many it failed, in order. */
+function environmentAdvice(problems: readonly EvaluationResult[]): Map<string, number> {
+  const counts = new Map<string, number>()
+  for (const { result } of problems) {
+    const advice = result.error?.advice
+    if (advice !== undefined) counts.set(advice, (counts.get(advice) ?? 0) + 1)
+  }
+  return counts
 }
 
 function firstLine(text: string): string {

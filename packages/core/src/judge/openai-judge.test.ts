@@ -551,6 +551,10 @@ describe('OpenAIJudge secrets', () => {
     expect(error).toMatchObject({ name: 'JudgeCallError', status: 401 })
     expect(error.message).toContain('Incorrect API key provided: Bearer sk-***')
     expect(error.message).toContain('OPENAI_API_KEY')
+    // A refused key is refused for every call of the run: how to fix it is advice, said once per run.
+    expect((error as JudgeCallError).advice).toBe(
+      'Check that OPENAI_API_KEY (or the apiKey option) holds a valid key for this server.',
+    )
     expect(error.cause).toBeInstanceOf(Error)
     expect(everythingSaid(error)).not.toContain('SECRET')
   })
@@ -594,6 +598,9 @@ describe('OpenAIJudge configuration', () => {
     expect(error).toBeInstanceOf(ConfigurationError)
     expect(error.message).toContain('OPENAI_API_KEY')
     expect(error.message).toContain('OPENAI_BASE_URL')
+    // Every test of the run would say it: the runners print the problem per test and this advice once per run.
+    expect(error.message).toMatch(/^The judge model "gpt-4\.1" has no API key\. Set OPENAI_API_KEY, /)
+    expect((error as ConfigurationError).advice).toMatch(/^Set OPENAI_API_KEY, .*as the metric’s model\.$/)
   })
 
   it('reads the model, key and base URL from the environment', async () => {
@@ -620,12 +627,12 @@ describe('OpenAIJudge configuration', () => {
   it('rejects a base URL that is not an http(s) URL when the judge is built, naming where it came from', () => {
     vi.stubEnv('OPENAI_BASE_URL', 'not a url')
     expect(() => new OpenAIJudge()).toThrow(
-      'Expected OPENAI_BASE_URL to be an http(s) URL of an OpenAI-compatible API root, such as ' +
-        '`http://localhost:11434/v1`; got "not a url".',
+      'OPENAI_BASE_URL is not an http(s) URL: got "not a url". Set OPENAI_BASE_URL to the API root of an ' +
+        'OpenAI-compatible server, such as `http://localhost:11434/v1`.',
     )
     // An explicit baseURL wins over the environment, and is checked itself.
     expect(() => new OpenAIJudge({ baseURL: 'http://127.0.0.1:1/v1' })).not.toThrow()
-    expect(() => new OpenAIJudge({ baseURL: 'ftp://example.com' })).toThrow('Expected baseURL to be an http(s) URL')
+    expect(() => new OpenAIJudge({ baseURL: 'ftp://example.com' })).toThrow('baseURL is not an http(s) URL')
     vi.unstubAllEnvs()
   })
 

@@ -263,16 +263,18 @@ export class OpenAIJudge implements JudgeModel {
         throw new ConfigurationError(
           `The API key for the judge model "${this.name}" (${options.apiKey === undefined ? 'OPENAI_API_KEY' : 'the apiKey option'}) ` +
             'contains a control character (a line break, tab or NUL inside it), so it cannot be sent in an HTTP ' +
-            'header. Check how it was copied or read from its file.',
+            'header.',
+          { advice: 'Check how it was copied or read from its file.' },
         )
       }
       if (baseURL !== undefined) checkBaseURL(baseURL, options.baseURL === undefined ? 'OPENAI_BASE_URL' : 'baseURL')
       if (secret === undefined && baseURL === undefined) {
-        throw new ConfigurationError(
-          `The judge model "${this.name}" has no API key. Set OPENAI_API_KEY, or set OPENAI_BASE_URL to a local ` +
-            'OpenAI-compatible server (any key, or none), or pass `apiKey` to OpenAIJudge, or pass your own judge ' +
-            '(any object implementing JudgeModel) as the metric’s model.',
-        )
+        throw new ConfigurationError(`The judge model "${this.name}" has no API key.`, {
+          advice:
+            'Set OPENAI_API_KEY, or set OPENAI_BASE_URL to a local OpenAI-compatible server (any key, or none), or ' +
+            'pass `apiKey` to OpenAIJudge, or pass your own judge (any object implementing JudgeModel) as the ' +
+            'metric’s model.',
+        })
       }
       try {
         client = new OpenAI({
@@ -495,6 +497,10 @@ export class OpenAIJudge implements JudgeModel {
       const status = error.status
       const detail = connection.scrub(error.message.replace(new RegExp(`^${status} `), ''))
       const hint = statusHint(status, detail, retries)
+      // A refused key is refused for every call of the run: its advice is said once per run (JudgetreeError.advice).
+      if (status === 401 && hint !== undefined) {
+        return new JudgeCallError(`${where} answered HTTP ${status}: ${detail}`, { cause, status, advice: hint })
+      }
       return new JudgeCallError(`${where} answered HTTP ${status}: ${detail}${hint ? `\n${hint}` : ''}`, {
         cause,
         status,

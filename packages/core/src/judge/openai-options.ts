@@ -91,9 +91,8 @@ export function checkBaseURL(baseURL: string, setting: string): void {
     url = undefined
   }
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new ConfigurationError(
-      `Expected ${setting} to be an http(s) URL of an OpenAI-compatible API root, such as ` +
-        `\`http://localhost:11434/v1\`; got ${JSON.stringify(scrubSecrets(baseURL))}.`,
-    )
+    throw new ConfigurationError(`${setting} is not an http(s) URL: got ${JSON.stringify(scrubSecrets(baseURL))}.`, {
+      advice: `Set ${setting} to the API root of an OpenAI-compatible server, such as \`http://localhost:11434/v1\`.`,
+    })
   }
 }

@@ -340,8 +340,8 @@ test('every bad input fails with a message that names what is wrong and how to f
       - give either criteria or evaluationSteps, not both: keep evaluationSteps to fix the steps yourself, or criteria to have them generated.",
       "GEval with overlapping rubric ranges": "ConfigurationError: Invalid options for GEval "G":
       - rubric ranges [0, 5] and [5, 10] overlap at 5; make each range end before the next one starts, e.g. [0, 3] and [4, 10].",
-      "OpenAIJudge base URL that is not a URL": "ConfigurationError: Expected baseURL to be an http(s) URL of an OpenAI-compatible API root, such as \`http://localhost:11434/v1\`; got "not a url".",
-      "OpenAIJudge base URL with another protocol": "ConfigurationError: Expected baseURL to be an http(s) URL of an OpenAI-compatible API root, such as \`http://localhost:11434/v1\`; got "ftp://example.com/v1".",
+      "OpenAIJudge base URL that is not a URL": "ConfigurationError: baseURL is not an http(s) URL: got "not a url". Set baseURL to the API root of an OpenAI-compatible server, such as \`http://localhost:11434/v1\`.",
+      "OpenAIJudge base URL with another protocol": "ConfigurationError: baseURL is not an http(s) URL: got "ftp://example.com/v1". Set baseURL to the API root of an OpenAI-compatible server, such as \`http://localhost:11434/v1\`.",
       "OpenAIJudge given null": "ConfigurationError: new OpenAIJudge(options) takes an options object (or nothing); got \`null\` (object).",
       "OpenAIJudge timeout of 0": "ConfigurationError: Expected OpenAIJudge's \`timeoutMs\` to be a whole number of milliseconds from 1 to 2147483647 (2^31−1, the longest timer Node can set, about 24.8 days), got \`0\` (number).",
       "OpenAIJudge timeout past the longest timer (2^31 ms)": "ConfigurationError: Expected OpenAIJudge's \`timeoutMs\` to be a whole number of milliseconds from 1 to 2147483647 (2^31−1, the longest timer Node can set, about 24.8 days), got \`2147483648\` (number).",

@@ -1,4 +1,5 @@
 import {
+  ConfigurationError,
   ConversationalBinaryJudgementNode,
   ConversationalDAGMetric,
   ConversationalVerdictNode,
@@ -128,6 +129,34 @@ describe('evaluateToPassMetric', () => {
         },
       })
     }
+  })
+
+  test('a problem of the environment: with the reporter in the run, its fix is left to the run summary', async () => {
+    const keyless: JudgeModel = {
+      name: 'keyless',
+      generate: () =>
+        Promise.reject(new ConfigurationError('The judge has no API key.', { advice: 'Set OPENAI_API_KEY.' })),
+    }
+    const node = 'ConversationalBinaryJudgementNode (criteria: "Is the assistant friendly?") failed: '
+    const reported = await evaluateToPassMetric(conversation, friendly(true, keyless), undefined, {
+      ...plain,
+      adviceAfterRun: true,
+    })
+    expect(reported.message()).not.toContain('Set OPENAI_API_KEY.')
+    expect(reported.message().split('\n')[1]).toBe(
+      `error: ${node}The judge has no API key. (how to fix it is printed once, at the end of the run)`,
+    )
+    expect(reported.record?.text).toBe(reported.message())
+    // The record keeps the whole message, and the advice on its own, for the reporter and the JSON report.
+    expect(reported.record?.error).toEqual({
+      name: 'ConfigurationError',
+      code: 'CONFIGURATION_INVALID',
+      message: `${node}The judge has no API key. Set OPENAI_API_KEY.`,
+      advice: 'Set OPENAI_API_KEY.',
+    })
+    // Without the reporter nobody would print it later: the test's own message says it all.
+    const alone = await evaluateToPassMetric(conversation, friendly(true, keyless), undefined, plain)
+    expect(alone.message().split('\n')[1]).toBe(`error: ${node}The judge has no API key. Set OPENAI_API_KEY.`)
   })
 
   test('a metric that throws becomes an error result, not a crash', async () => {

@@ -10,12 +10,13 @@ import {
   type TrialAggregate,
   toJudgetreeError,
   trialsSummary,
+  withoutAdvice,
   withThreshold,
 } from '@judgetree/core'
 import { closestName } from '@judgetree/core/runtime'
 import { describeValue } from './describe-value.js'
 import { anySignal } from './pending.js'
-import { ASSERTION_REJECTED, type JudgetreeRecord, toPlainResult } from './record.js'
+import { ASSERTION_REJECTED, adviceOf, type JudgetreeRecord, toPlainResult } from './record.js'
 
 /** Options of `toPassMetric(metric, options)`. */
 export interface ToPassMetricOptions {
@@ -50,6 +51,12 @@ export interface EvaluationContext {
   readonly signal?: AbortSignal | undefined
   /** Which of its test's `toPassMetric` calls this is, from 1, counted when the matcher was called. */
   readonly assertion: number
+  /**
+   * True when the judgetree reporter runs and prints, once after the run, how to fix each problem of the
+   * environment (no API key, a refused key): the evaluation's own text then leaves that advice out, so a run of
+   * 100 tests without a key does not say the same paragraph 100 times.
+   */
+  readonly adviceAfterRun?: boolean | undefined
 }
 
 /** The matcher's answer to the runner, plus the record reporters receive (none when nothing was measured). */
@@ -84,9 +91,11 @@ export async function evaluateToPassMetric(
   // For trials, each trial is judged against the assertion's threshold again, and so is their aggregate.
   const judged: MetricResult = withThreshold(result, threshold)
   const success = judged.success
-  const text = renderResult(judged)
+  const plain = toPlainResult(judged)
+  const advice = context.adviceAfterRun === true ? adviceOf(plain) : undefined
+  const text = advice === undefined ? renderResult(judged) : withoutRepeatedAdvice(renderResult(judged), advice)
   const record: JudgetreeRecord = {
-    ...toPlainResult(judged),
+    ...plain,
     metricThreshold: result.threshold,
     assertion: context.assertion,
     negated: context.isNot,
@@ -117,6 +126,17 @@ export async function evaluateToPassMetric(
     : record.summary
   const message = [first, ...lines].join('\n')
   return { pass: success, message: () => message, record }
+}
+
+/**
+ * An evaluation's text without the advice that the reporter prints once after the run; its error line says so.
+ * The record's `error.message` keeps the whole message, for the JSON report.
+ */
+function withoutRepeatedAdvice(text: string, advice: string): string {
+  const lines = withoutAdvice(text, advice).split('\n')
+  const at = lines.findIndex((line) => line.startsWith('error: '))
+  if (at !== -1) lines[at] = `${lines[at]} (how to fix it is printed once, at the end of the run)`
+  return lines.join('\n')
 }
 
 /** The record of an assertion rejected before measuring: reports list it with the failed ones, and say why. */

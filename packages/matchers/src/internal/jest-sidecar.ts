@@ -21,12 +21,18 @@ export interface SidecarLine {
 
 /** Appends an evaluation to this worker's sidecar file; does nothing when the judgetree reporter is not in use. */
 export function appendSidecarLine(line: SidecarLine): void {
-  const directory = process.env[SIDECAR_DIR_ENV]
-  if (!directory) return
+  const directory = sidecarDirectory()
+  if (directory === undefined) return
   mkdirSync(directory, { recursive: true })
   // One file per process: appends from several processes to one file could interleave.
   const file = join(directory, `worker-${process.env.JEST_WORKER_ID ?? '1'}-${process.pid}.jsonl`)
   appendFileSync(file, `${JSON.stringify(line)}\n`)
+}
+
+/** Where this worker's evaluations go; undefined when the judgetree reporter is not in the run. */
+export function sidecarDirectory(): string | undefined {
+  const directory = process.env[SIDECAR_DIR_ENV]
+  return directory ? directory : undefined
 }
 
 /** Every evaluation the workers recorded, grouped by test file and test name. */

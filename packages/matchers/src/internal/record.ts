@@ -7,6 +7,11 @@ export interface PlainError {
   /** A judgetree error code such as `JUDGE_CALL_FAILED`. */
   readonly code: string
   readonly message: string
+  /**
+   * For a problem of the run's environment (no API key, a refused key): how to fix it, the end of `message`.
+   * Reports say it once per run, and each evaluation's text leaves it out (see JudgetreeError.advice).
+   */
+  readonly advice?: string | undefined
 }
 
 /** {@link MetricUsage} as JSON: an unknown cost is `null`. */
@@ -142,7 +147,16 @@ export function toPlainResult(result: MetricResult): PlainMetricResult {
 }
 
 function plainError(error: MetricResult['error']): PlainError | null {
-  return error ? { name: error.name, code: error.code, message: error.message } : null
+  if (!error) return null
+  const plain = { name: error.name, code: error.code, message: error.message }
+  // Duck-typed: a metric may carry an error of another copy of core.
+  const advice: unknown = (error as { advice?: unknown }).advice
+  return typeof advice === 'string' && advice !== '' ? { ...plain, advice } : plain
+}
+
+/** The advice of an environment problem in a record: its error's, or its first trial's that has one. */
+export function adviceOf(record: PlainMetricResult): string | undefined {
+  return record.error?.advice ?? record.trials?.find((trial) => trial.error?.advice !== undefined)?.error?.advice
 }
 
 function plainTrace(trace: MetricTrace): PlainTrace {

@@ -1,4 +1,5 @@
-import { startCoordinator } from '@judgetree/core/runtime'
+import { ConfigurationError } from '@judgetree/core'
+import { checkEnvironment, startCoordinator } from '@judgetree/core/runtime'
 import type { CoordinatorLimits } from './install-options.js'
 
 /** The variable through which every process of a run finds its coordinator; core's default runtime reads it. */
@@ -21,9 +22,19 @@ export function coordinatorUrlFromEnv(): string | undefined {
 
 /**
  * The run's coordinator: the one JUDGETREE_COORDINATOR_URL already names (another project of this run, or the
- * user's own), else a new one with these limits, whose URL is then set in JUDGETREE_COORDINATOR_URL.
+ * user's own), else a new one with these limits, whose URL is then set in JUDGETREE_COORDINATOR_URL. Checks the
+ * JUDGETREE_* variables first (see checkEnvironment).
  */
 export async function useRunCoordinator(limits: CoordinatorLimits = {}): Promise<RunCoordinator> {
+  // Both runners' global setups come here before any test starts: a malformed JUDGETREE_* variable stops the run
+  // with one message, instead of failing every test file (or every test) with the same one.
+  try {
+    checkEnvironment()
+  } catch (error) {
+    // What to fix is all in the message; a stack would only point into judgetree and the runner.
+    if (error instanceof ConfigurationError) error.stack = `${error.name}: ${error.message}`
+    throw error
+  }
   const existing = coordinatorUrlFromEnv()
   if (existing !== undefined) return { url: existing, started: false, close: async () => {} }
   // Only the limits that were given: a missing one is read from JUDGETREE_CONCURRENCY / JUDGETREE_RPM.

@@ -250,6 +250,50 @@ describe('run summary', () => {
     `)
   })
 
+  test('a problem of the environment is said once for the run, with its fix, however many evaluations it failed', () => {
+    const keyless = (node: string) =>
+      record({
+        success: false,
+        assertionPassed: false,
+        score: 0,
+        reason: null,
+        error: {
+          name: 'ConfigurationError',
+          code: 'CONFIGURATION_INVALID',
+          message: `${node} failed: The judge model "gpt-4.1" has no API key. Set OPENAI_API_KEY.`,
+          advice: 'Set OPENAI_API_KEY.',
+        },
+        summary: 'ERROR Playful Chatbot: no score (threshold 0.7) · judge gpt-4.1',
+        text: 'ERROR Playful Chatbot: no score (threshold 0.7) · judge gpt-4.1\nerror: … has no API key. (how to fix it …)',
+      })
+    const report = buildReport('vitest', [
+      { project: '', file: 'tests/a.test.ts', name: 'one', state: 'failed', evaluations: [keyless('Task "Tone"')] },
+      { project: '', file: 'tests/a.test.ts', name: 'two', state: 'failed', evaluations: [keyless('Task "Tone"')] },
+      { project: '', file: 'tests/b.test.ts', name: 'three', state: 'failed', evaluations: [keyless('Judgement "Q"')] },
+      { project: '', file: 'tests/b.test.ts', name: 'down', state: 'failed', evaluations: [errored] },
+    ])
+    const output = renderRunOutput(report)
+    expect(output.split('Set OPENAI_API_KEY.')).toHaveLength(2)
+    expect(output.split('\n').slice(0, 10)).toEqual([
+      'judgetree: 4 failed evaluations',
+      '  ✗ tests/a.test.ts > one · Playful Chatbot: error CONFIGURATION_INVALID, a problem of the environment (below)',
+      '  ✗ tests/a.test.ts > two · Playful Chatbot: error CONFIGURATION_INVALID, a problem of the environment (below)',
+      '  ✗ tests/b.test.ts > three · Playful Chatbot: error CONFIGURATION_INVALID, a problem of the environment (below)',
+      '  ✗ tests/b.test.ts > down · Playful Chatbot: error JUDGE_CALL_FAILED: down',
+      '',
+      'judgetree: a problem of the environment failed 3 evaluations (CONFIGURATION_INVALID):',
+      '  Task "Tone" failed: The judge model "gpt-4.1" has no API key.',
+      '  fix: Set OPENAI_API_KEY.',
+      '',
+    ])
+    const markdown = renderMarkdown(report)
+    expect(markdown.split('Set OPENAI_API_KEY.')).toHaveLength(2)
+    expect(markdown).toContain(
+      '**a problem of the environment failed 3 evaluations (CONFIGURATION_INVALID):**\n\n```text\n' +
+        'Task "Tone" failed: The judge model "gpt-4.1" has no API key.\nfix: Set OPENAI_API_KEY.\n```',
+    )
+  })
+
   test('a trials evaluation shows how many trials passed and their range in the table', () => {
     const trial = (score: number, success: boolean, index: number) => ({
       trial: index + 1,

@@ -1,5 +1,6 @@
+import { withoutAdvice } from '@judgetree/core'
 import type { JudgetreeReportBaseline } from './publish-baseline.js'
-import { ASSERTION_REJECTED, type JudgetreeRecord } from './record.js'
+import { ASSERTION_REJECTED, adviceOf, type JudgetreeRecord } from './record.js'
 
 /** One test that ran `toPassMetric` at least once. */
 export interface JudgetreeReportTest {
@@ -155,8 +156,45 @@ export function renderRunOutput(report: JudgetreeReport, notes: readonly string[
     for (const { test, record } of failed) lines.push(`  ✗ ${testTitle(test)} · ${failureLine(record)}`)
     lines.push('')
   }
+  for (const problem of environmentProblems(report)) {
+    lines.push(`judgetree: ${problemHeading(problem)}`, `  ${problem.message}`, `  fix: ${problem.advice}`, '')
+  }
   lines.push(...notes, renderSummaryText(report.summary))
   return lines.join('\n')
+}
+
+/** A problem of the run's environment (no API key, a refused key) and the evaluations it failed. */
+interface EnvironmentProblem {
+  /** The first failed evaluation's error message, without the advice. */
+  readonly message: string
+  readonly code: string
+  readonly advice: string
+  readonly evaluations: number
+}
+
+/**
+ * The problems of the environment that failed evaluations, each once, in the order of the first evaluation they
+ * failed: every test without an API key fails with the same one, and how to fix it is said here only.
+ */
+export function environmentProblems(report: JudgetreeReport): EnvironmentProblem[] {
+  const byAdvice = new Map<string, EnvironmentProblem>()
+  for (const { record } of failedEvaluations(report)) {
+    const advice = adviceOf(record)
+    if (advice === undefined) continue
+    const known = byAdvice.get(advice)
+    if (known !== undefined) {
+      byAdvice.set(advice, { ...known, evaluations: known.evaluations + 1 })
+      continue
+    }
+    const error = record.error ?? record.trials?.find((trial) => trial.error?.advice === advice)?.error
+    const message = shorten(withoutAdvice(error?.message ?? '', advice), 400)
+    byAdvice.set(advice, { message, code: error?.code ?? '', advice, evaluations: 1 })
+  }
+  return [...byAdvice.values()]
+}
+
+function problemHeading(problem: EnvironmentProblem): string {
+  return `a problem of the environment failed ${plural(problem.evaluations, 'evaluation')} (${problem.code}):`
 }
 
 /**
@@ -166,7 +204,12 @@ export function renderRunOutput(report: JudgetreeReport, notes: readonly string[
  */
 export function failureLine(record: JudgetreeRecord): string {
   const name = record.negated ? `${record.name} (.not)` : record.name
-  if (record.error) return `${name}: error ${record.error.code}: ${shorten(record.error.message)}`
+  if (record.error) {
+    // An environment problem is said once, below the list, for all the evaluations it failed.
+    if (record.error.advice !== undefined)
+      return `${name}: error ${record.error.code}, a problem of the environment (below)`
+    return `${name}: error ${record.error.code}: ${shorten(record.error.message)}`
+  }
   const comparison = record.negated
     ? `score ${scoreCell(record)} ≥ threshold ${record.threshold}, expected to fail`
     : `score ${scoreCell(record)} < threshold ${record.threshold}`
@@ -215,6 +258,17 @@ export function renderMarkdown(report: JudgetreeReport, maxRows = 100): string {
     }
     if (all.length > maxRows) lines.push('', `…and ${all.length - maxRows} more in the JSON report.`)
     lines.push('')
+  }
+  for (const problem of environmentProblems(report)) {
+    lines.push(
+      `**${escapeHtml(problemHeading(problem))}**`,
+      '',
+      '```text',
+      problem.message,
+      `fix: ${problem.advice}`,
+      '```',
+      '',
+    )
   }
   for (const { test, record } of failedEvaluations(report)) {
     lines.push(

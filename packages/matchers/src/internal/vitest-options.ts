@@ -15,4 +15,9 @@ export interface ProvidedOptions extends CoordinatorLimits {
    * images is being made (the HTML reporter, the UI, or a blob report that may be merged into HTML later).
    */
   readonly pictures?: boolean | undefined
+  /**
+   * The judgetree reporter is in the run: it prints how to fix each problem of the environment (no API key) once
+   * after the run, so the failed tests need not each repeat it.
+   */
+  readonly reporter?: boolean | undefined
 }

@@ -28,6 +28,14 @@ export interface AnnotationAttachment {
 export const META_KEY = 'judgetree'
 
 /**
+ * The type of judgetree's annotations, for every verdict: JUnit writes it as the property's name
+ * (`<property name="judgetree" value="FAIL …">`), the terminal as the group's title, and GitHub Actions turns a
+ * type of its own into a notice titled `judgetree`. Not `error`: a metric that scored below its threshold is a
+ * failure, not an error, and the failed test already carries GitHub's error annotation.
+ */
+export const ANNOTATION_TYPE = 'judgetree'
+
+/**
  * Puts an evaluation on its test: the structured record in `meta.judgetree`; the readable text under a
  * top-level `judgetree: <metric>` key (with ` (n)` after it for the test's n-th `toPassMetric` call, n > 1),
  * which the HTML report and UI print as-is in a `<pre>`, layout intact; and, for a failed assertion (for every
@@ -49,7 +57,9 @@ export async function attachRecord(
   // A test that already finished (its assertion was not awaited) can no longer be annotated.
   if (test.result?.state !== 'run' || typeof test.context?.annotate !== 'function') return
   if (record.assertionPassed && !options.annotatePassing) return
-  const type = record.assertionPassed ? 'notice' : 'error'
+  // A problem of the environment (no API key) is in the failure, and its fix is printed once after the run.
+  if (record.error?.advice !== undefined && options.reporter === true) return
+  const type = ANNOTATION_TYPE
   // The summary line and the reason (or error): the failure message already carries the tree, and every reporter
   // that shows annotations shows that message too; the full text stays in the meta and the JSON report.
   const brief = record.text.split('\n').slice(0, 2).join('\n')

@@ -5,7 +5,7 @@ import { afterEach, expect } from '@jest/globals'
 import { checkAgreement } from '../internal/agreement.js'
 import { evaluateToPassMetric, type MatcherColours } from '../internal/evaluate.js'
 import { JEST_PROJECT_GLOBAL } from '../internal/jest-globals.js'
-import { appendSidecarLine } from '../internal/jest-sidecar.js'
+import { appendSidecarLine, sidecarDirectory } from '../internal/jest-sidecar.js'
 import { callSiteOf, PendingAssertions } from '../internal/pending.js'
 import { withSource } from '../internal/record.js'
 
@@ -49,6 +49,8 @@ async function toPassMetric(this: MatcherThis, received: unknown, metric: unknow
       utils: this.utils,
       signal: running?.signal,
       assertion,
+      // The judgetree reporter names the sidecar directory: it prints how to fix an environment problem once.
+      adviceAfterRun: sidecarDirectory() !== undefined,
     })
     if (outcome.record !== undefined) {
       const record = withSource(outcome.record, callSite, process.cwd())

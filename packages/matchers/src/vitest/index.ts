@@ -14,7 +14,7 @@ export interface JudgetreePluginOptions {
   /** Add the judgetree reporter (with these options), or `false` to leave the reporters alone. @default true */
   reporter?: boolean | JudgetreeReporterOptions | undefined
   /**
-   * Annotate passing evaluations too (as `notice`), not only failed ones (as `error`), so the HTML report and the
+   * Annotate passing evaluations too, not only failed ones (annotations of type `judgetree`), so the HTML report and the
    * UI show every evaluation's score line and picture. On by default only when such a report is made (the `html`
    * or `blob` reporter, or the UI), because GitHub Actions shows at most 10 notices per step.
    * @default true with the html or blob reporter or the UI, else false
@@ -89,12 +89,17 @@ export function judgetree(options: JudgetreePluginOptions = {}): Plugin {
       if (!globalSetup.includes(GLOBAL_SETUP_FILE)) config.globalSetup = [...globalSetup, GLOBAL_SETUP_FILE]
       if (config.testTimeout === VITEST_DEFAULT_TIMEOUT && !explicitDefaultTimeout) config.testTimeout = timeout
       // The global setup reads the limits from here (`project.getProvidedContext()`).
-      const pictures = showsPictures(vitest.config)
-      const provided: ProvidedOptions = { annotatePassing: options.annotatePassing ?? pictures, pictures, ...limits }
-      ;(project.provide as (key: string, value: unknown) => void)(PROVIDED_OPTIONS_KEY, provided)
       if (reporterOptions !== undefined && !hasJudgetreeReporter(vitest.config.reporters)) {
         vitest.config.reporters.push([REPORTER_FILE, { ...reporterOptions }])
       }
+      const pictures = showsPictures(vitest.config)
+      const provided: ProvidedOptions = {
+        annotatePassing: options.annotatePassing ?? pictures,
+        pictures,
+        reporter: hasJudgetreeReporter(vitest.config.reporters),
+        ...limits,
+      }
+      ;(project.provide as (key: string, value: unknown) => void)(PROVIDED_OPTIONS_KEY, provided)
     },
   }
 }

@@ -44,6 +44,7 @@ async function toPassMetric(this: MatcherThis, received: unknown, metric: unknow
       utils: this.utils,
       signal: running.signal,
       assertion,
+      adviceAfterRun: options.reporter === true,
     })
     const record = outcome.record === undefined ? undefined : withSource(outcome.record, callSite, process.cwd())
     if (test !== undefined && record !== undefined) {

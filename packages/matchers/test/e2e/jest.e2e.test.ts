@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { environmentSuite } from './support/environment-suite.js'
 import { type LatencyServer, startLatencyServer } from './support/limit-server.js'
 import { evaluationsOf, readReport } from './support/reports.js'
 import { fixture, type RunResult, runJest, runTsc, scratchDir } from './support/runner.js'
@@ -380,3 +381,5 @@ test('types: the fixture type-checks with @jest/globals and with the global expe
 }, 60_000)
 
 trialsSuite((env) => runJest('jest-trials', [], env))
+
+environmentSuite((env) => runJest('jest-environment', [], env))

@@ -81,7 +81,7 @@ describe('one copy of the tree per terminal', () => {
            11| })
            12|
 
-       ❯ tests/chatbot.test.ts:10:3 error
+       ❯ tests/chatbot.test.ts:10:3 judgetree
          ↳ FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge gpt-4.1
       reason: The walk scored 0.3. “Playful?” → false: A bare number is not playful.
 

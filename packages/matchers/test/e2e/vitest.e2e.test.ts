@@ -13,6 +13,7 @@ import {
   unicodeEscaped,
 } from '@judgetree/test-support'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { environmentSuite } from './support/environment-suite.js'
 import { type LatencyServer, startLatencyServer } from './support/limit-server.js'
 import { evaluationsOf, type JUnitCase, junitCase, readJUnit, readReport } from './support/reports.js'
 import { fixture, majorVersion, type RunResult, runTsc, runVitest, scratchDir } from './support/runner.js'
@@ -113,7 +114,9 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
 
   test('a failing metric is annotated on its test with its one-line summary, which JUnit keeps as a property', () => {
     const failed = junitCase(junit, 'playful chatbot > fails a flat conversation')
-    const annotation = failed.properties.find((property) => property.name === 'error')
+    // Named for judgetree, not `error`: a metric below its threshold is a failure, not an error.
+    expect(failed.properties.map((property) => property.name)).toEqual(['judgetree'])
+    const annotation = failed.properties.find((property) => property.name === 'judgetree')
     expect(annotation?.value).toContain('FAIL Playful Chatbot: score 0.3 (threshold 0.7)')
     expect(annotation?.value).toMatch(/\nreason: The walk scored 0\.3\./)
     // The tree is in the failure body once, not in the annotation again.
@@ -124,9 +127,12 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
     expect(passed.properties).toEqual([])
   })
 
-  test('GitHub Actions gets an error annotation at the expect line (the matcher file on Vitest 3.2)', () => {
-    // Test errors carry a title=; annotations do not.
-    const annotations = run.stdout.split('\n').filter((line) => line.startsWith('::error ') && !line.includes('title='))
+  test('GitHub Actions gets a notice titled judgetree at the expect line (the matcher file on Vitest 3.2)', () => {
+    // The failed test has its own ::error; the evaluation's summary is a notice beside it, not a second error.
+    const annotations = run.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('::notice ') && line.includes('title=judgetree'))
+    expect(run.stdout.split('\n').filter((line) => line.startsWith('::error ') && !line.includes('title='))).toEqual([])
     const annotation =
       VERSION >= 4
         ? annotations.find((line) => /file=[^,]*tests\/conversation\.test\.ts,line=12,/.test(line))
@@ -227,7 +233,7 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
     expect(run.output).not.toContain('Cannot annotate')
     const report = readReport(reportFile)
     if (BINDS_CONCURRENT_TESTS) {
-      expect(slow.properties.map((property) => property.name)).toEqual(['error'])
+      expect(slow.properties.map((property) => property.name)).toEqual(['judgetree'])
       expect(evaluationsOf(report, 'A slow, failing').map((record) => record.score)).toEqual([0.3])
       expect(evaluationsOf(report, 'B fast, passing').map((record) => record.score)).toEqual([0.9])
     } else {
@@ -472,10 +478,10 @@ describe('inline test.projects with the plugin at the root, run with --reporter=
     })
   })
 
-  test('annotatePassing: true annotates passing evaluations as notices', () => {
+  test('annotatePassing: true annotates passing evaluations too', () => {
     const passed = junitCase(readJUnit(join(scratch, 'junit.xml')), 'the plugin raised the timeout to 60 s')
     expect(passed.failure).toBeUndefined()
-    expect(passed.properties.map((property) => property.name)).toEqual(['notice'])
+    expect(passed.properties.map((property) => property.name)).toEqual(['judgetree'])
     expect(passed.properties[0]?.value).toMatch(/^PASS Playful Chatbot: score 0\.9 \(threshold 0\.7\)/)
   })
 
@@ -554,7 +560,7 @@ describe('vitest --shard=i/2 --reporter=blob, then --merge-reports', () => {
     const junit = readJUnit(join(scratch, 'merged.xml'))
     const failed = junitCase(junit, 'playful chatbot > fails a flat conversation')
     expect(failed.failure).toContain('└─ ● false → 3  ◀ score 0.3')
-    expect(failed.properties.find((property) => property.name === 'error')?.value).toMatch(
+    expect(failed.properties.find((property) => property.name === 'judgetree')?.value).toMatch(
       /^FAIL Playful Chatbot: score 0\.3 .*\nreason: /,
     )
     expect(failed.failure).toContain('└─ ● false → 3  ◀ score 0.3')
@@ -654,3 +660,13 @@ test('types: tsc on the fixtures with the judgetree types for this Vitest versio
 }, 60_000)
 
 trialsSuite((env) => runVitest('vitest-trials', ['run'], env))
+
+environmentSuite(
+  (env, junitFile) =>
+    runVitest(
+      'vitest-environment',
+      ['run', '--reporter=default', '--reporter=junit', `--outputFile.junit=${junitFile}`],
+      env,
+    ),
+  { junit: true },
+)

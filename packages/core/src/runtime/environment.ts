@@ -1,0 +1,31 @@
+import { ConfigurationError } from '../errors.js'
+import { envCacheMode, envConcurrency, envRequestsPerMinute } from './limits.js'
+
+/**
+ * Checks, all at once, the `JUDGETREE_*` variables that every judge call of a run reads (JUDGETREE_CACHE,
+ * JUDGETREE_CONCURRENCY, JUDGETREE_RPM). The runners' global setups call it before any test starts, so a
+ * malformed value stops the run with one message naming every bad variable, instead of failing each test file.
+ * Judge settings (OPENAI_API_KEY, OPENAI_BASE_URL) are not checked here: a run whose metrics use another judge, or
+ * replay a recorded cache, does not need them; a judge reports them in each evaluation, and the reporter says how
+ * to fix them once per run.
+ *
+ * @throws ConfigurationError listing each malformed variable with what it expects.
+ */
+export function checkEnvironment(): void {
+  const problems: string[] = []
+  for (const read of [envCacheMode, envConcurrency, envRequestsPerMinute]) {
+    try {
+      read()
+    } catch (error) {
+      if (!(error instanceof ConfigurationError)) throw error
+      problems.push(error.message)
+    }
+  }
+  if (problems.length === 0) return
+  if (problems.length === 1) {
+    throw new ConfigurationError(`${problems[0]} Fix it, or unset it for the default.`)
+  }
+  throw new ConfigurationError(
+    `${problems.length} environment variables are malformed; fix them, or unset them for their defaults:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`,
+  )
+}
