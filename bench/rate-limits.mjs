@@ -51,7 +51,7 @@ const result = {
   testsPassed: tests.numPassedTests,
   testsFailed: tests.numFailedTests,
   evaluationsErrored: run.report?.summary?.errored,
-  summaryLine: run.output.split('\n').find((line) => line.startsWith('judgetree: ') && line.includes('metric')),
+  summaryLine: run.output.split('\n').find((line) => /^judgetree: \d+ evaluations?, /.test(line)),
   exitCode: run.exitCode,
 }
 if (result.testsPassed !== calls) {

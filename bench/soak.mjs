@@ -88,7 +88,7 @@ const result = {
     summary: run.report?.summary,
     errorKinds,
   },
-  summaryLine: run.output.split('\n').find((line) => line.startsWith('judgetree: ') && line.includes('metric')),
+  summaryLine: run.output.split('\n').find((line) => /^judgetree: \d+ evaluations?, /.test(line)),
   server: { requests: server.log.length, outcomes: count(server.log.map((entry) => entry.outcome)) },
   cache: {
     files: cacheFiles.length,

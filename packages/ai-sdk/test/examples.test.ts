@@ -76,10 +76,10 @@ test('the playful-chatbot, meeting-summary and G-Eval examples pass through aiSd
   expect(new Set(server.requests.map((request) => request.body.model))).toEqual(new Set(['gpt-4.1']))
   expect(server.requests.every((request) => request.headers.authorization === `Bearer ${API_KEY}`)).toBe(true)
   expect(output).not.toContain(API_KEY)
-  // The judgetree reporter's summary: as offline, the .not.toPassMetric test's metric counts as failed, and the G-Eval
+  // The judgetree reporter's summary: as offline, the .not.toPassMetric test's evaluation counts as failed, and the G-Eval
   // steps are generated once for both answers; tokens and cost are the server's usage priced as gpt-4.1.
   expect(output).toContain(
-    'judgetree: 5 metrics, 4 passed, 1 failed (1 expected by .not), 0 errored · 13 judge calls (1 cached) · 180 tokens · $0.0007',
+    'judgetree: 5 evaluations, 4 passed, 1 failed (1 expected by .not), 0 errored · 13 judge calls (1 cached) · 180 tokens · $0.0007',
   )
 }, 120_000)
 
@@ -108,9 +108,9 @@ async function outcomes(): Promise<unknown> {
     summary: Record<string, number>
     tests: ReportTest[]
   }
-  const { metrics, passed, failed, expectedFailures, errored, judgeCalls, cachedCalls } = report.summary
+  const { evaluations, passed, failed, expectedFailures, errored, judgeCalls, cachedCalls } = report.summary
   return {
-    summary: { metrics, passed, failed, expectedFailures, errored, judgeCalls, cachedCalls },
+    summary: { evaluations, passed, failed, expectedFailures, errored, judgeCalls, cachedCalls },
     tests: report.tests.map((test) => ({
       test: `${test.file} > ${test.name}: ${test.state}`,
       evaluations: test.evaluations.map((evaluation) => ({
@@ -136,7 +136,9 @@ test('every example file gives the same scores, verdicts and paths through aiSdk
   expect(offline.output).toContain('the judge is SCRIPTED')
   const expected = await outcomes()
   // All 8 files: 14 evaluations, 11 passing, 2 failing under .not and the one failing on purpose.
-  expect(expected).toMatchObject({ summary: { metrics: 14, passed: 11, failed: 3, expectedFailures: 2, errored: 0 } })
+  expect(expected).toMatchObject({
+    summary: { evaluations: 14, passed: 11, failed: 3, expectedFailures: 2, errored: 0 },
+  })
 
   await rm(`${exampleDir}.judgetree/report.json`, { force: true })
   // Each example's offline answers, served by a server in the test worker: every call crosses the AI SDK and HTTP.

@@ -296,6 +296,13 @@ describe('rate limits in the public types (issue 15)', () => {
   })
 })
 
+describe('evaluate() summary (issue 16)', () => {
+  test('counts evaluations, and still has the deprecated metrics count', () => {
+    expectTypeOf<import('./index.js').EvaluationSummary['evaluations']>().toEqualTypeOf<number>()
+    expectTypeOf<import('./index.js').EvaluationSummary['metrics']>().toEqualTypeOf<number>()
+  })
+})
+
 describe('judges and the cache key', () => {
   test('OpenAIJudge takes a cacheNamespace and names its endpoint apart from its cache identity', () => {
     expectTypeOf<OpenAIJudgeOptions['cacheNamespace']>().toEqualTypeOf<string | undefined>()

@@ -89,6 +89,7 @@ describe('evaluate', () => {
     )
     expect(results[1]?.result.error?.code).toBe('METRIC_FAILED')
     expect(summary).toMatchObject({
+      evaluations: 7,
       metrics: 7,
       passed: 2,
       failed: 1,
@@ -115,7 +116,7 @@ describe('evaluate', () => {
 
       5 pairs skipped: a metric only measures test cases of its kind.
 
-      judgetree: 7 metrics, 2 passed, 1 failed, 4 errored, 5 skipped · 9 judge calls (0 cached) · 135 tokens · $0.0005
+      judgetree: 7 evaluations, 2 passed, 1 failed, 4 errored, 5 skipped · 9 judge calls (0 cached) · 135 tokens · $0.0005
       "
     `)
   })

@@ -52,7 +52,7 @@ describe('evaluate({ outputFile })', () => {
     expect(lines.join('')).toContain(`judgetree: report in ${outputFile} and ${htmlFile}`)
 
     const json = JSON.parse(readFileSync(outputFile, 'utf8'))
-    expect(json.summary).toMatchObject({ metrics: 4, passed: 1, failed: 1, errored: 2 })
+    expect(json.summary).toMatchObject({ evaluations: 4, metrics: 4, passed: 1, failed: 1, errored: 2 })
     expect(json.results.map((entry: { metric: string; result: { score: number } }) => entry.metric)).toEqual([
       'Playful',
       'Crasher',

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { type EvaluationSummary, formatCost, formatCount, renderEvaluationLine } from './summary.js'
 
 const summary: EvaluationSummary = {
+  evaluations: 12,
   metrics: 12,
   passed: 10,
   failed: 1,
@@ -19,22 +20,31 @@ const summary: EvaluationSummary = {
 describe('evaluation summary line', () => {
   it('reads as one line of totals', () => {
     expect(renderEvaluationLine(summary)).toBe(
-      'judgetree: 12 metrics, 10 passed, 1 failed, 1 errored · 37 judge calls (5 cached) · 12,345 tokens · $0.0123',
+      'judgetree: 12 evaluations, 10 passed, 1 failed, 1 errored · 37 judge calls (5 cached) · 12,345 tokens · $0.0123',
     )
   })
 
   it('mentions skipped pairs and an unknown cost', () => {
     expect(renderEvaluationLine({ ...summary, skipped: 3, costUsd: undefined })).toBe(
-      'judgetree: 12 metrics, 10 passed, 1 failed, 1 errored, 3 skipped · 37 judge calls (5 cached) · 12,345 tokens · cost unknown',
+      'judgetree: 12 evaluations, 10 passed, 1 failed, 1 errored, 3 skipped · 37 judge calls (5 cached) · 12,345 tokens · cost unknown',
     )
   })
 
   it('says once what the rate limits did, and only when a 429 came', () => {
     expect(renderEvaluationLine({ ...summary, rateLimits: { rateLimited: 12, concurrency: 6 } })).toBe(
-      'judgetree: 12 metrics, 10 passed, 1 failed, 1 errored · 37 judge calls (5 cached) · 12,345 tokens · $0.0123 · rate-limited 12 times; concurrency settled at 6',
+      'judgetree: 12 evaluations, 10 passed, 1 failed, 1 errored · 37 judge calls (5 cached) · 12,345 tokens · $0.0123 · rate-limited 12 times; concurrency settled at 6',
     )
     expect(renderEvaluationLine({ ...summary, rateLimits: { rateLimited: 1, concurrency: 2 } })).toMatch(
       / · rate-limited once; concurrency settled at 2$/,
+    )
+  })
+
+  it('counts evaluations, one per (test case, metric) pair, in the singular for one', () => {
+    expect(renderEvaluationLine({ ...summary, evaluations: 1, metrics: 1, passed: 1, failed: 0, errored: 0 })).toMatch(
+      /^judgetree: 1 evaluation, 1 passed, 0 failed, 0 errored · /,
+    )
+    expect(renderEvaluationLine({ ...summary, evaluations: 1234, metrics: 1234 })).toMatch(
+      /^judgetree: 1,234 evaluations, /,
     )
   })
 

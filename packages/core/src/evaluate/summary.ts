@@ -29,7 +29,15 @@ export interface MetricSummary {
 
 /** Totals of an evaluate() run. */
 export interface EvaluationSummary {
-  /** Measurements made: (test case, metric) pairs whose kinds match. */
+  /**
+   * Evaluations made: one per (test case, metric) pair whose kinds match, so 5 metrics over 13 test cases are up
+   * to 65. `passed + failed + errored` equals it.
+   */
+  readonly evaluations: number
+  /**
+   * The same number as {@link evaluations}, under its old name.
+   * @deprecated Read `evaluations`. Kept so scripts and readers of the JSON file do not break; removed in 0.2.0.
+   */
   readonly metrics: number
   readonly passed: number
   readonly failed: number
@@ -77,6 +85,7 @@ export function summarise(
   })
   const all = results.map((entry) => entry.result)
   return {
+    evaluations: all.length,
     metrics: all.length,
     passed: all.filter(isPass).length,
     failed: all.filter(isFail).length,
@@ -123,12 +132,16 @@ export function renderEvaluationSummary(summary: EvaluationSummary, results: rea
   return lines.join('\n')
 }
 
-/** `judgetree: 12 metrics, 10 passed, 1 failed, 1 errored · 37 judge calls (5 cached) · 12,345 tokens · $0.0123` */
+/**
+ * `judgetree: 12 evaluations, 10 passed, 1 failed, 1 errored · 37 judge calls (5 cached) · 12,345 tokens · $0.0123`.
+ * The line is for people; programs read the returned (or written) `summary`.
+ */
 export function renderEvaluationLine(summary: EvaluationSummary): string {
   const tokens = summary.promptTokens + summary.completionTokens
   const skipped = summary.skipped > 0 ? `, ${formatCount(summary.skipped)} skipped` : ''
+  const evaluations = `${formatCount(summary.evaluations)} evaluation${summary.evaluations === 1 ? '' : 's'}`
   return (
-    `judgetree: ${formatCount(summary.metrics)} metrics, ${formatCount(summary.passed)} passed, ` +
+    `judgetree: ${evaluations}, ${formatCount(summary.passed)} passed, ` +
     `${formatCount(summary.failed)} failed, ${formatCount(summary.errored)} errored${skipped} · ` +
     `${formatCount(summary.judgeCalls)} judge calls (${formatCount(summary.cachedCalls)} cached) · ` +
     `${formatCount(tokens)} tokens · ${formatCost(summary.costUsd)}${renderRateLimits(summary)}`

@@ -52,7 +52,7 @@ describe('publishReport', () => {
     expect(readdirSync(join(root, '.judgetree'))).toEqual(['report.json'])
     expect(printed).toHaveLength(1)
     expect(printed[0]).toContain(
-      'judgetree: JSON report in .judgetree/report.json\njudgetree: 1 metric, 0 passed, 1 failed',
+      'judgetree: JSON report in .judgetree/report.json\njudgetree: 1 evaluation, 0 passed, 1 failed',
     )
   })
 
@@ -70,7 +70,7 @@ describe('publishReport', () => {
 
   test('a run without evaluations still writes its (empty) report, so none is stale, but prints nothing', () => {
     publishReport(report([]), { root, options: {}, print })
-    expect(JSON.parse(readFileSync(join(root, '.judgetree', 'report.json'), 'utf8')).summary.metrics).toBe(0)
+    expect(JSON.parse(readFileSync(join(root, '.judgetree', 'report.json'), 'utf8')).summary.evaluations).toBe(0)
     expect(printed).toEqual([])
   })
 
@@ -94,7 +94,7 @@ describe('publishReport', () => {
     expect(printed.join('')).toMatch(/judgetree: warning: could not write the baseline blocked\/baseline\.json: /)
     expect(printed.join('')).not.toContain('baseline written')
     const written = JSON.parse(readFileSync(join(root, '.judgetree', 'report.json'), 'utf8')) as JudgetreeReport
-    expect(written.summary.metrics).toBe(1)
+    expect(written.summary.evaluations).toBe(1)
     expect(written.baseline).toMatchObject({ status: 'not-written', error: expect.stringContaining('blocked') })
   })
 
@@ -110,7 +110,7 @@ describe('publishReport', () => {
     // Three calls, each granted after the previous 429: three cuts, 10 → 7 → 4.9 → 3.4.
     const mentions = (printed[0] ?? '').split('\n').filter((text) => text.includes('rate-limited'))
     expect(mentions).toHaveLength(1)
-    expect(mentions[0]).toMatch(/^judgetree: 1 metric, /)
+    expect(mentions[0]).toMatch(/^judgetree: 1 evaluation, /)
     expect(mentions[0]).toMatch(/ · rate-limited 3 times; concurrency settled at 3$/)
     const written = JSON.parse(readFileSync(join(root, '.judgetree', 'report.json'), 'utf8')) as JudgetreeReport
     expect(written.summary.rateLimits).toEqual({ rateLimited: 3, concurrency: 3 })

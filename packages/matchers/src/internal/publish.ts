@@ -14,7 +14,8 @@ export function publishReport(
   { root, options, print }: { root: string; options: JudgetreeReporterOptions; print: (text: string) => void },
 ): { failure: string | undefined } {
   const report = withRateLimits(collected)
-  let baseline = report.summary.metrics === 0 ? undefined : checkBaseline(report, { root, options, env: process.env })
+  let baseline =
+    report.summary.evaluations === 0 ? undefined : checkBaseline(report, { root, options, env: process.env })
   if (baseline?.write) {
     try {
       writeFileAtomically(baseline.write.file, `${JSON.stringify(baseline.write.content, null, 2)}\n`)
@@ -33,7 +34,7 @@ export function publishReport(
   // Whatever happened to the baseline, the run's own report is written.
   if (file !== undefined) writeFileAtomically(file, `${JSON.stringify(full, null, 2)}\n`)
   const lines = baseline?.lines ?? []
-  if (report.summary.metrics === 0 && report.summary.rejected === 0) return { failure: undefined }
+  if (report.summary.evaluations === 0 && report.summary.rejected === 0) return { failure: undefined }
   const notes = [...lines, ...(file === undefined ? [] : [`judgetree: JSON report in ${displayPath(root, file)}`])]
   print(`\n${renderRunOutput(full, notes)}\n`)
   const stepSummary = process.env.GITHUB_STEP_SUMMARY

@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'vitest'
+import { describe, expect, expectTypeOf, test } from 'vitest'
 import type { JudgetreeRecord } from './record.js'
 import { buildReport, renderMarkdown, renderRunOutput, renderSummaryText, summarize } from './run-report.js'
 
@@ -82,10 +82,11 @@ const errored = record({
 })
 
 describe('run summary', () => {
-  test('counts metrics by outcome and sums usage; an unknown cost is reported as unpriced', () => {
+  test('counts evaluations by outcome and sums usage; an unknown cost is reported as unpriced', () => {
     const summary = summarize([record(), failed, errored])
     expect(summary.costUsd).toBeCloseTo(0.0019, 12)
     expect(summary).toEqual({
+      evaluations: 3,
       metrics: 3,
       passed: 1,
       failed: 1,
@@ -98,33 +99,59 @@ describe('run summary', () => {
       promptTokens: 900,
       completionTokens: 334,
       costUsd: summary.costUsd,
+      unpricedEvaluations: 1,
       unpricedMetrics: 1,
     })
   })
 
-  test('the closing line', () => {
-    expect(renderSummaryText(summarize([record(), failed]))).toBe(
-      'judgetree: 2 metrics, 1 passed, 1 failed, 0 errored · 4 judge calls (1 cached) · 1234 tokens · $0.0019',
+  test('one metric over several test cases is one evaluation each; the deprecated names keep the same numbers', () => {
+    // The same metric measuring three test cases, as a suite's `test.each` does: 3 evaluations of 1 metric.
+    const report = buildReport('vitest', [
+      { project: '', file: 't.test.ts', name: 'case 1', state: 'passed', evaluations: [record()] },
+      { project: '', file: 't.test.ts', name: 'case 2', state: 'failed', evaluations: [failed] },
+      { project: '', file: 't.test.ts', name: 'case 3', state: 'failed', evaluations: [errored] },
+    ])
+    expect(new Set(report.tests.flatMap((test) => test.evaluations.map((r) => r.name)))).toEqual(
+      new Set(['Playful Chatbot']),
     )
-    expect(renderSummaryText(summarize([record(), errored]))).toBe(
-      'judgetree: 2 metrics, 1 passed, 0 failed, 1 errored · 2 judge calls (1 cached) · 600 tokens · $0.0018 (+ 1 metric unpriced)',
-    )
-    expect(renderSummaryText(summarize([errored]))).toBe(
-      'judgetree: 1 metric, 0 passed, 0 failed, 1 errored · 0 judge calls (0 cached) · 0 tokens · cost unknown',
+    const summary = JSON.parse(JSON.stringify(report)).summary
+    expect(summary).toMatchObject({ evaluations: 3, metrics: 3, unpricedEvaluations: 1, unpricedMetrics: 1 })
+    expect(renderSummaryText(report.summary)).toMatch(
+      /^judgetree: 3 evaluations, 1 passed, 1 failed, 1 errored · .* \(\+ 1 evaluation unpriced\)$/,
     )
   })
 
-  test('a metric that failed under .not (its assertion held) is counted as failed and named as expected', () => {
+  test('the exported summary type has the evaluation counts and still the deprecated ones', () => {
+    type Summary = import('../index.js').JudgetreeRunSummary
+    expectTypeOf<Summary['evaluations']>().toEqualTypeOf<number>()
+    expectTypeOf<Summary['unpricedEvaluations']>().toEqualTypeOf<number>()
+    expectTypeOf<Summary['metrics']>().toEqualTypeOf<number>()
+    expectTypeOf<Summary['unpricedMetrics']>().toEqualTypeOf<number>()
+  })
+
+  test('the closing line', () => {
+    expect(renderSummaryText(summarize([record(), failed]))).toBe(
+      'judgetree: 2 evaluations, 1 passed, 1 failed, 0 errored · 4 judge calls (1 cached) · 1234 tokens · $0.0019',
+    )
+    expect(renderSummaryText(summarize([record(), errored]))).toBe(
+      'judgetree: 2 evaluations, 1 passed, 0 failed, 1 errored · 2 judge calls (1 cached) · 600 tokens · $0.0018 (+ 1 evaluation unpriced)',
+    )
+    expect(renderSummaryText(summarize([errored]))).toBe(
+      'judgetree: 1 evaluation, 0 passed, 0 failed, 1 errored · 0 judge calls (0 cached) · 0 tokens · cost unknown',
+    )
+  })
+
+  test('an evaluation that failed under .not (its assertion held) is counted as failed and named as expected', () => {
     const expectedFailure = record({ ...failed, negated: true, assertionPassed: true })
     const summary = summarize([record(), failed, expectedFailure, { ...errored, negated: true }])
     expect(summary).toMatchObject({ passed: 1, failed: 2, expectedFailures: 1, errored: 1, failedAssertions: 2 })
     expect(renderSummaryText(summary)).toMatch(
-      /^judgetree: 4 metrics, 1 passed, 2 failed \(1 expected by \.not\), 1 errored · /,
+      /^judgetree: 4 evaluations, 1 passed, 2 failed \(1 expected by \.not\), 1 errored · /,
     )
     const green = renderSummaryText(summarize([record(), expectedFailure]))
-    expect(green).toMatch(/^judgetree: 2 metrics, 1 passed, 1 failed \(1 expected by \.not\), 0 errored · /)
-    // The start that scripts parse keeps its shape.
-    expect(green).toMatch(/^judgetree: (\d+) metrics, (\d+) passed, (\d+) failed/)
+    expect(green).toMatch(/^judgetree: 2 evaluations, 1 passed, 1 failed \(1 expected by \.not\), 0 errored · /)
+    // The start keeps its shape: counts first, in this order.
+    expect(green).toMatch(/^judgetree: (\d+) evaluations?, (\d+) passed, (\d+) failed/)
     const markdown = renderMarkdown(
       buildReport('vitest', [
         { project: '', file: 't.test.ts', name: 'flat', state: 'passed', evaluations: [expectedFailure] },
@@ -209,7 +236,7 @@ describe('run summary', () => {
         ✗ tests/chat.test.ts > chat > down · Playful Chatbot: error JUDGE_CALL_FAILED: down
 
       judgetree: JSON report in .judgetree/report.json
-      judgetree: 5 metrics, 2 passed, 2 failed, 1 errored · 8 judge calls (3 cached) · 2434 tokens · $0.0055 (+ 1 metric unpriced)"
+      judgetree: 5 evaluations, 2 passed, 2 failed, 1 errored · 8 judge calls (3 cached) · 2434 tokens · $0.0055 (+ 1 evaluation unpriced)"
     `)
   })
 
@@ -230,7 +257,7 @@ describe('run summary', () => {
     expect(renderMarkdown(report)).toMatchInlineSnapshot(`
       "## judgetree (shard 1/2)
 
-      2 metrics, 1 passed, 1 failed, 0 errored · 4 judge calls (1 cached) · 1234 tokens · $0.0019
+      2 evaluations, 1 passed, 1 failed, 0 errored · 4 judge calls (1 cached) · 1234 tokens · $0.0019
 
       | | metric | score | threshold | test |
       | --- | --- | --- | --- | --- |

@@ -20,24 +20,32 @@ export interface JudgetreeReportTest {
 
 /** Totals over every evaluation of a run. */
 export interface JudgetreeRunSummary {
-  /** Evaluations run (one per `toPassMetric` call that measured something). */
+  /**
+   * Evaluations run: one per `toPassMetric` call that measured something (a metric measuring one test case), so
+   * 13 test cases each measured by one of 5 metrics are 13 evaluations. `passed + failed + errored` equals it.
+   */
+  readonly evaluations: number
+  /**
+   * The same number as {@link evaluations}, under its old name.
+   * @deprecated Read `evaluations`. Kept so readers of report.json do not break; removed in 0.2.0.
+   */
   readonly metrics: number
-  /** Metrics that scored at or above their threshold. */
+  /** Evaluations that scored at or above their threshold. */
   readonly passed: number
-  /** Metrics that scored below their threshold, including those of {@link expectedFailures}. */
+  /** Evaluations that scored below their threshold, including those of {@link expectedFailures}. */
   readonly failed: number
   /**
-   * Of {@link failed}, the metrics asserted with `.not`, so their failing was the expected outcome (the
-   * assertion held). `failed - expectedFailures` metrics failed where they were expected to pass.
+   * Of {@link failed}, the evaluations asserted with `.not`, so their failing was the expected outcome (the
+   * assertion held). `failed - expectedFailures` evaluations failed where they were expected to pass.
    */
   readonly expectedFailures: number
-  /** Metrics that could not be computed (judge failure, bad test case, …). */
+  /** Evaluations whose metric could not be computed (judge failure, bad test case, …). */
   readonly errored: number
   /** Assertions that did not hold, including `.not` assertions on a passing metric and the rejected ones. */
   readonly failedAssertions: number
   /**
    * Assertions rejected before anything was measured (not a metric, not a test case, a bad option): listed with
-   * the failed ones (error code `ASSERTION_REJECTED`), but not counted as metrics.
+   * the failed ones (error code `ASSERTION_REJECTED`), but not counted in {@link evaluations}.
    */
   readonly rejected: number
   readonly judgeCalls: number
@@ -47,6 +55,11 @@ export interface JudgetreeRunSummary {
   /** USD over the evaluations whose cost is known; `null` when none is. */
   readonly costUsd: number | null
   /** Evaluations whose cost is unknown (a judge model without a price). */
+  readonly unpricedEvaluations: number
+  /**
+   * The same number as {@link unpricedEvaluations}, under its old name.
+   * @deprecated Read `unpricedEvaluations`. Removed in 0.2.0.
+   */
   readonly unpricedMetrics: number
   /**
    * Present when the judge answered 429 during the run: how often (each paused every worker for the server's
@@ -105,6 +118,7 @@ export function summarize(all: readonly JudgetreeRecord[]): JudgetreeRunSummary 
   const sum = (pick: (record: JudgetreeRecord) => number): number =>
     records.reduce((total, record) => total + pick(record), 0)
   return {
+    evaluations: records.length,
     metrics: records.length,
     passed: records.filter((record) => record.error === null && record.success).length,
     failed: records.filter((record) => record.error === null && !record.success).length,
@@ -117,23 +131,24 @@ export function summarize(all: readonly JudgetreeRecord[]): JudgetreeRunSummary 
     promptTokens: sum((record) => record.usage.promptTokens),
     completionTokens: sum((record) => record.usage.completionTokens),
     costUsd: priced.length === 0 && records.length > 0 ? null : priced.reduce((t, r) => t + (r.usage.costUsd ?? 0), 0),
+    unpricedEvaluations: records.length - priced.length,
     unpricedMetrics: records.length - priced.length,
   }
 }
 
 /**
- * The closing line of a run, e.g. `judgetree: 3 metrics, 2 passed, 1 failed, 0 errored · 7 judge calls (0 cached)
- * · 1234 tokens · $0.0012`. Metrics that failed under `.not` are counted as failed and named:
- * `1 failed (1 expected by .not)`. Scripts may parse the start, `judgetree: N metrics, N passed, N failed`.
+ * The closing line of a run, e.g. `judgetree: 3 evaluations, 2 passed, 1 failed, 0 errored · 7 judge calls
+ * (0 cached) · 1234 tokens · $0.0012`. Evaluations that failed under `.not` are counted as failed and named:
+ * `1 failed (1 expected by .not)`. The line is for people; programs read the report's `summary`.
  */
 export function renderSummaryText(summary: JudgetreeRunSummary): string {
-  const metrics = plural(summary.metrics, 'metric')
+  const evaluations = plural(summary.evaluations, 'evaluation')
   const calls = plural(summary.judgeCalls, 'judge call')
   const tokens = plural(summary.promptTokens + summary.completionTokens, 'token')
   const expected = summary.expectedFailures
   const failed = expected > 0 ? `${summary.failed} failed (${expected} expected by .not)` : `${summary.failed} failed`
   return (
-    `judgetree: ${metrics}, ${summary.passed} passed, ${failed}, ${summary.errored} errored` +
+    `judgetree: ${evaluations}, ${summary.passed} passed, ${failed}, ${summary.errored} errored` +
     ` · ${calls} (${summary.cachedCalls} cached) · ${tokens} · ${renderCost(summary)}${renderRateLimits(summary)}`
   )
 }
@@ -315,7 +330,8 @@ function negation(record: JudgetreeRecord): string {
 function renderCost(summary: JudgetreeRunSummary): string {
   if (summary.costUsd === null) return 'cost unknown'
   const cost = `$${summary.costUsd.toFixed(4)}`
-  return summary.unpricedMetrics > 0 ? `${cost} (+ ${plural(summary.unpricedMetrics, 'metric')} unpriced)` : cost
+  const unpriced = summary.unpricedEvaluations
+  return unpriced > 0 ? `${cost} (+ ${plural(unpriced, 'evaluation')} unpriced)` : cost
 }
 
 /** By UTF-16 code units, like a file listing sorted in the C locale: the same on every machine and locale. */

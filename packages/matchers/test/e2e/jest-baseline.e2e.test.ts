@@ -57,7 +57,7 @@ describe('a baseline in Jest', () => {
         ▼ tests/a.test.ts > a drifts #1 · Written Score: 0.9 → 0.6 (−0.3)
         + tests/b.test.ts > b added #1 · Written Score: new, 0.7
         − tests/b.test.ts > b retired #1 · Written Score: missing from this run (was 0.7)
-      judgetree: 3 metrics, 3 passed, 0 failed, 0 errored · 0 judge calls (0 cached) · 0 tokens · $0.0000"
+      judgetree: 3 evaluations, 3 passed, 0 failed, 0 errored · 0 judge calls (0 cached) · 0 tokens · $0.0000"
     `)
     expect(stepSummary(dropped.summary)).toContain(
       '| ▼ | 0.9 → 0.6 (−0.3) | tests/a.test.ts &gt; a drifts #1 · Written Score |',
@@ -109,7 +109,7 @@ describe('a baseline in Jest', () => {
       'judgetree: warning: the baseline <scratch>/corrupt.json cannot be read: it is not a judgetree baseline ' +
         '(expected { "version": 1, "entries": [...] }). Fix the file, or write a new one with JUDGETREE_UPDATE_BASELINE=1.',
     )
-    expect(readReport(warned.report).summary.metrics).toBe(3)
+    expect(readReport(warned.report).summary.evaluations).toBe(3)
   })
 })
 

@@ -41,7 +41,7 @@ describe('jest --reporters=…: the judgetree outputs, or one line saying how to
   test('with the reporter listed again, as the line says: the summary and the JSON report, no warning', () => {
     expect(kept.code).toBe(1)
     expect(kept.stderr).not.toContain(WARNING)
-    expect(kept.stderr).toMatch(/^judgetree: 2 metrics, 1 passed, 1 failed, 0 errored · /m)
+    expect(kept.stderr).toMatch(/^judgetree: 2 evaluations, 1 passed, 1 failed, 0 errored · /m)
     expect(existsSync(defaultReport)).toBe(true)
   })
 })

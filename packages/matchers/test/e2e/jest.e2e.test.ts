@@ -182,9 +182,9 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
     // 15 evaluations: 5 conversation, 2 single-turn, 1 judge error, 1 un-awaited, 2 concurrent, 1 slow, 3 of the
     // user metric; the offline judge makes no call, each single-turn one makes 1, each conversational one 2, except
     // the un-awaited one: cancelled when its test ended, it errors, and its cancelled calls are not counted; the
-    // user metric's bug errors before its call. One of the failed metrics was asserted with .not.
+    // user metric's bug errors before its call. One of the failed evaluations was asserted with .not.
     expect(lines.findLast((line) => line.startsWith('judgetree: '))).toBe(
-      'judgetree: 15 metrics, 6 passed, 6 failed (1 expected by .not), 3 errored · 20 judge calls (0 cached) · 0 tokens · $0.0000',
+      'judgetree: 15 evaluations, 6 passed, 6 failed (1 expected by .not), 3 errored · 20 judge calls (0 cached) · 0 tokens · $0.0000',
     )
     expect(readFileSync(stepSummary, 'utf8')).toContain(
       '| ❌ | Playful Chatbot | 0.3 | 0.7 | tests/conversation.test.ts &gt; playful chatbot fails a flat conversation |',
@@ -193,7 +193,7 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
 
   test('the JSON report lists the assertions rejected before measuring, and where each evaluation was asserted', () => {
     const report = readReport(reportFile)
-    expect(report.summary).toMatchObject({ metrics: 15, rejected: 2, failedAssertions: 11 })
+    expect(report.summary).toMatchObject({ evaluations: 15, metrics: 15, rejected: 2, failedAssertions: 11 })
     const [rejected] = evaluationsOf(report, 'errors: a mistyped option')
     expect(rejected).toMatchObject({
       error: { code: 'ASSERTION_REJECTED', message: expect.stringContaining('did you mean `threshold`?') },
@@ -255,12 +255,12 @@ describe("a user metric's judge calls go through the judge runtime: JUDGETREE_CA
   afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
   test('the first run asks the judge and records the answers; the second answers both calls from the cache', () => {
-    const summaryOf = (run: RunResult) => run.stderr.split('\n').findLast((line) => line.includes(' metrics, '))
+    const summaryOf = (run: RunResult) => run.stderr.split('\n').findLast((line) => line.includes(' evaluations, '))
     expect(summaryOf(runs[0] as RunResult)).toBe(
-      'judgetree: 3 metrics, 1 passed, 1 failed, 1 errored · 2 judge calls (0 cached) · 0 tokens · $0.0000',
+      'judgetree: 3 evaluations, 1 passed, 1 failed, 1 errored · 2 judge calls (0 cached) · 0 tokens · $0.0000',
     )
     expect(summaryOf(runs[1] as RunResult)).toBe(
-      'judgetree: 3 metrics, 1 passed, 1 failed, 1 errored · 2 judge calls (2 cached) · 0 tokens · $0.0000',
+      'judgetree: 3 evaluations, 1 passed, 1 failed, 1 errored · 2 judge calls (2 cached) · 0 tokens · $0.0000',
     )
     const [cached] = evaluationsOf(readReport(join(scratch, 'second.json')), 'user metric: a promised refund fails')
     expect(cached?.usage).toMatchObject({ judgeCalls: 1, cachedCalls: 1 })

@@ -91,7 +91,7 @@ describe('one copy of the tree per terminal', () => {
       judgetree: 1 failed evaluation
         ✗ tests/chatbot.test.ts > fails a flat conversation · Playful Chatbot: score 0.3 < threshold 0.7 · “Playful?” → false
 
-      judgetree: 2 metrics, 1 passed, 1 failed, 0 errored · 4 judge calls (0 cached) · 60 tokens · $0.0002"
+      judgetree: 2 evaluations, 1 passed, 1 failed, 0 errored · 4 judge calls (0 cached) · 60 tokens · $0.0002"
     `)
   }, 60_000)
 
@@ -129,7 +129,7 @@ describe('one copy of the tree per terminal', () => {
         ✗ tests/chatbot.test.ts > fails a flat conversation · Playful Chatbot: score 0.3 < threshold 0.7 · “Playful?” → false
 
       judgetree: JSON report in <scratch>/report.json
-      judgetree: 2 metrics, 1 passed, 1 failed, 0 errored · 4 judge calls (0 cached) · 0 tokens · $0.0000
+      judgetree: 2 evaluations, 1 passed, 1 failed, 0 errored · 4 judge calls (0 cached) · 0 tokens · $0.0000
 
       Test Suites: 1 failed, 1 total
       Tests:       1 failed, 1 passed, 2 total

@@ -59,7 +59,7 @@ describe('a baseline in Vitest', () => {
         ▼ tests/a.test.ts > a drifts #1 · Written Score: 0.9 → 0.6 (−0.3)
         + tests/b.test.ts > b added #1 · Written Score: new, 0.7
         − tests/b.test.ts > b retired #1 · Written Score: missing from this run (was 0.7)
-      judgetree: 3 metrics, 3 passed, 0 failed, 0 errored · 0 judge calls (0 cached) · 0 tokens · $0.0000"
+      judgetree: 3 evaluations, 3 passed, 0 failed, 0 errored · 0 judge calls (0 cached) · 0 tokens · $0.0000"
     `)
     expect(stepSummary(dropped.summary).split('### Baseline')[1]).toMatchInlineSnapshot(`
       " \`<scratch>/baseline.json\`
@@ -134,13 +134,13 @@ describe('a baseline in Vitest', () => {
       /^judgetree: warning: the baseline <scratch>\/corrupt\.json cannot be read: it is not valid JSON \(.+\)\. Fix the file, or write a new one with JUDGETREE_UPDATE_BASELINE=1\.$/m,
     )
     const report = readReport(warned.report)
-    expect(report.summary.metrics).toBe(3)
+    expect(report.summary.evaluations).toBe(3)
     expect(report.baseline).toMatchObject({ status: 'unreadable', error: expect.stringContaining('not valid JSON') })
 
     const failed = await run(BEFORE, corrupt, { FIXTURE_TOLERANCE: '0' })
     expect(failed.code).toBe(1)
     expect(judgetreeLines(failed)).toContain('judgetree: failOnRegression is on and the baseline')
-    expect(readReport(failed.report).summary.metrics).toBe(3)
+    expect(readReport(failed.report).summary.evaluations).toBe(3)
   })
 })
 

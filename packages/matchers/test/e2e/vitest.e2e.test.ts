@@ -281,12 +281,12 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
   })
 
   test('the reporter prints failed evaluations after the run and ends with the summary line', () => {
-    // Counted from the fixture: concurrent.test.ts adds 2 metrics (1 passed, 1 failed, 4 judge calls) when
+    // Counted from the fixture: concurrent.test.ts adds 2 evaluations (1 passed, 1 failed, 4 judge calls) when
     // the runner binds concurrent tests; the offline judge's errors make no judge call.
     // The un-awaited evaluation is cancelled when its test ends: it errors, and its cancelled calls are not counted.
-    // user-metric.test.ts adds 3 metrics: 1 passed, 1 failed, 1 errored (its bug), 2 judge calls.
+    // user-metric.test.ts adds 3 evaluations: 1 passed, 1 failed, 1 errored (its bug), 2 judge calls.
     const concurrent = BINDS_CONCURRENT_TESTS ? 1 : 0
-    const [metrics, passed, failed] = [15 + 2 * concurrent, 5 + concurrent, 6 + concurrent]
+    const [evaluations, passed, failed] = [15 + 2 * concurrent, 5 + concurrent, 6 + concurrent]
     const calls = 18 + 4 * concurrent
     // …and 4 assertions rejected before measuring: a string, a threshold of 70, a mistyped option, not a metric.
     const failures = 14 + concurrent
@@ -303,8 +303,8 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
     )
     expect(lines[start + 1 + failures]).toBe('')
     expect(lines).toContain('judgetree: JSON report in .judgetree/report.json')
-    expect(lines.filter((line) => line.startsWith('judgetree: ') && line.includes(' metrics, ')).at(-1)).toBe(
-      `judgetree: ${metrics} metrics, ${passed} passed, ${failed} failed (1 expected by .not), 4 errored · ${calls} judge calls (0 cached) · ${tokens} tokens · $${cost}`,
+    expect(lines.filter((line) => line.startsWith('judgetree: ') && line.includes(' evaluations, ')).at(-1)).toBe(
+      `judgetree: ${evaluations} evaluations, ${passed} passed, ${failed} failed (1 expected by .not), 4 errored · ${calls} judge calls (0 cached) · ${tokens} tokens · $${cost}`,
     )
   })
 
@@ -334,6 +334,15 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
       promptTokens: 2 * PROMPT_TOKENS,
       cachedCalls: 0,
     })
+    // The totals count evaluations (a metric measuring a test case), not metrics: the suite has fewer metrics.
+    const measured = report.tests
+      .flatMap((test) => test.evaluations)
+      .filter((r) => r.error?.code !== 'ASSERTION_REJECTED')
+    expect(report.summary.evaluations).toBe(measured.length)
+    expect(new Set(measured.map((r) => r.name)).size).toBeLessThan(report.summary.evaluations)
+    // The deprecated names keep the same numbers for readers of older report.json files.
+    expect(report.summary.metrics).toBe(report.summary.evaluations)
+    expect(report.summary.unpricedMetrics).toBe(report.summary.unpricedEvaluations)
     const test = report.tests.find((entry) => entry.name === 'playful chatbot > fails a flat conversation')
     expect(test).toMatchObject({ file: 'tests/conversation.test.ts', state: 'failed' })
     expect(test?.evaluations[0]).toMatchObject({
@@ -411,12 +420,12 @@ describe("a user metric's judge calls go through the judge runtime: JUDGETREE_CA
   afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
   test('the first run asks the judge and records the answers; the second answers both calls from the cache', () => {
-    const summaryOf = (run: RunResult) => run.stderr.split('\n').findLast((line) => line.includes(' metrics, '))
+    const summaryOf = (run: RunResult) => run.stderr.split('\n').findLast((line) => line.includes(' evaluations, '))
     expect(summaryOf(runs[0] as RunResult)).toBe(
-      'judgetree: 3 metrics, 1 passed, 1 failed, 1 errored · 2 judge calls (0 cached) · 0 tokens · $0.0000',
+      'judgetree: 3 evaluations, 1 passed, 1 failed, 1 errored · 2 judge calls (0 cached) · 0 tokens · $0.0000',
     )
     expect(summaryOf(runs[1] as RunResult)).toBe(
-      'judgetree: 3 metrics, 1 passed, 1 failed, 1 errored · 2 judge calls (2 cached) · 0 tokens · $0.0000',
+      'judgetree: 3 evaluations, 1 passed, 1 failed, 1 errored · 2 judge calls (2 cached) · 0 tokens · $0.0000',
     )
     const [cached] = evaluationsOf(readReport(join(scratch, 'second.json')), 'user metric: a promised refund fails')
     expect(cached?.usage).toMatchObject({ judgeCalls: 1, cachedCalls: 1 })
@@ -447,7 +456,7 @@ describe('stdout belongs to the runner: vitest run --reporter=json with the plug
     }
     expect(json).toMatchObject({ numTotalTests: 3, numFailedTests: 2 })
     expect(run.stderr.split('\n').findLast((line) => line.startsWith('judgetree: '))).toMatch(
-      /^judgetree: 3 metrics, 1 passed, 1 failed, 1 errored · /,
+      /^judgetree: 3 evaluations, 1 passed, 1 failed, 1 errored · /,
     )
   })
 })
@@ -488,7 +497,7 @@ describe('inline test.projects with the plugin at the root, run with --reporter=
   test('the judgetree reporter survives --reporter on the command line', () => {
     // The evaluation of the test that timed out was cancelled (the test's signal aborted), so it errored.
     expect(run.stderr.split('\n').findLast((line) => line.startsWith('judgetree: '))).toMatch(
-      /^judgetree: 2 metrics, 1 passed, 0 failed, 1 errored · /,
+      /^judgetree: 2 evaluations, 1 passed, 0 failed, 1 errored · /,
     )
   })
 })
@@ -531,7 +540,7 @@ describe('vitest --shard=i/2 --reporter=blob, then --merge-reports', () => {
       { index: 1, count: 2 },
       { index: 2, count: 2 },
     ])
-    expect(shardReports.reduce((total, report) => total + report.summary.metrics, 0)).toBe(9)
+    expect(shardReports.reduce((total, report) => total + report.summary.evaluations, 0)).toBe(9)
     expect(shards.map((shard) => shard.code)).toEqual([1, 1])
   })
 
@@ -546,14 +555,14 @@ describe('vitest --shard=i/2 --reporter=blob, then --merge-reports', () => {
       '  ✗ tests/single-turn.test.ts > single-turn: wrong answer fails · Answer Correctness: score 0.1 < threshold 0.5',
     )
     expect(merged.stderr.split('\n').findLast((line) => line.startsWith('judgetree: '))).toMatch(
-      /^judgetree: 9 metrics, 3 passed, 4 failed \(1 expected by \.not\), 2 errored · \d+ judge calls \(0 cached\) · 0 tokens · \$0\.0000$/,
+      /^judgetree: 9 evaluations, 3 passed, 4 failed \(1 expected by \.not\), 2 errored · \d+ judge calls \(0 cached\) · 0 tokens · \$0\.0000$/,
     )
   })
 
   test('the merged JSON report and JUnit XML still carry the traces', () => {
     const report = readReport(reportFile)
     expect(report.shard).toBeNull()
-    expect(report.summary.metrics).toBe(9)
+    expect(report.summary.evaluations).toBe(9)
     expect(evaluationsOf(report, 'single-turn: wrong answer fails')[0]?.verboseLogs).toContain(
       '● false → 1  ◀ score 0.1',
     )

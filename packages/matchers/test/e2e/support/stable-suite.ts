@@ -38,7 +38,7 @@ export function maskedReport(file: string): string {
 export function closingOutput(output: string): string {
   const lines = output.split('\n')
   const start = lines.findIndex((line) => /^judgetree: \d+ failed evaluations?$/.test(line))
-  const end = lines.findLastIndex((line) => /^judgetree: \d+ metrics?, /.test(line))
+  const end = lines.findLastIndex((line) => /^judgetree: \d+ evaluations?, /.test(line))
   if (start === -1 || end === -1) throw new Error(`No judgetree closing output in:\n${output}`)
   return lines
     .slice(start, end + 1)
