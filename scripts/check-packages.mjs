@@ -3,10 +3,13 @@
 //  - the files: package.json, README.md and dist/ (plus the matchers' types/), nothing from src/ or test/;
 //  - publishConfig: public access with npm provenance;
 //  - publint --strict: entry points, exports and fields that resolve to files in the tarball;
-//  - @arethetypeswrong/cli: every export's types resolve for ESM and CommonJS consumers (node10, node16, bundler).
+//  - @arethetypeswrong/cli: every export's types resolve for ESM and CommonJS consumers (node10, node16, bundler);
+//  - a LICENSE, and the license named in package.json;
+//  - with --release (before publishing): `repository` naming a GitHub repository and the package's directory,
+//    which npm provenance needs (scripts/set-repository.mjs writes it).
 // Both tools read the tarball alone: no network. Exits 1 on any problem.
 //
-//   pnpm run build && node scripts/check-packages.mjs
+//   pnpm run build && node scripts/check-packages.mjs [--release]
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -32,7 +35,8 @@ const ATTW = {
     'cjs-resolves-to-esm',
   ],
 }
-const REQUIRED = ['package.json', 'README.md']
+const REQUIRED = ['package.json', 'README.md', 'LICENSE']
+const RELEASE = process.argv.includes('--release')
 const ALLOWED = /^(package\.json|README\.md|LICENSE(\.md)?|CHANGELOG\.md|dist\/.+|types\/.+\.d\.ts)$/
 
 const work = mkdtempSync(join(tmpdir(), 'judgetree-packages-'))
@@ -54,6 +58,17 @@ try {
     const pkg = JSON.parse(run('tar', ['-xzOf', tarball, 'package/package.json']).stdout)
     if (pkg.publishConfig?.access !== 'public' || pkg.publishConfig?.provenance !== true)
       problems.push(`${name}: package.json needs "publishConfig": { "access": "public", "provenance": true }`)
+    if (typeof pkg.license !== 'string') problems.push(`${name}: package.json names no license`)
+    const repository = pkg.repository
+    if (
+      RELEASE &&
+      !(/^git\+https:\/\/github\.com\/[^/]+\/[^/]+\.git$/.test(repository?.url ?? '') && repository?.directory)
+    ) {
+      problems.push(
+        `${name}: package.json needs "repository": { "url": "git+https://github.com/<owner>/<name>.git", "directory" } ` +
+          'for npm provenance: run node scripts/set-repository.mjs <owner>/<name>',
+      )
+    }
     const workspaceRanges = Object.entries({ ...pkg.dependencies, ...pkg.peerDependencies }).filter(([, range]) =>
       String(range).startsWith('workspace:'),
     )
