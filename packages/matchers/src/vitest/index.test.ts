@@ -54,7 +54,7 @@ describe('judgetree() plugin', () => {
       ])
       expect(existsSync(project.config.globalSetup[1] as string)).toBe(true)
       expect(project.config.testTimeout).toBe(60_000)
-      expect(project.provided).toEqual({ judgetree: { annotatePassing: false, pictures: false } })
+      expect(project.provided).toEqual({ judgetree: { annotatePassing: false, pictures: false, reporter: true } })
     }
     expect(vitest.config.reporters).toEqual([
       'default',
@@ -87,21 +87,24 @@ describe('judgetree() plugin', () => {
     )
     expect(project.config.testTimeout).toBe(90_000)
     expect(project.provided).toEqual({
-      judgetree: { annotatePassing: true, pictures: false, concurrency: 4, requestsPerMinute: 90 },
+      judgetree: { annotatePassing: true, pictures: false, reporter: true, concurrency: 4, requestsPerMinute: 90 },
     })
     expect(vitest.config.reporters).toEqual([[expect.stringMatching(/reporter\.js$/), { outputFile: 'out.json' }]])
-    expect(install(judgetree({ reporter: false }), {}, [fakeProject()]).config.reporters).toEqual([])
+    // Without the judgetree reporter nobody prints an environment problem's fix after the run: the tests say it.
+    const bare = fakeProject()
+    expect(install(judgetree({ reporter: false }), {}, [bare]).config.reporters).toEqual([])
+    expect(bare.provided).toMatchObject({ judgetree: { reporter: false } })
   })
 
   test('with a report that shows images (html, blob, the UI), every evaluation is annotated with its picture', () => {
     for (const reporters of [['html'], [['blob', {}]], ['default', 'html']]) {
       const project = fakeProject()
       install(judgetree(), {}, [project], reporters)
-      expect(project.provided).toEqual({ judgetree: { annotatePassing: true, pictures: true } })
+      expect(project.provided).toEqual({ judgetree: { annotatePassing: true, pictures: true, reporter: true } })
     }
     const quiet = fakeProject()
     install(judgetree({ annotatePassing: false }), {}, [quiet], ['html'])
-    expect(quiet.provided).toEqual({ judgetree: { annotatePassing: false, pictures: true } })
+    expect(quiet.provided).toEqual({ judgetree: { annotatePassing: false, pictures: true, reporter: true } })
   })
 
   test('baseline and failOnRegression go to the reporter, and are checked', () => {
