@@ -272,6 +272,16 @@ describe('graph rules are checked when the DeepAcyclicGraph is built', () => {
       children: [bad(yes())],
     })
     expect(issuesOf(() => new DeepAcyclicGraph({ rootNodes: [withVerdict] }))).toEqual(['task-verdict-child'])
+    // The hint names the classes of the node's own kind.
+    const conversational = new ConversationalTaskNode({
+      instructions: 'Summarize',
+      outputLabel: 'Summary',
+      evaluationParams: [TurnParams.CONTENT],
+      children: [bad(new ConversationalVerdictNode({ verdict: true, score: 1 }))],
+    })
+    expect(() => new DeepAcyclicGraph({ rootNodes: [conversational] })).toThrow(
+      'Put a ConversationalBinaryJudgementNode or ConversationalNonBinaryJudgementNode between them.',
+    )
   })
 
   test('a verdict is never a root', () => {

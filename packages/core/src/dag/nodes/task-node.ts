@@ -120,7 +120,9 @@ abstract class TaskNodeBase extends NodeBase implements DagNode {
         report(
           'task-verdict-child',
           'a TaskNode cannot have a VerdictNode child: its output is data, not a decision. ' +
-            'Put a BinaryJudgementNode or NonBinaryJudgementNode between them.',
+            (this.mode === 'conversational'
+              ? 'Put a ConversationalBinaryJudgementNode or ConversationalNonBinaryJudgementNode between them.'
+              : 'Put a BinaryJudgementNode or NonBinaryJudgementNode between them.'),
         )
       }
     }
