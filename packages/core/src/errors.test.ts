@@ -4,6 +4,7 @@ import {
   errorAt,
   JudgeCallError,
   JudgetreeError,
+  MeasurementAbortedError,
   toJudgetreeError,
   withoutAdvice,
 } from './errors.js'
@@ -75,5 +76,18 @@ describe('advice: how to fix a problem of the environment, which every evaluatio
     const text = 'error: A failed: No key. Set KEY.\n[1] Task\n│ error: B failed: No key. Set KEY.'
     expect(withoutAdvice(text, 'Set KEY.')).toBe('error: A failed: No key.\n[1] Task\n│ error: B failed: No key.')
     expect(withoutAdvice(text, '')).toBe(text)
+  })
+})
+
+describe('MeasurementAbortedError', () => {
+  test("says the runner's reason in one sentence, with one period", () => {
+    const timeout = new Error('Test timed out in 500ms. Configure it globally with "testTimeout".')
+    expect(new MeasurementAbortedError(timeout).message).toBe(
+      'The measurement was aborted: Test timed out in 500ms. Configure it globally with "testTimeout".',
+    )
+    expect(new MeasurementAbortedError('cancelled by the user').message).toBe(
+      'The measurement was aborted: cancelled by the user.',
+    )
+    expect(new MeasurementAbortedError().message).toBe('The measurement was aborted.')
   })
 })

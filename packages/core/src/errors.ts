@@ -204,7 +204,9 @@ export class MeasurementAbortedError extends JudgetreeError {
     // Duck-typed: a reason from another realm (Jest's sandbox, a worker) is not `instanceof Error` here.
     const message = typeof reason === 'object' && reason !== null ? (reason as { message?: unknown }).message : reason
     const detail = typeof message === 'string' && message.length > 0 ? `: ${message}` : ''
-    super('MEASUREMENT_ABORTED', `The measurement was aborted${detail}.`, { cause: reason })
+    // A reason that ends its own sentence ("… configure it globally with "testTimeout".") gets no second period.
+    const end = /[.!?]["'”’)]?$/.test(detail) ? '' : '.'
+    super('MEASUREMENT_ABORTED', `The measurement was aborted${detail}${end}`, { cause: reason })
     this.name = 'MeasurementAbortedError'
   }
 }
