@@ -16,6 +16,7 @@ import {
 
 export type { EvaluationMetric } from './summary.js'
 
+import { printSummary } from './print-summary.js'
 import { type EvaluationProgress, type OutputStream, ProgressBar, ProgressTally } from './progress-bar.js'
 import { writeEvaluationReport } from './report-files.js'
 
@@ -33,7 +34,10 @@ export interface EvaluateOptions {
     | undefined
   /** Draw a progress bar on stderr. @default stderr is a terminal and CI is not set */
   progress?: boolean | undefined
-  /** Print the summary table at the end (to `stdout`). @default true */
+  /**
+   * Print the summary table at the end (to `stdout`). A stream that fails (its `write` throws, or EPIPE once the
+   * reader of a pipe went away) does not cost the run: see {@link evaluate}. @default true
+   */
   summary?: boolean | undefined
   /** Stops starting measurements and cancels those in flight; evaluate() then rejects with MeasurementAbortedError. */
   signal?: AbortSignal | undefined
@@ -60,6 +64,13 @@ export interface Evaluation<TestCase> {
 /**
  * Measures every test case with every metric of its kind, outside a test runner: one failing measurement never
  * stops the others, a progress bar shows on a terminal, and a summary table prints at the end.
+ *
+ * The summary is printed last, after `outputFile` was written. If printing it fails (the `stdout` stream's `write`
+ * throws, or the stream reports an error such as EPIPE), evaluate() still resolves with every result, the report
+ * files stay written, and one line on `stderr` (`judgetree: evaluate() could not print its summary (…)`) says what
+ * went wrong; if `stderr` fails too, that line is a process warning with code `JUDGETREE_SUMMARY_NOT_PRINTED`.
+ * evaluate() rejects only for bad arguments, a cancellation, an `outputFile` it cannot write, or a callback of
+ * yours (`onProgress`) that throws.
  *
  * @example
  * const { results, summary } = await evaluate(conversations, [playfulChatbot, new ConversationRelevancyMetric()])
@@ -140,7 +151,14 @@ export async function evaluate<TestCase extends LLMTestCase | ConversationalTest
     options.outputFile === undefined ? undefined : await writeEvaluationReport(options.outputFile, summary, results)
   if (options.summary ?? true) {
     const written = files === undefined ? '' : `\njudgetree: report in ${files.json} and ${files.html}`
-    ;(options.stdout ?? defaultSummaryStream()).write(`${renderEvaluationSummary(summary, results)}${written}\n`)
+    const kept = files === undefined ? '' : `, and the report is in ${files.json} and ${files.html}`
+    printSummary(
+      options.stdout ?? defaultSummaryStream(),
+      `${renderEvaluationSummary(summary, results)}${written}\n`,
+      stderr,
+      'evaluate()',
+      `the results are returned as usual${kept}`,
+    )
   }
   return { results, summary }
 }
