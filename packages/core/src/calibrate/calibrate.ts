@@ -3,6 +3,7 @@ import { ConfigurationError, type JudgetreeError, MeasurementAbortedError } from
 import { type EvaluationMetric, measureSafely } from '../evaluate/evaluate.js'
 import { printSummary } from '../evaluate/print-summary.js'
 import { type EvaluationProgress, type OutputStream, ProgressBar, ProgressTally } from '../evaluate/progress-bar.js'
+import { runOptionProblems } from '../evaluate/run-options.js'
 import { defaultSummaryStream } from '../internal/env.js'
 import type { Metric, MetricResult, MetricUsage } from '../metric/types.js'
 import { addUsage, NO_USAGE } from '../metric/usage.js'
@@ -142,12 +143,15 @@ export async function calibrate<TestCase extends LLMTestCase | ConversationalTes
     )
   }
   const labels = checkLabelledCases(labelled, metric.kind)
-  const concurrency = options.concurrency ?? 64
-  if (!(Number.isInteger(concurrency) && concurrency >= 1)) {
+  if (typeof options !== 'object' || options === null) {
     throw new ConfigurationError(
-      `calibrate(): expected \`concurrency\` to be a whole number from 1 and up, got \`${String(concurrency)}\`.`,
+      `calibrate(metric, labelled, options): options must be an object (or left out); got ${String(options)}.`,
     )
   }
+  // `undefined` is the default; `null` or any other wrong value is refused, every problem at once.
+  const problems = runOptionProblems(options as Record<string, unknown>)
+  if (problems.length > 0) throw new ConfigurationError(`Invalid calibrate() options:\n  - ${problems.join('\n  - ')}`)
+  const concurrency = options.concurrency ?? 64
   const started = performance.now()
   const stop = new AbortController()
   setMaxListeners(0, stop.signal)

@@ -19,6 +19,7 @@ export type { EvaluationMetric } from './summary.js'
 import { printSummary } from './print-summary.js'
 import { type EvaluationProgress, type OutputStream, ProgressBar, ProgressTally } from './progress-bar.js'
 import { writeEvaluationReport } from './report-files.js'
+import { runOptionProblems } from './run-options.js'
 
 /** Options of {@link evaluate}. */
 export interface EvaluateOptions {
@@ -205,10 +206,6 @@ function checkArguments(testCases: unknown, metrics: unknown, options: EvaluateO
     )
   }
   const problems: string[] = []
-  const signal = options.signal as Partial<AbortSignal> | null | undefined
-  if (signal !== undefined && (typeof signal?.aborted !== 'boolean' || typeof signal.addEventListener !== 'function')) {
-    problems.push(`Expected \`signal\` to be an AbortSignal, got \`${String(signal)}\` (${typeof signal}).`)
-  }
   if (!Array.isArray(testCases)) problems.push('testCases must be an array of test cases.')
   else {
     for (const [index, testCase] of testCases.entries()) {
@@ -228,10 +225,9 @@ function checkArguments(testCases: unknown, metrics: unknown, options: EvaluateO
       `Expected \`outputFile\` to be a file path such as '.judgetree/evaluation.json', got \`${String(options.outputFile)}\`.`,
     )
   }
-  const concurrency = options.concurrency ?? Math.max(64, 8 * defaultJudgeRuntime().concurrency)
-  if (!(Number.isInteger(concurrency) && concurrency >= 1)) {
-    problems.push(`Expected \`concurrency\` to be a whole number from 1 and up, got \`${String(concurrency)}\`.`)
-  }
+  // The options evaluate() shares with calibrate(): `undefined` is the default, `null` a wrong value like any other.
+  problems.push(...runOptionProblems(options as Record<string, unknown>))
   if (problems.length > 0) throw new ConfigurationError(`Invalid evaluate() arguments:\n  - ${problems.join('\n  - ')}`)
-  return concurrency
+  // Checked above: undefined is the default, anything else a whole number from 1.
+  return options.concurrency ?? Math.max(64, 8 * defaultJudgeRuntime().concurrency)
 }
