@@ -1,7 +1,9 @@
 import { setMaxListeners } from 'node:events'
 import { ConfigurationError, type JudgetreeError, MeasurementAbortedError } from '../errors.js'
 import { type EvaluationMetric, measureSafely } from '../evaluate/evaluate.js'
+import { printSummary } from '../evaluate/print-summary.js'
 import { type EvaluationProgress, type OutputStream, ProgressBar, ProgressTally } from '../evaluate/progress-bar.js'
+import { runOptionProblems } from '../evaluate/run-options.js'
 import { defaultSummaryStream } from '../internal/env.js'
 import type { Metric, MetricResult, MetricUsage } from '../metric/types.js'
 import { addUsage, NO_USAGE } from '../metric/usage.js'
@@ -27,7 +29,11 @@ export interface CalibrateOptions {
   onProgress?: ((progress: EvaluationProgress) => void) | undefined
   /** Draw a progress bar on stderr. @default stderr is a terminal and CI is not set */
   progress?: boolean | undefined
-  /** Print the calibration summary at the end (to `stdout`). @default true */
+  /**
+   * Print the calibration summary at the end (to `stdout`). A stream that fails (its `write` throws, or EPIPE)
+   * does not cost the calibration: calibrate() still resolves with it and says on `stderr` why nothing was printed.
+   * @default true
+   */
   summary?: boolean | undefined
   /** Stops starting cases and cancels those in flight; calibrate() then rejects with MeasurementAbortedError. */
   signal?: AbortSignal | undefined
@@ -116,7 +122,8 @@ export interface Calibration<TestCase = LLMTestCase | ConversationalTestCase> {
  * Runs a metric over cases a human labelled and measures how far the judge agrees with the human: agreement,
  * Cohen's kappa, confusion counts, and for score labels the mean absolute error and Spearman's correlation; lists
  * each disagreement with the judge's reason and trace, and the threshold that would have agreed best. A case whose
- * measurement fails is reported in `errors` and left out of the numbers. Progress and summary as evaluate().
+ * measurement fails is reported in `errors` and left out of the numbers. Progress and summary as evaluate(): a
+ * summary that cannot be printed is a line on `stderr`, and the calibration is returned all the same.
  *
  * @example
  * const calibration = await calibrate(politeness, [
@@ -136,12 +143,15 @@ export async function calibrate<TestCase extends LLMTestCase | ConversationalTes
     )
   }
   const labels = checkLabelledCases(labelled, metric.kind)
-  const concurrency = options.concurrency ?? 64
-  if (!(Number.isInteger(concurrency) && concurrency >= 1)) {
+  if (typeof options !== 'object' || options === null) {
     throw new ConfigurationError(
-      `calibrate(): expected \`concurrency\` to be a whole number from 1 and up, got \`${String(concurrency)}\`.`,
+      `calibrate(metric, labelled, options): options must be an object (or left out); got ${String(options)}.`,
     )
   }
+  // `undefined` is the default; `null` or any other wrong value is refused, every problem at once.
+  const problems = runOptionProblems(options as Record<string, unknown>)
+  if (problems.length > 0) throw new ConfigurationError(`Invalid calibrate() options:\n  - ${problems.join('\n  - ')}`)
+  const concurrency = options.concurrency ?? 64
   const started = performance.now()
   const stop = new AbortController()
   setMaxListeners(0, stop.signal)
@@ -184,7 +194,16 @@ export async function calibrate<TestCase extends LLMTestCase | ConversationalTes
   if (stop.signal.aborted) throw new MeasurementAbortedError(stop.signal.reason)
 
   const calibration = summariseCalibration(metric, labelled, measured, labels, performance.now() - started)
-  if (options.summary ?? true) (options.stdout ?? defaultSummaryStream()).write(`${renderCalibration(calibration)}\n`)
+  if (options.summary ?? true) {
+    const text = `${renderCalibration(calibration)}\n`
+    printSummary(
+      options.stdout ?? defaultSummaryStream(),
+      text,
+      stderr,
+      'calibrate()',
+      'the calibration is returned as usual',
+    )
+  }
   return calibration
 }
 

@@ -16,8 +16,10 @@ import {
 
 export type { EvaluationMetric } from './summary.js'
 
+import { printSummary } from './print-summary.js'
 import { type EvaluationProgress, type OutputStream, ProgressBar, ProgressTally } from './progress-bar.js'
 import { writeEvaluationReport } from './report-files.js'
+import { runOptionProblems } from './run-options.js'
 
 /** Options of {@link evaluate}. */
 export interface EvaluateOptions {
@@ -33,7 +35,10 @@ export interface EvaluateOptions {
     | undefined
   /** Draw a progress bar on stderr. @default stderr is a terminal and CI is not set */
   progress?: boolean | undefined
-  /** Print the summary table at the end (to `stdout`). @default true */
+  /**
+   * Print the summary table at the end (to `stdout`). A stream that fails (its `write` throws, or EPIPE once the
+   * reader of a pipe went away) does not cost the run: see {@link evaluate}. @default true
+   */
   summary?: boolean | undefined
   /** Stops starting measurements and cancels those in flight; evaluate() then rejects with MeasurementAbortedError. */
   signal?: AbortSignal | undefined
@@ -60,6 +65,13 @@ export interface Evaluation<TestCase> {
 /**
  * Measures every test case with every metric of its kind, outside a test runner: one failing measurement never
  * stops the others, a progress bar shows on a terminal, and a summary table prints at the end.
+ *
+ * The summary is printed last, after `outputFile` was written. If printing it fails (the `stdout` stream's `write`
+ * throws, or the stream reports an error such as EPIPE), evaluate() still resolves with every result, the report
+ * files stay written, and one line on `stderr` (`judgetree: evaluate() could not print its summary (…)`) says what
+ * went wrong; if `stderr` fails too, that line is a process warning with code `JUDGETREE_SUMMARY_NOT_PRINTED`.
+ * evaluate() rejects only for bad arguments, a cancellation, an `outputFile` it cannot write, or a callback of
+ * yours (`onProgress`) that throws.
  *
  * @example
  * const { results, summary } = await evaluate(conversations, [playfulChatbot, new ConversationRelevancyMetric()])
@@ -140,7 +152,14 @@ export async function evaluate<TestCase extends LLMTestCase | ConversationalTest
     options.outputFile === undefined ? undefined : await writeEvaluationReport(options.outputFile, summary, results)
   if (options.summary ?? true) {
     const written = files === undefined ? '' : `\njudgetree: report in ${files.json} and ${files.html}`
-    ;(options.stdout ?? defaultSummaryStream()).write(`${renderEvaluationSummary(summary, results)}${written}\n`)
+    const kept = files === undefined ? '' : `, and the report is in ${files.json} and ${files.html}`
+    printSummary(
+      options.stdout ?? defaultSummaryStream(),
+      `${renderEvaluationSummary(summary, results)}${written}\n`,
+      stderr,
+      'evaluate()',
+      `the results are returned as usual${kept}`,
+    )
   }
   return { results, summary }
 }
@@ -187,10 +206,6 @@ function checkArguments(testCases: unknown, metrics: unknown, options: EvaluateO
     )
   }
   const problems: string[] = []
-  const signal = options.signal as Partial<AbortSignal> | null | undefined
-  if (signal !== undefined && (typeof signal?.aborted !== 'boolean' || typeof signal.addEventListener !== 'function')) {
-    problems.push(`Expected \`signal\` to be an AbortSignal, got \`${String(signal)}\` (${typeof signal}).`)
-  }
   if (!Array.isArray(testCases)) problems.push('testCases must be an array of test cases.')
   else {
     for (const [index, testCase] of testCases.entries()) {
@@ -210,10 +225,9 @@ function checkArguments(testCases: unknown, metrics: unknown, options: EvaluateO
       `Expected \`outputFile\` to be a file path such as '.judgetree/evaluation.json', got \`${String(options.outputFile)}\`.`,
     )
   }
-  const concurrency = options.concurrency ?? Math.max(64, 8 * defaultJudgeRuntime().concurrency)
-  if (!(Number.isInteger(concurrency) && concurrency >= 1)) {
-    problems.push(`Expected \`concurrency\` to be a whole number from 1 and up, got \`${String(concurrency)}\`.`)
-  }
+  // The options evaluate() shares with calibrate(): `undefined` is the default, `null` a wrong value like any other.
+  problems.push(...runOptionProblems(options as Record<string, unknown>))
   if (problems.length > 0) throw new ConfigurationError(`Invalid evaluate() arguments:\n  - ${problems.join('\n  - ')}`)
-  return concurrency
+  // Checked above: undefined is the default, anything else a whole number from 1.
+  return options.concurrency ?? Math.max(64, 8 * defaultJudgeRuntime().concurrency)
 }

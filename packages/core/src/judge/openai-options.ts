@@ -43,6 +43,24 @@ export function validateOptions(options: OpenAIJudgeOptions): void {
   if (warn !== undefined && typeof warn !== 'function') {
     throw invalidOption('warn', 'a function that takes the warning text', warn)
   }
+  // `undefined` is "the default"; `null` is a value, and is refused like any other wrong one.
+  if (options.baseURL !== undefined && typeof options.baseURL !== 'string') {
+    throw invalidOption('baseURL', "the API root as a string, such as 'http://127.0.0.1:11434/v1'", options.baseURL)
+  }
+  if (options.fetch !== undefined && typeof options.fetch !== 'function') {
+    throw invalidOption('fetch', 'a fetch function (the global `fetch`, or one with the same signature)', options.fetch)
+  }
+  if (options.client !== undefined && (typeof options.client !== 'object' || options.client === null)) {
+    throw invalidOption('client', 'an `OpenAI` (or `AzureOpenAI`) client from the openai package', options.client)
+  }
+  const { pricing } = options
+  if (pricing !== undefined && (typeof pricing !== 'object' || pricing === null || Array.isArray(pricing))) {
+    throw invalidOption(
+      'pricing',
+      "an object of USD per million tokens by model, such as { 'my-model': { inputPerMillion: 0.5, outputPerMillion: 1.5 } }",
+      pricing,
+    )
+  }
 }
 
 export function invalidOption(name: string, expected: string, got: unknown): ConfigurationError {

@@ -84,11 +84,12 @@ export function resolveCommonOptions(
   problems: OptionProblems,
   defaultName?: string,
 ): ResolvedMetricOptions {
-  const name = options.name ?? defaultName
+  // `undefined` is "use the default"; `null` is a value, and fails the checks below like any other wrong one.
+  const name = options.name === undefined ? defaultName : options.name
   if (typeof name !== 'string' || name.trim().length === 0) {
     problems.add(`name must be a non-empty string that identifies the metric in reports; got ${describeValue(name)}.`)
   }
-  const threshold = options.threshold ?? 0.5
+  const threshold = options.threshold === undefined ? 0.5 : options.threshold
   if (typeof threshold !== 'number' || !(threshold >= 0 && threshold <= 1)) {
     problems.add(
       `threshold must be a number from 0 to 1 (a score of 0.7 passes a threshold of 0.7); got ${describeValue(threshold)}.`,

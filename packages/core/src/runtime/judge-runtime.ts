@@ -72,9 +72,10 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
       `createJudgeRuntime(options) takes an options object (or nothing); got \`${String(options)}\`.`,
     )
   }
-  const mode = options.cache ?? envCacheMode()
-  const cacheDir = options.cacheDir ?? envCacheDir()
-  const concurrency = options.concurrency ?? envConcurrency()
+  // `undefined` reads the JUDGETREE_* variable; `null` is a value, refused below like any other wrong one.
+  const mode = options.cache === undefined ? envCacheMode() : options.cache
+  const cacheDir = options.cacheDir === undefined ? envCacheDir() : options.cacheDir
+  const concurrency = options.concurrency === undefined ? envConcurrency() : options.concurrency
   const requestsPerMinute = 'requestsPerMinute' in options ? options.requestsPerMinute : envRequestsPerMinute()
   if (!CACHE_MODES.includes(mode)) {
     throw new ConfigurationError(
@@ -87,6 +88,11 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
     )
   }
   validateLimits('createJudgeRuntime', { concurrency, requestsPerMinute })
+  if (options.warn !== undefined && typeof options.warn !== 'function') {
+    throw new ConfigurationError(
+      `Expected \`warn\` to be a function that takes the warning text, got \`${String(options.warn)}\` (${typeof options.warn}).`,
+    )
+  }
   if (options.coordinatorUrl !== undefined) checkCoordinatorUrl(options.coordinatorUrl, '`coordinatorUrl`')
   const envCoordinator = readEnv('JUDGETREE_COORDINATOR_URL')
   if (envCoordinator !== undefined) checkCoordinatorUrl(envCoordinator, 'JUDGETREE_COORDINATOR_URL')

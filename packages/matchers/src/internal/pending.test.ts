@@ -31,6 +31,16 @@ describe('PendingAssertions', () => {
     expect(await pending.cancelUnfinished()).toBeUndefined()
   })
 
+  test('calls `abandoned` of each assertion still unsettled when it stops waiting, before it resolves', async () => {
+    const pending = new PendingAssertions()
+    const abandoned: string[] = []
+    const prompt = pending.start(undefined, [], () => abandoned.push('prompt'))
+    prompt.signal.addEventListener('abort', () => prompt.settle())
+    pending.start(undefined, [], () => abandoned.push('stubborn'))
+    await pending.cancelUnfinished()
+    expect(abandoned).toEqual(['stubborn'])
+  })
+
   test('does not wait long for an assertion that ignores the abort', async () => {
     const pending = new PendingAssertions()
     pending.start()

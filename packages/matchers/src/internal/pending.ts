@@ -1,5 +1,5 @@
 /** How long the guard waits for cancelled assertions to record their (aborted) results before failing the test. */
-const CANCEL_GRACE_MS = 1_000
+export const CANCEL_GRACE_MS = 1_000
 
 /** One running assertion: its abort signal, and the function to call once it has settled. */
 export interface RunningAssertion {
@@ -20,19 +20,28 @@ export interface RunningAssertion {
  * them, or the runner gave up on it at its timeout), they are cancelled: nothing keeps running after the test.
  */
 export class PendingAssertions {
-  readonly #running = new Map<Promise<void>, { callSite: string | undefined; controller: AbortController }>()
+  readonly #running = new Map<
+    Promise<void>,
+    { callSite: string | undefined; controller: AbortController; abandoned: (() => void) | undefined }
+  >()
 
   /**
    * Registers one running assertion. `callSite` is a stack captured where the matcher was called, so the failure
-   * can point at the `expect` line; `signals` (the test's, for instance) also abort the assertion.
+   * can point at the `expect` line; `signals` (the test's, for instance) also abort the assertion. `abandoned` is
+   * called, synchronously and before the test is reported, if the assertion has still not settled when the guard
+   * stops waiting for it: what it records then is all the runner will ever send of it.
    */
-  start(callSite?: string, signals: readonly (AbortSignal | undefined)[] = []): RunningAssertion {
+  start(
+    callSite?: string,
+    signals: readonly (AbortSignal | undefined)[] = [],
+    abandoned?: () => void,
+  ): RunningAssertion {
     const controller = new AbortController()
     let resolve = (): void => {}
     const running = new Promise<void>((done) => {
       resolve = done
     })
-    this.#running.set(running, { callSite, controller })
+    this.#running.set(running, { callSite, controller, abandoned })
     return {
       signal: anySignal([controller.signal, ...signals]) ?? controller.signal,
       cancelled: () => controller.signal.aborted,
@@ -60,6 +69,9 @@ export class PendingAssertions {
     })
     await Promise.race([Promise.allSettled(running.map(([promise]) => promise)), grace])
     clearTimeout(timer)
+    // Those that did not settle in time (a measurement that ignores the abort, or a worker starved of CPU) would
+    // record their results after the runner has sent the test's last update, where no reporter sees them.
+    for (const [promise, { abandoned }] of running) if (this.#running.has(promise)) abandoned?.()
     return unfinishedError(running.length, running[0]?.[1].callSite)
   }
 }

@@ -49,11 +49,7 @@ export async function attachRecord(
   options: ProvidedOptions,
   picture?: () => Promise<string | undefined>,
 ): Promise<void> {
-  const meta = test.meta as Record<string, unknown>
-  const records = Array.isArray(meta[META_KEY]) ? (meta[META_KEY] as JudgetreeRecord[]) : []
-  // In the order the test called the matcher, whatever order the evaluations finished in.
-  meta[META_KEY] = [...records, record].sort((a, b) => a.assertion - b.assertion)
-  meta[textKey(record)] = record.text
+  storeRecord(test, record)
   // A test that already finished (its assertion was not awaited) can no longer be annotated.
   if (test.result?.state !== 'run' || typeof test.context?.annotate !== 'function') return
   if (record.assertionPassed && !options.annotatePassing) return
@@ -77,6 +73,21 @@ export async function attachRecord(
     if (!(error instanceof TypeError)) throw error
     await annotate(brief, type)
   }
+}
+
+/**
+ * Stores the record in the test's meta, synchronously: Vitest sends the meta with each update of the test, and
+ * never again after the last, so what is not there when the test is reported is lost. One record per assertion: a
+ * result that arrives after the guard stored an `unsettledRecord` for it replaces that one.
+ */
+export function storeRecord(test: TestTask, record: JudgetreeRecord): void {
+  const meta = test.meta as Record<string, unknown>
+  const records = Array.isArray(meta[META_KEY]) ? (meta[META_KEY] as JudgetreeRecord[]) : []
+  // In the order the test called the matcher, whatever order the evaluations finished in.
+  meta[META_KEY] = [...records.filter((stored) => stored.assertion !== record.assertion), record].sort(
+    (a, b) => a.assertion - b.assertion,
+  )
+  meta[textKey(record)] = record.text
 }
 
 /** Named by the assertion's position in its test, not by finishing order: `judgetree: Tone`, `judgetree: Tone (2)`. */

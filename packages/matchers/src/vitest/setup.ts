@@ -5,12 +5,12 @@ import * as vitest from 'vitest'
 import { afterEach, expect, inject } from 'vitest'
 import { checkAgreement } from '../internal/agreement.js'
 import { evaluateToPassMetric, type MatcherColours } from '../internal/evaluate.js'
-import { callSiteOf, PendingAssertions } from '../internal/pending.js'
+import { CANCEL_GRACE_MS, callSiteOf, PendingAssertions } from '../internal/pending.js'
 import { evaluationPicture } from '../internal/picture.js'
-import { withSource } from '../internal/record.js'
+import { unsettledRecord, withSource } from '../internal/record.js'
 import { COORDINATOR_URL_ENV, coordinatorUrlFromEnv } from '../internal/run-coordinator.js'
 import { COORDINATOR_URL_KEY, PROVIDED_OPTIONS_KEY, type ProvidedOptions } from '../internal/vitest-options.js'
-import { attachRecord, type TestTask } from '../internal/vitest-task.js'
+import { attachRecord, storeRecord, type TestTask } from '../internal/vitest-task.js'
 
 /** What Vitest's matcher `this` offers that the matcher uses; `task` exists since Vitest 4.1. */
 interface MatcherThis {
@@ -34,13 +34,19 @@ async function toPassMetric(this: MatcherThis, received: unknown, metric: unknow
   const testSignal = test?.context?.signal
   // Under `test.concurrent` a global `expect` can be bound to a sibling test, which would then be blamed.
   const callSite = callSiteOf(toPassMetric)
+  const negated = this.isNot === true
+  // Stores a record if the guard gives up on this assertion, before the test is reported: see PendingAssertions.
+  const abandoned = (owner: TestTask) => () => {
+    const record = unsettledRecord(metric, matcherOptions, assertion, negated, CANCEL_GRACE_MS)
+    storeRecord(owner, withSource(record, callSite, process.cwd()))
+  }
   const running =
     test === undefined || test.concurrent
       ? { signal: testSignal, cancelled: undefined, settle: undefined }
-      : pendingOf(test).start(callSite, [testSignal])
+      : pendingOf(test).start(callSite, [testSignal], abandoned(test))
   try {
     const outcome = await evaluateToPassMetric(received, metric, matcherOptions, {
-      isNot: this.isNot === true,
+      isNot: negated,
       utils: this.utils,
       signal: running.signal,
       assertion,

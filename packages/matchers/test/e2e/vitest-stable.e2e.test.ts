@@ -92,7 +92,10 @@ describe('one replayed suite, run with 4 workers, shuffled on 1 worker, and as 2
   test('tests are listed by project, then file, then place in the file; evaluations in the order called', () => {
     const report = readReport(reportOf('workers'))
     const expected = ['api', 'web'].flatMap((project) => FILE_ORDER.map(([file, name]) => [project, file, name]))
-    expect(report.tests.map((test) => [test.project, test.file, test.name])).toEqual(expected)
+    expect(
+      report.tests.map((test) => [test.project, test.file, test.name]),
+      `the workers run's output:\n${runs.workers?.output}`,
+    ).toEqual(expected)
     const together = report.tests.find((test) => test.name.startsWith('two evaluations at once'))
     expect(together?.evaluations.map((record) => [record.assertion, record.threshold, record.negated])).toEqual([
       [1, 0.2, false],
@@ -101,6 +104,11 @@ describe('one replayed suite, run with 4 workers, shuffled on 1 worker, and as 2
     ])
     // The recording run, on the live judge, lists the same tests in the same order.
     expect(readReport(reportOf('recorded')).tests.map((test) => [test.project, test.file, test.name])).toEqual(expected)
+    // So does every replay. A run that lost some is shown whole: its output says why (an error, a timeout).
+    for (const name of ['shuffled', 'merged']) {
+      const listed = readReport(reportOf(name)).tests.map((test) => [test.project, test.file, test.name])
+      expect(listed, `the ${name} run's output:\n${runs[name]?.output}`).toEqual(expected)
+    }
   })
 
   test('the JSON reports are byte-identical once durations are masked', () => {
