@@ -77,8 +77,8 @@ export async function attachRecord(
 
 /**
  * Stores the record in the test's meta, synchronously: Vitest sends the meta with each update of the test, and
- * never again after the last, so what is not there when the test is reported is lost. One record per assertion: a
- * result that arrives after the guard stored an `unsettledRecord` for it replaces that one.
+ * never again after the last, so what is not there when the test is reported may be lost. One record per
+ * assertion: a record for the same assertion replaces the stored one.
  */
 export function storeRecord(test: TestTask, record: JudgetreeRecord): void {
   const meta = test.meta as Record<string, unknown>

@@ -36,7 +36,11 @@ async function toPassMetric(this: MatcherThis, received: unknown, metric: unknow
   const callSite = callSiteOf(toPassMetric)
   const negated = this.isNot === true
   // Stores a record if the guard gives up on this assertion, before the test is reported: see PendingAssertions.
+  // That record is final: the test failed for it, and whether a late result would still reach the report depends
+  // on whether Vitest sends the file again after it arrives, so a late result never replaces it.
+  let gaveUp = false
   const abandoned = (owner: TestTask) => () => {
+    gaveUp = true
     const record = unsettledRecord(metric, matcherOptions, assertion, negated, CANCEL_GRACE_MS)
     storeRecord(owner, withSource(record, callSite, process.cwd()))
   }
@@ -53,7 +57,7 @@ async function toPassMetric(this: MatcherThis, received: unknown, metric: unknow
       adviceAfterRun: options.reporter === true,
     })
     const record = outcome.record === undefined ? undefined : withSource(outcome.record, callSite, process.cwd())
-    if (test !== undefined && record !== undefined) {
+    if (test !== undefined && record !== undefined && !gaveUp) {
       await attachRecord(test, record, options, () => evaluationPicture(metric, record))
     }
     // Cancelled after its test ended: the test fails with the guard's error; a rejection here would be unhandled.
