@@ -45,14 +45,15 @@ export function environmentSuite(
     test('no API key: each of the 6 tests names the problem in one line; the fix is printed once', () => {
       expect(keyless.code).toBe(1)
       expect(occurrences(keyless.output, 'Set OPENAI_API_KEY')).toBe(1)
-      // Once per failure at most: Jest prints each test's; Vitest prints identical errors (same message, same
-      // line of the shared fixture) once under all the tests that threw them.
+      // As often as the runner prints each failure, and no more: Jest prints each test's once; Vitest prints
+      // identical errors (same message, same line of the shared fixture) once under all the tests that threw them,
+      // and Vitest 3.2's default reporter also lists each failed test's message under it as it runs.
       const named = occurrences(
         keyless.output,
         'The judge model "gpt-4.1" has no API key. (how to fix it is printed once, at the end of the run)',
       )
       expect(named).toBeGreaterThanOrEqual(1)
-      expect(named).toBeLessThanOrEqual(6)
+      expect(named).toBeLessThanOrEqual(12)
       expect(keyless.stderr).toContain(
         'judgetree: a problem of the environment failed 6 evaluations (CONFIGURATION_INVALID):\n' +
           '  ConversationalTaskNode "Describe tone" failed: The judge model "gpt-4.1" has no API key.\n' +
