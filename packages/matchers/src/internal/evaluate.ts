@@ -16,7 +16,7 @@ import {
 import { closestName } from '@judgetree/core/runtime'
 import { describeValue } from './describe-value.js'
 import { anySignal } from './pending.js'
-import { ASSERTION_REJECTED, adviceOf, type JudgetreeRecord, toPlainResult } from './record.js'
+import { ASSERTION_REJECTED, adviceOf, type JudgetreeRecord, toPlainResult, unmeasuredRecord } from './record.js'
 
 /** Options of `toPassMetric(metric, options)`. */
 export interface ToPassMetricOptions {
@@ -141,31 +141,13 @@ function withoutRepeatedAdvice(text: string, advice: string): string {
 
 /** The record of an assertion rejected before measuring: reports list it with the failed ones, and say why. */
 function rejectedRecord(metric: unknown, problem: string, context: EvaluationContext): JudgetreeRecord {
-  const candidate = metric as { name?: unknown; threshold?: unknown } | null | undefined
-  const name = typeof candidate?.name === 'string' ? candidate.name : MATCHER
-  const threshold = typeof candidate?.threshold === 'number' ? candidate.threshold : 0.5
-  const summary = `REJECTED ${name}: the assertion was not measured`
-  return {
-    name,
-    score: 0,
-    threshold,
-    success: false,
-    reason: null,
-    strictMode: false,
-    error: { name: 'UsageError', code: ASSERTION_REJECTED, message: problem },
-    trace: { metric: name, nodes: [], roots: [], notes: [] },
-    verboseLogs: '',
-    usage: { judgeCalls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 },
-    durationMs: 0,
-    judgeModel: '',
-    metricThreshold: threshold,
+  return unmeasuredRecord({
+    metric,
     assertion: context.assertion,
     negated: context.isNot,
-    assertionPassed: false,
-    summary,
-    text: `${summary}\nerror: ${problem}`,
-    testCase: null,
-  }
+    summary: (name) => `REJECTED ${name}: the assertion was not measured`,
+    error: { name: 'UsageError', code: ASSERTION_REJECTED, message: problem },
+  })
 }
 
 /** A test case's `name` (when it has one) and the first 12 hex digits of a sha256 of its content. */

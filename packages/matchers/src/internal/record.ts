@@ -113,9 +113,50 @@ export function withSource(record: JudgetreeRecord, callSite: string | undefined
 export const ASSERTION_REJECTED = 'ASSERTION_REJECTED'
 
 /**
+ * The record of an assertion that measured nothing: one the matcher rejected (`ASSERTION_REJECTED`), or one its test
+ * ended without (see {@link unsettledRecord}). Reports list it with the failed ones, with its one-line `summary`.
+ */
+export function unmeasuredRecord(fields: {
+  readonly metric: unknown
+  /** The threshold the assertion asked for, when it gave one. */
+  readonly threshold?: unknown
+  readonly assertion: number
+  readonly negated: boolean
+  readonly summary: (name: string, threshold: number) => string
+  readonly error: PlainError
+}): JudgetreeRecord {
+  const candidate = fields.metric as { name?: unknown; threshold?: unknown } | null | undefined
+  const name = typeof candidate?.name === 'string' ? candidate.name : 'toPassMetric'
+  const metricThreshold = typeof candidate?.threshold === 'number' ? candidate.threshold : 0.5
+  const threshold = typeof fields.threshold === 'number' ? fields.threshold : metricThreshold
+  const summary = fields.summary(name, threshold)
+  return {
+    name,
+    score: 0,
+    threshold,
+    success: false,
+    reason: null,
+    strictMode: false,
+    error: fields.error,
+    trace: { metric: name, nodes: [], roots: [], notes: [] },
+    verboseLogs: '',
+    usage: { judgeCalls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 },
+    durationMs: 0,
+    judgeModel: '',
+    metricThreshold,
+    assertion: fields.assertion,
+    negated: fields.negated,
+    assertionPassed: false,
+    summary,
+    text: `${summary}\nerror: ${fields.error.message}`,
+    testCase: null,
+  }
+}
+
+/**
  * The record of an assertion its test ended without (it was not awaited, or the test timed out) and that had still
  * not settled when the guard stopped waiting for it, `waitedMs` after cancelling it. Stored before the test is
- * reported, so every report lists the assertion; its own result, if it ever comes, arrives too late to be sent.
+ * reported, so every report lists the assertion.
  */
 export function unsettledRecord(
   metric: unknown,
@@ -124,36 +165,18 @@ export function unsettledRecord(
   negated: boolean,
   waitedMs: number,
 ): JudgetreeRecord {
-  const candidate = metric as { name?: unknown; threshold?: unknown } | null | undefined
-  const name = typeof candidate?.name === 'string' ? candidate.name : 'toPassMetric'
-  const metricThreshold = typeof candidate?.threshold === 'number' ? candidate.threshold : 0.5
-  const override = (matcherOptions as { threshold?: unknown } | null | undefined)?.threshold
-  const threshold = typeof override === 'number' ? override : metricThreshold
   const message =
     'the test ended before this toPassMetric() assertion finished; it was cancelled and had not settled ' +
     `${waitedMs} ms later, so its result is unknown`
-  const summary = `ERROR ${name}: no score (threshold ${threshold}) · the test ended before the assertion finished`
-  return {
-    name,
-    score: 0,
-    threshold,
-    success: false,
-    reason: null,
-    strictMode: false,
-    error: { name: 'MeasurementAbortedError', code: 'MEASUREMENT_ABORTED', message },
-    trace: { metric: name, nodes: [], roots: [], notes: [] },
-    verboseLogs: '',
-    usage: { judgeCalls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 },
-    durationMs: 0,
-    judgeModel: '',
-    metricThreshold,
+  return unmeasuredRecord({
+    metric,
+    threshold: (matcherOptions as { threshold?: unknown } | null | undefined)?.threshold,
     assertion,
     negated,
-    assertionPassed: false,
-    summary,
-    text: `${summary}\nerror: ${message}`,
-    testCase: null,
-  }
+    summary: (name, threshold) =>
+      `ERROR ${name}: no score (threshold ${threshold}) · the test ended before the assertion finished`,
+    error: { name: 'MeasurementAbortedError', code: 'MEASUREMENT_ABORTED', message },
+  })
 }
 
 /** Converts a result to plain JSON data, recursively through the metrics nested in its trace. */
