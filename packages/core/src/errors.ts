@@ -22,7 +22,7 @@ export class JudgetreeError extends Error {
   readonly node: string | undefined
   /**
    * Set when the problem lies in the run's environment, not in one evaluation (no API key, a key the server
-   * refuses, a malformed `JUDGETREE_*` variable), so that every evaluation of the run meets it: how to fix it, the
+   * refuses, a malformed base URL), so that every evaluation of the run meets it: how to fix it, the
    * last sentences of the message. Test runners print the message without it in each failed test and the whole
    * message once per run (see {@link withoutAdvice}).
    */
@@ -125,7 +125,7 @@ export class DagValidationError extends JudgetreeError {
 
 /**
  * An option passed to a metric, judge or helper is not acceptable, or the environment is not (no API key, a
- * malformed `JUDGETREE_*` variable: those carry {@link JudgetreeError.advice}).
+ * malformed `JUDGETREE_*` variable; those a whole run meets carry {@link JudgetreeError.advice}).
  */
 export class ConfigurationError extends JudgetreeError {
   constructor(message: string, options?: { advice?: string | undefined }) {
