@@ -200,10 +200,15 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
     let fresh: readonly JudgeResponse<unknown>[]
     if (missing.length > 1 && typeof judge.generateSamples === 'function') {
       const sampler = judge.generateSamples.bind(judge)
-      fresh = await limiter.run(() => {
-        counts.judgeCalls += 1
-        return sampler(base, missing.length)
-      }, signal)
+      // A 429 on the shared call is retried like any other call's: trials must not be frailer than one measurement.
+      fresh = await limiter.run(
+        () => {
+          counts.judgeCalls += 1
+          return sampler(base, missing.length)
+        },
+        signal,
+        judge.rateLimitRetries ?? 0,
+      )
       if (fresh.length !== missing.length) {
         throw new JudgeCallError(
           `The judge "${judge.name}" returned ${fresh.length} samples from generateSamples where ${missing.length} ` +

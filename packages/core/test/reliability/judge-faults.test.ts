@@ -80,7 +80,11 @@ beforeAll(async () => {
     attempts.set(request.body.model, attempt + 1)
     // Route on the original prompt: a re-ask ends with our correction, not the task.
     const prompt = request.body.messages.find((message) => message.role === 'user')?.content ?? ''
-    return fault(attempt) ?? healthyAnswer(prompt)
+    const healthy = healthyAnswer(prompt)
+    // Trials ask for their samples with `n`: the server honours it, as OpenAI does.
+    const samples =
+      request.body.n === undefined ? {} : { samples: Array.from({ length: request.body.n }, () => healthy) }
+    return fault(attempt) ?? { ...healthy, ...samples }
   })
 })
 afterAll(() => server.close())
@@ -123,5 +127,26 @@ describe('judge faults, all at once through the OpenAI SDK', () => {
       }
     }
     expect(unhandled).toEqual([])
+  })
+})
+
+describe('judge faults under trials, whose samples share one call with `n`', () => {
+  test('a 429 on the shared sampling call is retried like any call: all 5 trials recover', async () => {
+    const model = 'rate-limited once (429, Retry-After)'
+    attempts.delete(model)
+    const judge = new OpenAIJudge({ model, baseURL: server.baseURL, apiKey: 'sk-test-faults', maxRetries: 3 })
+    const metric = new ConversationalDAGMetric({ name: model, dag: playfulChatbotDag(), model: judge })
+    const result = await metric.measure(playfulConversation, { trials: 5 })
+    expect(result.error).toBeUndefined()
+    expect(result.trials?.map((trial) => trial.error?.message)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ])
+    expect(result.score).toBe(0.5)
+    // The 429 and its retry, then the walk's two other steps: each step one request for the 5 samples.
+    expect(attempts.get(model)).toBe(4)
   })
 })

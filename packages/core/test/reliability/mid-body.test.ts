@@ -21,7 +21,14 @@ const promptOf = (messages: readonly { role: string; content: string }[]) =>
 const server = useOpenAIServer()
 const off = createJudgeRuntime({ cache: 'off', concurrency: 16 })
 
-function metric(options: { maxRetries?: number; name?: string; timeoutMs?: number } = {}) {
+function metric(
+  options: {
+    maxRetries?: number
+    name?: string
+    timeoutMs?: number
+    runtime?: ReturnType<typeof createJudgeRuntime>
+  } = {},
+) {
   const judge = new OpenAIJudge({
     model: options.name ?? 'mid-body',
     baseURL: server.baseURL,
@@ -29,7 +36,11 @@ function metric(options: { maxRetries?: number; name?: string; timeoutMs?: numbe
     maxRetries: options.maxRetries ?? 3,
     timeoutMs: options.timeoutMs ?? 2_000,
   })
-  return new ConversationalDAGMetric({ name: 'Playful', dag: playfulChatbotDag(), model: off.wrap(judge) })
+  return new ConversationalDAGMetric({
+    name: 'Playful',
+    dag: playfulChatbotDag(),
+    model: (options.runtime ?? off).wrap(judge),
+  })
 }
 
 /** Serves `fault` on the first `times` requests, then healthy answers. */
@@ -119,6 +130,32 @@ describe('a fault after the headers is retried like a connection error', () => {
     await new Promise((resolve) => setTimeout(resolve, 300))
     expect(server.requests.length).toBe(seen)
     expect(seen).toBeLessThan(50)
+  })
+})
+
+describe('trials: faults on the one call that asks for every sample with `n`', () => {
+  /** Serves `faults` in turn on the first requests, then healthy answers with one choice per sample asked. */
+  function faultsThenSamples(faults: readonly ScriptedReply[]): void {
+    server.respondWith((request) => {
+      const reply = healthyAnswer(promptOf(request.body.messages))
+      const samples = Array.from({ length: request.body.n ?? 1 }, () => reply)
+      const fault = faults[request.index]
+      return fault === undefined ? { ...reply, samples } : { ...reply, samples, ...fault }
+    })
+  }
+
+  test('a 429, then a reset mid-body, on the sampling call: all 5 trials recover, 2 requests later', async () => {
+    faultsThenSamples([
+      { status: 429, headers: { 'retry-after-ms': '50' }, error: { message: 'Rate limit reached' } },
+      { resetAfterHeaders: true },
+    ])
+    // A runtime of its own: the 429 slows its runtime's pace for a while, which must not slow the soak below.
+    const runtime = createJudgeRuntime({ cache: 'off', concurrency: 16 })
+    const result = await metric({ runtime }).measure(playfulConversation, { trials: 5 })
+    expect(result.error).toBeUndefined()
+    expect(result.passRate).toBe(1)
+    expect(result.score).toBe(0.5)
+    expect(server.requests.map((request) => request.body.n)).toEqual([5, 5, 5, 5, 5])
   })
 })
 
