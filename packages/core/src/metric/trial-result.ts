@@ -1,6 +1,7 @@
 import { formatScore, renderTrace } from '../trace/render.js'
 import type { MetricTrace, TraceNode } from '../trace/types.js'
-import { inTrial, RUNS_OWN_TRIALS, type TrialAggregate, TrialGroup } from './trials.js'
+import { OptionProblems } from './options.js'
+import { aggregateOption, inTrial, RUNS_OWN_TRIALS, type TrialAggregate, TrialGroup, trialsOption } from './trials.js'
 import type { MeasureOptions, Metric, MetricResult, MetricUsage, TrialResult, TrialSpread } from './types.js'
 import { addUsage, NO_USAGE } from './usage.js'
 
@@ -29,14 +30,25 @@ export function judgeTrials(
   const sorted = [...scores].sort((a, b) => a - b)
   const n = sorted.length
   let score: number
-  if (aggregate === 'mean') score = scores.reduce((sum, value) => sum + value, 0) / n
+  // 'min' and 'majority' report one trial's own score; 'mean' and 'median' compute one, which may carry noise.
+  if (aggregate === 'mean') score = withoutFloatNoise(scores.reduce((sum, value) => sum + value, 0) / n)
   else if (aggregate === 'min') score = sorted[0] as number
   else if (aggregate === 'median') {
     const middle = Math.floor(n / 2)
-    score = n % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2
+    const [lower, upper] = [sorted[middle - 1] as number, sorted[middle] as number]
+    score = n % 2 === 1 ? upper : withoutFloatNoise((lower + upper) / 2)
   } else score = sorted[Math.ceil(n / 2) - 1] as number
   const success = aggregate === 'majority' ? passed > n / 2 : score >= threshold
   return { score, success, passRate: passed / n, passed }
+}
+
+/**
+ * A score rounded to 9 decimals. Sums of tenths are not exact in binary (0.7 + 0.6 is 1.2999999999999998), so a
+ * mean or median that is 0.65 on paper would otherwise fail a threshold of 0.65 while printing as 0.65. Nine
+ * decimals remove that noise and nothing a score can mean, so the score reported is the score compared.
+ */
+function withoutFloatNoise(score: number): number {
+  return Math.round(score * 1e9) / 1e9
 }
 
 /** The lowest and highest score and their population standard deviation. */
@@ -228,7 +240,11 @@ export async function measureTrials<TestCase>(
 ): Promise<MetricResult> {
   if (runsOwnTrials(metric)) return metric.measure(testCase, options)
   const started = performance.now()
-  const { trials = 1, aggregate = 'mean', signal } = options
+  const problems = new OptionProblems(`measureTrials(metric "${metric.name}", testCase, options)`)
+  const trials = trialsOption(options.trials, problems)
+  const aggregate = aggregateOption(options.aggregate, problems)
+  problems.throwIfAny()
+  const { signal } = options
   if (trials === 1) return metric.measure(testCase, { signal })
   const group = new TrialGroup(trials)
   const results = await Promise.all(

@@ -15,6 +15,7 @@ import { GEval, type GEvalOptions } from '../metrics/geval.js'
 import { createJudgeRuntime } from '../runtime/judge-runtime.js'
 import { LLMTestCaseParams } from '../test-case/params.js'
 import type { LLMTestCase } from '../test-case/schemas.js'
+import { formatScore, renderSummaryLine } from '../trace/render.js'
 import { BaseMetric, type MetricContext } from './base-metric.js'
 import { measureTrials, withThreshold } from './trial-result.js'
 import type { Metric } from './types.js'
@@ -140,6 +141,28 @@ describe('trials of a G-Eval score against a flaky judge', () => {
     expect(result.usage.judgeCalls).toBe(6)
   })
 
+  it('re-asks 19 samples a server did not return without a MaxListenersExceededWarning', async () => {
+    server.respondWith((request) =>
+      schemaOf(request) === 'geval_steps'
+        ? jsonReply({ steps: STEPS })
+        : jsonReply({ reason: 'one sample only', score: 6 }, { delayMs: 20 }),
+    )
+    const warnings: Error[] = []
+    const onWarning = (warning: Error) => warnings.push(warning)
+    process.on('warning', onWarning)
+    try {
+      const result = await geval({ trials: 20 }).measure(testCase)
+      // A warning is emitted on the next tick after the listener that crossed the limit.
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(result.error).toBeUndefined()
+      expect(result.passRate).toBe(1)
+      expect(server.requests).toHaveLength(21)
+    } finally {
+      process.off('warning', onWarning)
+    }
+    expect(warnings.map((warning) => `${warning.name}: ${warning.message}`)).toEqual([])
+  })
+
   it('shows the trials in the summary line, the reason and the trace', async () => {
     const result = await geval({ aggregate: 'mean' }).measure(testCase)
 
@@ -201,6 +224,43 @@ describe('trials of a G-Eval score against a flaky judge', () => {
     expect(strict.passRate).toBe(0.4)
     expect(strict.success).toBe(false)
     expect(strict.score).toBe(0.8)
+  })
+})
+
+describe('trials whose aggregate lands on the threshold', () => {
+  /** The judge scores the samples of one request in turn from `scores` (0..10). */
+  function scoring(scores: readonly number[]): void {
+    server.respondWith((request) => {
+      if (schemaOf(request) === 'geval_steps') return jsonReply({ steps: STEPS })
+      const samples = scores.slice(0, request.body.n ?? 1).map((score) => ({ json: { reason: `${score}`, score } }))
+      return { samples }
+    })
+  }
+
+  // Tenths do not add up exactly in binary (0.7 + 0.6 = 1.2999999999999998): the first five are 0.65, 0.65, 0.65,
+  // 0.1 and 0.7 on paper, which float sums put a hair below the threshold.
+  it.each([
+    ['mean', [7, 6], 0.65, 0.65, true],
+    ['median', [6, 7], 0.65, 0.65, true],
+    ['mean', [7, 6, 6, 7], 0.65, 0.65, true],
+    ['mean', [1, 1, 1, 1, 1, 1, 1, 1, 1, 1], 0.1, 0.1, true],
+    ['mean', [7, 7, 7], 0.7, 0.7, true],
+    ['mean', [1, 2], 0.15, 0.15, true],
+    ['median', [1, 2], 0.15, 0.15, true],
+    ['mean', [9, 8], 0.85, 0.85, true],
+    ['mean', [7, 6], 0.66, 0.65, false],
+    ['mean', [8, 9, 9], 0.87, 0.866666667, false],
+  ] as const)('%s of %j against %s is %s: %s', async (aggregate, scores, threshold, score, success) => {
+    scoring(scores)
+    const result = await geval({ trials: scores.length, aggregate, threshold }).measure(testCase)
+
+    expect(result.error).toBeUndefined()
+    expect(result.score).toBe(score)
+    expect(result.success).toBe(success)
+    // The number printed is the number compared.
+    expect(renderSummaryLine(result)).toContain(
+      `${success ? 'PASS' : 'FAIL'} Correctness: score ${formatScore(score)} (threshold ${threshold})`,
+    )
   })
 })
 
@@ -420,8 +480,12 @@ describe("measureTrials on a metric that is not judgetree's", () => {
 
 describe('bad trials options', () => {
   it.each([
-    [{ trials: 0 }, 'trials must be a whole number from 1 and up (how many times to measure, e.g. 5); got 0.'],
-    [{ trials: 1.5 }, 'trials must be a whole number from 1 and up (how many times to measure, e.g. 5); got 1.5.'],
+    [{ trials: 0 }, 'trials must be a whole number from 1 to 100 (how many times to measure, e.g. 5); got 0.'],
+    [{ trials: 1.5 }, 'trials must be a whole number from 1 to 100 (how many times to measure, e.g. 5); got 1.5.'],
+    [
+      { trials: 1e9 },
+      'trials must be at most 100 (each trial may cost a judge call per step, and the aggregate of a few dozen trials is already steady); got 1000000000.',
+    ],
     [
       { aggregate: 'avg' },
       "aggregate must be one of 'mean', 'median', 'min', 'majority' (how the trials' scores combine); got \"avg\".",
@@ -431,9 +495,20 @@ describe('bad trials options', () => {
     expect(() => geval(options as Partial<GEvalOptions>)).toThrow(message)
   })
 
+  it('refuses 101 trials given to measure(), and to measureTrials() for a metric of any kind', async () => {
+    const result = await geval().measure(testCase, { trials: 101 })
+    expect(result.error?.message).toContain('trials must be at most 100')
+    const plain: Metric<LLMTestCase> = { name: 'Plain', kind: 'single-turn', threshold: 0.5, measure: vi.fn() }
+    await expect(measureTrials(plain, testCase, { trials: 101 })).rejects.toThrow(
+      'Invalid options for measureTrials(metric "Plain", testCase, options):\n  - trials must be at most 100',
+    )
+    expect(plain.measure).not.toHaveBeenCalled()
+    expect(server.requests).toEqual([])
+  })
+
   it('names the option given to measure()', async () => {
     const result = await geval().measure(testCase, { trials: 0 })
     expect(result.error?.message).toContain('measure(testCase, options)')
-    expect(result.error?.message).toContain('trials must be a whole number from 1 and up')
+    expect(result.error?.message).toContain('trials must be a whole number from 1 to 100')
   })
 })
