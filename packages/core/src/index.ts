@@ -96,7 +96,7 @@ export {
 } from './metric/base-metric.js'
 export type { CommonMetricOptions, ResolvedMetricOptions } from './metric/options.js'
 export { judgeTrials, measureTrials, type TrialVerdict, withThreshold } from './metric/trial-result.js'
-export { TRIAL_AGGREGATES, TRIAL_TEMPERATURE, type TrialAggregate } from './metric/trials.js'
+export { MAX_TRIALS, TRIAL_AGGREGATES, TRIAL_TEMPERATURE, type TrialAggregate } from './metric/trials.js'
 export type {
   ConversationalMetric,
   MeasureOptions,

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { setMaxListeners } from 'node:events'
 import { MeasurementAbortedError } from '../errors.js'
 import { describeValue } from '../internal/describe-value.js'
 import type { JudgeRequest, JudgeResponse } from '../judge/types.js'
@@ -16,14 +17,31 @@ export const RUNS_OWN_TRIALS = Symbol.for('judgetree.runsOwnTrials')
 /** The temperature trials ask the judge for when its user set none, so that samples can differ. */
 export const TRIAL_TEMPERATURE = 1
 
+/**
+ * The most trials one measurement may run. Past a few dozen samples the aggregate barely moves, while every trial
+ * can cost a judge call per step; a larger number is far more likely a slip (`1e9`) than a wish.
+ */
+export const MAX_TRIALS = 100
+
 /** Checks `trials`, returning 1 (a single measurement) when it is absent or invalid. */
 export function trialsOption(value: unknown, problems: OptionProblems, where = 'trials'): number {
   if (value === undefined) return 1
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 1) return value
-  problems.add(
-    `${where} must be a whole number from 1 and up (how many times to measure, e.g. 5); got ${describeValue(value)}.`,
-  )
+  if (isTrialCount(value)) return value
+  problems.add(`${where} ${trialsProblem(value)}; got ${describeValue(value)}.`)
   return 1
+}
+
+/** True for a valid `trials`: a whole number from 1 to {@link MAX_TRIALS}. */
+export function isTrialCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_TRIALS
+}
+
+/** What a wrong `trials` should have been, for messages that name the option their own way. */
+export function trialsProblem(value: unknown): string {
+  return typeof value === 'number' && value > MAX_TRIALS
+    ? `must be at most ${MAX_TRIALS} (each trial may cost a judge call per step, and the aggregate of a few dozen ` +
+        'trials is already steady)'
+    : `must be a whole number from 1 to ${MAX_TRIALS} (how many times to measure, e.g. 5)`
 }
 
 /** Checks `aggregate`, returning 'mean' when it is absent or invalid. */
@@ -117,6 +135,9 @@ export class TrialGroup {
       waiting -= 1
       if (waiting === 0) controller.abort(entry.request.signal?.reason)
     }
+    // Every sample of the batch, and each re-ask of a sample the judge could not return in the shared call, listens
+    // to this one signal while it waits: their number grows with the trials (at most MAX_TRIALS), not with a leak.
+    setMaxListeners(0, controller.signal)
     const listeners = batch.map((entry) => {
       const listener = giveUp(entry)
       if (entry.request.signal?.aborted) listener()

@@ -295,14 +295,21 @@ describe('evaluateToPassMetric', () => {
       conversation,
       friendly(true),
       { trials: 0 },
-      'toPassMetric(metric, { trials }) expects `trials` to be a whole number from 1 and up (how many times to measure, e.g. 5), but got `0` (number).',
+      'toPassMetric(metric, { trials }) expects `trials` to be a whole number from 1 to 100 (how many times to measure, e.g. 5), but got `0` (number).',
     ],
     [
       'fractional trials',
       conversation,
       friendly(true),
       { trials: 1.5 },
-      'toPassMetric(metric, { trials }) expects `trials` to be a whole number from 1 and up (how many times to measure, e.g. 5), but got `1.5` (number).',
+      'toPassMetric(metric, { trials }) expects `trials` to be a whole number from 1 to 100 (how many times to measure, e.g. 5), but got `1.5` (number).',
+    ],
+    [
+      'a billion trials',
+      conversation,
+      friendly(true),
+      { trials: 1e9 },
+      'toPassMetric(metric, { trials }) expects `trials` to be at most 100 (each trial may cost a judge call per step, and the aggregate of a few dozen trials is already steady), but got `1000000000` (number).',
     ],
     [
       'an unknown aggregate',

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import {
   formatScore,
+  MAX_TRIALS,
   type Metric,
   type MetricResult,
   measureTrials,
@@ -195,7 +196,10 @@ function usageProblem(received: unknown, metric: unknown, options: unknown): str
     if (unknown.length > 0) return unknownOptionsProblem(unknown)
     const { threshold, signal, trials, aggregate } = options as Record<string, unknown>
     if (trials !== undefined && !(typeof trials === 'number' && Number.isInteger(trials) && trials >= 1)) {
-      return `${MATCHER}(metric, { trials }) expects \`trials\` to be a whole number from 1 and up (how many times to measure, e.g. 5), but got ${describeValue(trials)}.`
+      return `${MATCHER}(metric, { trials }) expects \`trials\` to be a whole number from 1 to ${MAX_TRIALS} (how many times to measure, e.g. 5), but got ${describeValue(trials)}.`
+    }
+    if (typeof trials === 'number' && trials > MAX_TRIALS) {
+      return `${MATCHER}(metric, { trials }) expects \`trials\` to be at most ${MAX_TRIALS} (each trial may cost a judge call per step, and the aggregate of a few dozen trials is already steady), but got ${describeValue(trials)}.`
     }
     if (aggregate !== undefined && !TRIAL_AGGREGATES.includes(aggregate as TrialAggregate)) {
       const valid = TRIAL_AGGREGATES.map((name) => `'${name}'`).join(', ')
