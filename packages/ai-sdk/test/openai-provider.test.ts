@@ -128,6 +128,22 @@ describe('aiSdkJudge through @ai-sdk/openai', () => {
     expect(result.reason).toContain('9 weighted by its logprobs')
   })
 
+  test('G-Eval counts a "1" alternative as the score 1 when "10" is among the alternatives, as OpenAIJudge does', async () => {
+    const top = ln({ '2': 0.5, '1': 0.4, '3': 0.09, '0': 0.005, '10': 0.005 })
+    server.respondWith((recorded) =>
+      schemaOf(recorded) === 'geval_steps' ? jsonReply({ steps: ['Check the facts.'] }) : scoreReply(2, top),
+    )
+    const metric = new GEval({
+      name: 'Correctness',
+      criteria: 'Is the answer right?',
+      evaluationParams: [LLMTestCaseParams.INPUT, LLMTestCaseParams.ACTUAL_OUTPUT],
+      model: judge(),
+    })
+    const result = await metric.measure({ input: 'Boiling point?', actualOutput: '100 °C' })
+    expect(result.error).toBeUndefined()
+    expect(result.score).toBeCloseTo((2 * 0.5 + 1 * 0.4 + 3 * 0.09 + 10 * 0.005) / 10, 10)
+  })
+
   test('a provider error names the provider and the model, says what to change and never shows the key', async () => {
     server.respondWith(() => ({ status: 401, error: { message: `Incorrect API key provided: ${API_KEY}` } }))
     const error = await judge()

@@ -104,7 +104,7 @@ describe('GEval scoring', () => {
     const nine = await geval({ evaluationSteps: STEPS, criteria: undefined }).measure(testCase)
     expect(nine.score).toBe(0.9)
     expect(nine.trace.notes).toContain(
-      'weighted by logprobs over 1 alternative (9: 100%): 9; the judge answered 9; not counted: "1" (it also begins 10)',
+      'weighted by logprobs over 1 alternative (9: 100%): 9; the judge answered 9; not counted: "1" (it may also begin 10, and no alternative is a multi-digit score)',
     )
 
     server.respondWith(() =>
@@ -117,6 +117,18 @@ describe('GEval scoring', () => {
     expect(ten.score).toBe(1)
     expect(ten.trace.notes).toContain(
       'raw score: the judge wrote 10 as 2 tokens ("1" then "0"), so the probabilities at its first token mix several scores',
+    )
+  })
+
+  it('on OpenAI, whose "10" is one token among the alternatives, a "1" alternative counts as the score 1', async () => {
+    // Raw 2, torn with 1: the earlier rule left "1" out and scored this 0.22 instead of 0.17.
+    const top = ln({ '2': 0.5, '1': 0.4, '3': 0.09, '0': 0.005, '10': 0.005 })
+    server.respondWith(() => scoreReply(2, top))
+    const result = await geval({ evaluationSteps: STEPS, criteria: undefined }).measure(testCase)
+    expect(result.error).toBeUndefined()
+    expect(result.score).toBeCloseTo((2 * 0.5 + 1 * 0.4 + 3 * 0.09 + 10 * 0.005) / 10, 10)
+    expect(result.trace.notes).toContain(
+      'weighted by logprobs over 5 alternatives (0: 0.5%, 1: 40%, 2: 50%, 3: 9%, 10: 0.5%): 1.72; the judge answered 2',
     )
   })
 

@@ -20,8 +20,10 @@ const INTEGER_TOKEN = /^\d+$/
  * because the answer's reason comes first and may itself contain the same number.
  *
  * Tokenizers that split numbers write 10 as "1" then "0", so at the score's position a "1" may be the start of 10
- * as well as the score 1. Only alternatives that can mean a single score there are counted; when the judge's own
- * score token is one that cannot (it began a longer score, or could have), the distribution is not read at all.
+ * as well as the score 1. Tokenizers with whole-number tokens (OpenAI's, Llama 3's) write 10 as one token "10", and
+ * their "1" is the score 1. A multi-digit score token among the alternatives at the position shows the second kind:
+ * then every alternative is read as the score it spells. Without one, a token that may begin a longer score is not
+ * counted, and when it is the judge's own score token the distribution is not read at all.
  */
 export function weightScore(
   raw: number,
@@ -50,27 +52,32 @@ export function weightScore(
     }
   }
   const chosen = token.token.trim()
-  if (longer(chosen).length > 0) {
+  const candidates = token.topLogprobs.some((top) => top.token.trim() === chosen)
+    ? token.topLogprobs
+    : [{ token: token.token, logprob: token.logprob }, ...token.topLogprobs]
+  const wholeNumbers = candidates.some((candidate) => isMultiDigitScore(candidate.token.trim(), low, high))
+  // A token that may begin a longer score in range ("1" for 10) cannot be read as one score, unless the
+  // tokenizer is seen to write multi-digit scores as one token.
+  const mayBegin = (text: string) => (wholeNumbers ? [] : longer(text))
+  if (mayBegin(chosen).length > 0) {
     return {
       mode: 'raw',
       score: raw,
       note:
-        `raw score: the score token ${JSON.stringify(chosen)} also begins ${longer(chosen).join(', ')}, so its ` +
-        'probability mixes scores',
+        `raw score: the score token ${JSON.stringify(chosen)} may also begin ${longer(chosen).join(', ')} (no ` +
+        'alternative at its position is a multi-digit score), so its probability may mix scores',
     }
   }
   const probabilities = new Map<number, number>()
   const ignored = new Set<string>()
-  const candidates = token.topLogprobs.some((top) => top.token.trim() === chosen)
-    ? token.topLogprobs
-    : [{ token: token.token, logprob: token.logprob }, ...token.topLogprobs]
   for (const candidate of candidates) {
     const text = candidate.token.trim()
     if (!INTEGER_TOKEN.test(text)) continue
+    // A judge's logprob is a number; anything else is not read as a probability (Math.exp(null) would be 1).
+    if (typeof candidate.logprob !== 'number') continue
     const value = Number(text)
     if (value < low || value > high) continue
-    // A token that also begins a longer score in range ("1" for 10) cannot be read as one score here.
-    if (longer(text).length > 0) {
+    if (mayBegin(text).length > 0) {
       ignored.add(text)
       continue
     }
@@ -91,7 +98,10 @@ export function weightScore(
   const score = alternatives.reduce((sum, { value, probability }) => sum + value * probability, 0)
   const shares = alternatives.map(({ value, probability }) => `${value}: ${percent(probability)}`).join(', ')
   const count = alternatives.length
-  const skipped = [...ignored].map((text) => `${JSON.stringify(text)} (it also begins ${longer(text).join(', ')})`)
+  const skipped = [...ignored].map(
+    (text) =>
+      `${JSON.stringify(text)} (it may also begin ${longer(text).join(', ')}, and no alternative is a multi-digit score)`,
+  )
   return {
     mode: 'weighted',
     score,
@@ -121,6 +131,13 @@ function findScoreTokens(logprobs: readonly TokenLogprob[], wanted: string): rea
     if (text === wanted) return logprobs.slice(start, end + 1)
   }
   return undefined
+}
+
+/** True for a token that spells a score of two or more digits in range ("10" on 0..10; not "7", not "07"). */
+function isMultiDigitScore(text: string, low: number, high: number): boolean {
+  if (!INTEGER_TOKEN.test(text) || text.length < 2 || String(Number(text)) !== text) return false
+  const value = Number(text)
+  return value >= low && value <= high
 }
 
 /** The scores in range, other than `text` itself, whose digits begin with `text` (for "1" on 0..10: 10). */
