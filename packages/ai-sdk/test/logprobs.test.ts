@@ -24,6 +24,17 @@ describe('readLogprobs', () => {
     expect(readLogprobs({ openai: { logprobs: [] } })).toBeUndefined()
     expect(readLogprobs({ openai: { logprobs: [{ token: 8, logprob: 'high' }] } })).toBeUndefined()
   })
+
+  test.each([
+    ['a null alternative logprob', [{ ...token('7', -0.5), top_logprobs: [{ token: '2', logprob: null }] }]],
+    ['top_logprobs that are not a list', [{ ...token('7', -0.5), top_logprobs: 'nope' }]],
+    ['an alternative that is not an object', [{ ...token('7', -0.5), top_logprobs: [null] }]],
+  ])(
+    '%s makes the logprobs unreadable: never read as probability 1, never coerced, never thrown',
+    (_case, logprobs) => {
+      expect(readLogprobs({ openai: { logprobs } })).toBeUndefined()
+    },
+  )
 })
 
 test('only the @ai-sdk/openai providers are asked for logprobs', () => {

@@ -11,13 +11,14 @@ export function returnsLogprobs(provider: string): boolean {
 interface RawToken {
   readonly token?: unknown
   readonly logprob?: unknown
-  readonly top_logprobs?: readonly { readonly token?: unknown; readonly logprob?: unknown }[] | null
+  readonly top_logprobs?: unknown
 }
 
 /**
  * The token logprobs in `providerMetadata.openai.logprobs`: a flat list from Chat Completions, one list per output
  * text from the Responses API. Undefined when there are none, or when anything in them is not a token logprob (a
- * provider's metadata is not typed, so nothing is taken on trust).
+ * provider's metadata is not typed, so nothing is taken on trust): a logprob that is not a number is never read as
+ * one (`Math.exp(null)` is a probability of 1), and one bad alternative makes the list unreadable, as in OpenAIJudge.
  */
 export function readLogprobs(providerMetadata: unknown): TokenLogprob[] | undefined {
   const raw = (providerMetadata as { openai?: { logprobs?: unknown } } | undefined)?.openai?.logprobs
@@ -25,13 +26,18 @@ export function readLogprobs(providerMetadata: unknown): TokenLogprob[] | undefi
   const tokens = (raw as unknown[]).flatMap((entry) => (Array.isArray(entry) ? entry : [entry])) as RawToken[]
   const mapped: TokenLogprob[] = []
   for (const entry of tokens) {
-    if (typeof entry?.token !== 'string' || typeof entry.logprob !== 'number') return undefined
-    const topLogprobs = (entry.top_logprobs ?? []).flatMap((top) =>
-      typeof top.token === 'string' && typeof top.logprob === 'number'
-        ? [{ token: top.token, logprob: top.logprob }]
-        : [],
-    )
-    mapped.push({ token: entry.token, logprob: entry.logprob, topLogprobs })
+    const token = tokenLogprob(entry)
+    const top = entry?.top_logprobs ?? []
+    if (token === undefined || !Array.isArray(top)) return undefined
+    const topLogprobs = (top as unknown[]).map(tokenLogprob)
+    if (topLogprobs.includes(undefined)) return undefined
+    mapped.push({ ...token, topLogprobs: topLogprobs as { token: string; logprob: number }[] })
   }
   return mapped.length === 0 ? undefined : mapped
+}
+
+function tokenLogprob(entry: unknown): { token: string; logprob: number } | undefined {
+  const { token, logprob } = (entry ?? {}) as RawToken
+  if (typeof token !== 'string' || typeof logprob !== 'number' || Number.isNaN(logprob)) return undefined
+  return { token, logprob }
 }

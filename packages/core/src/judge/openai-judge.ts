@@ -20,6 +20,7 @@ import {
 } from './openai-errors.js'
 import { azureDeploymentOf, checkBaseURL, endpointOf, hostOf, validateOptions } from './openai-options.js'
 import { costOf, type ModelPrice } from './pricing.js'
+import { readTokenLogprobs } from './token-logprobs.js'
 import type { JudgeMessage, JudgeModel, JudgeRequest, JudgeResponse, TokenLogprob } from './types.js'
 
 /** Options of {@link OpenAIJudge}; every one has a default, most read from the environment. */
@@ -79,6 +80,8 @@ interface Completion {
   readonly completionTokens: number
   readonly servedModel: string
   readonly logprobs: readonly TokenLogprob[] | undefined
+  /** Why the logprobs the server sent were not read (they were malformed). */
+  readonly logprobsIgnored: string | undefined
   /** Why this answer was asked for in JSON mode although strict structured outputs were wanted. */
   readonly jsonModeBecause: string | undefined
 }
@@ -177,9 +180,7 @@ export class OpenAIJudge implements JudgeModel {
       logprobs: final.logprobs,
       cached: false,
       rawText: connection.scrub(final.content),
-      ...(request.topLogprobs !== undefined && this.#logprobsRejected !== undefined
-        ? { logprobsUnavailable: this.#logprobsRejected }
-        : {}),
+      ...this.#logprobsUnavailable(request, final),
       ...((first.jsonModeBecause ?? final.jsonModeBecause) !== undefined
         ? { structuredOutputsUnavailable: first.jsonModeBecause ?? final.jsonModeBecause }
         : {}),
@@ -240,13 +241,21 @@ export class OpenAIJudge implements JudgeModel {
         cached: false,
         rawText: read.content,
         ...(position > 0 ? { extraSample: true } : {}),
-        ...(request.topLogprobs !== undefined && this.#logprobsRejected !== undefined
-          ? { logprobsUnavailable: this.#logprobsRejected }
-          : {}),
+        ...this.#logprobsUnavailable(request, read),
         ...(jsonModeBecause !== undefined ? { structuredOutputsUnavailable: jsonModeBecause } : {}),
       }
     })
     return Promise.all(samples)
+  }
+
+  /** Why an answer carries no logprobs although the request asked for them: the model refused, or sent them malformed. */
+  #logprobsUnavailable(
+    request: JudgeRequest<unknown>,
+    completion: Pick<Completion, 'logprobsIgnored'>,
+  ): { logprobsUnavailable?: string } {
+    if (request.topLogprobs === undefined) return {}
+    const why = this.#logprobsRejected ?? completion.logprobsIgnored
+    return why === undefined ? {} : { logprobsUnavailable: why }
   }
 
   /** The client is built on first use so that constructing a judge at import time never needs a key. */
@@ -432,7 +441,7 @@ export class OpenAIJudge implements JudgeModel {
     if (content === null) {
       throw new JudgeOutputError(`${where} answered with no content where the "${schemaName}" JSON was expected.`, '')
     }
-    const tokens = choice.logprobs?.content
+    const read = readTokenLogprobs((choice.logprobs as { content?: unknown } | null | undefined)?.content)
     return {
       // Parsed values reach traces and reports, so the answer is scrubbed before it is parsed, not only when shown.
       content: raw,
@@ -440,17 +449,11 @@ export class OpenAIJudge implements JudgeModel {
       completionTokens: completion.usage?.completion_tokens ?? 0,
       servedModel: completion.model ?? this.name,
       // Tokens reach results and cache files; a key can be split across several of them.
-      logprobs:
-        tokens === undefined || tokens === null
+      logprobs: read.logprobs === undefined ? undefined : scrubTokens(read.logprobs, connection.secret),
+      logprobsIgnored:
+        read.problem === undefined
           ? undefined
-          : scrubTokens(
-              tokens.map((token) => ({
-                token: token.token,
-                logprob: token.logprob,
-                topLogprobs: (token.top_logprobs ?? []).map((top) => ({ token: top.token, logprob: top.logprob })),
-              })),
-              connection.secret,
-            ),
+          : `${where} sent malformed logprobs (${connection.scrub(read.problem)}), so they were not read`,
     }
   }
 

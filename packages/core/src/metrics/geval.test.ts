@@ -274,6 +274,87 @@ describe('GEval scoring', () => {
   })
 })
 
+describe('GEval with malformed logprobs from the server', () => {
+  /** A completion whose answer is the score 7, sent verbatim with `logprobs` as given. */
+  const withLogprobs = (logprobs: unknown) => ({
+    rawBody: JSON.stringify({
+      id: 'chatcmpl-malformed',
+      object: 'chat.completion',
+      created: 0,
+      model: 'gpt-4.1',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: '{"reason":"Close.","score":7}', refusal: null },
+          finish_reason: 'stop',
+          logprobs,
+        },
+      ],
+      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    }),
+  })
+  const token = (text: string, logprob: unknown, top: unknown = [{ token: text, logprob }]) => ({
+    token: text,
+    logprob,
+    bytes: [],
+    top_logprobs: top,
+  })
+  const around = (score: unknown) => ({
+    content: [token('{"reason":"Close.","score":', 0), score, token('}', 0)],
+    refusal: null,
+  })
+  const eight = { token: '8', logprob: Math.log(0.5), bytes: [] }
+
+  it.each([
+    [
+      'a null logprob',
+      around(token('7', null, [{ token: '7', logprob: null }, eight])),
+      'logprobs.content[1].logprob is null, not a number',
+    ],
+    [
+      'a string logprob',
+      around(token('7', '-0.5', [{ token: '7', logprob: '-0.5' }, eight])),
+      'logprobs.content[1].logprob is "-0.5", not a number',
+    ],
+    [
+      'a null alternative logprob',
+      around(
+        token('7', Math.log(0.6), [
+          { token: '7', logprob: Math.log(0.6) },
+          { token: '2', logprob: null },
+        ]),
+      ),
+      'logprobs.content[1].top_logprobs[1].logprob is null, not a number',
+    ],
+    [
+      'top_logprobs that are not a list',
+      around(token('7', Math.log(0.6), 'nope')),
+      'logprobs.content[1].top_logprobs is "nope", not a list',
+    ],
+    ['content that is not a list', { content: 'x', refusal: null }, 'logprobs.content is "x", not a list'],
+  ])('%s: the raw score, with a note naming what was wrong', async (_case, logprobs, problem) => {
+    server.respondWith(() => withLogprobs(logprobs))
+    const result = await geval({ evaluationSteps: STEPS, criteria: undefined }).measure(testCase)
+    expect(result.error).toBeUndefined()
+    expect(result.score).toBe(0.7)
+    const host = new URL(server.baseURL).host
+    expect(result.trace.notes).toContain(
+      `raw score: The judge model "gpt-4.1" at ${host} sent malformed logprobs (${problem}), so they were not read`,
+    )
+  })
+
+  it('a malformed sample under trials falls back alone; the well-formed one is weighted', async () => {
+    const good = around(token('7', Math.log(0.5), [{ token: '7', logprob: Math.log(0.5) }, eight]))
+    const body = JSON.parse(withLogprobs(good).rawBody)
+    body.choices.push({ ...body.choices[0], index: 1, logprobs: around(token('7', Math.log(0.6), 'nope')) })
+    server.respondWith(() => ({ rawBody: JSON.stringify(body) }))
+    const result = await geval({ evaluationSteps: STEPS, criteria: undefined, trials: 2 }).measure(testCase)
+    expect(result.error).toBeUndefined()
+    expect(server.requests).toHaveLength(1)
+    expect(result.trials?.map((trial) => trial.score)).toEqual([0.75, 0.7])
+  })
+})
+
 describe('GEval evaluation steps', () => {
   it('generates the steps once for 20 concurrent measurements and counts that call once', async () => {
     server.respondWith(async (request) => {
