@@ -324,6 +324,41 @@ describe('control edges', () => {
   })
 })
 
+describe('no verdict reached when the TaskNode ran (deepeval test_shared_via_direct_and_tasknode_edges)', () => {
+  // `shared` hangs from the Gate's false verdict and from a TaskNode under its true verdict: it waits for both, so
+  // it never runs on either path. Taking the true branch runs the TaskNode, then stops.
+  const graph = () => {
+    const shared = binary('Shared?', leaf(true, 10), leaf(false, 0))
+    const task = new TaskNode({
+      instructions: 'Extract',
+      outputLabel: 'Facts',
+      evaluationParams: output,
+      children: [shared],
+    })
+    return binary(
+      'Gate?',
+      new VerdictNode({ verdict: true, child: task }),
+      new VerdictNode({ verdict: false, child: shared }),
+    )
+  }
+
+  test('the error names the node under the TaskNode and the verdict it waited for, with advice for this case', async () => {
+    const { judge, metric } = dagMetric(
+      [graph()],
+      [
+        { match: 'Gate?', answer: verdict(true) },
+        { match: 'Extract', answer: { output: 'Two facts.' } },
+      ],
+    )
+    const result = await metric.measure(testCase)
+    expect(judge.requests).toHaveLength(2)
+    expect(result.error?.code).toBe('NO_VERDICT_REACHED')
+    expect(result.error?.message).toMatchInlineSnapshot(
+      `"No verdict was reached, so there is no score. The walk stopped at BinaryJudgementNode (criteria: "Shared?"), which its TaskNode parent TaskNode (instructions: "Extract") fed, but which was not reached: BinaryJudgementNode (criteria: "Gate?") → VerdictNode (verdict: false) was not chosen. A node under a TaskNode that also hangs from a verdict runs only when that verdict is chosen too, so with the TaskNode and the verdict on different branches it never runs: make the node a child of the TaskNode alone, or put the TaskNode on the verdict's branch as well."`,
+    )
+  })
+})
+
 describe('concurrency and determinism', () => {
   const graph = () => {
     const tone = new NonBinaryJudgementNode({

@@ -393,22 +393,55 @@ function staticLayout(plan: GraphPlan): StaticLayout {
   return layout
 }
 
+/**
+ * Why a walk reached no verdict, naming where it stopped. Two shapes lead there: a node that waits for a TaskNode
+ * which did not run (its branch was not taken), and a node that a TaskNode fed but whose verdict was not chosen
+ * (the TaskNode and the verdict lie on different branches). Each gets its own advice.
+ */
 function noVerdictError(plan: GraphPlan, states: ReadonlyMap<DagNode, NodeState>): NoVerdictReachedError {
-  const stuck = plan.order.filter((node) => {
+  const name = (node: DagNode) => plan.names.get(node) ?? node.describe()
+  const skipped = (node: DagNode, cause: SkipCause) => {
     const state = states.get(node)
-    return state?.status === 'skipped' && state.cause === 'input-missing'
-  })
-  const detail = stuck
-    .map((node) => {
-      const state = states.get(node) as { because: string }
-      return `${plan.names.get(node)}, which could not run because ${state.because}`
-    })
-    .join('; ')
-  return new NoVerdictReachedError(
-    `No verdict was reached, so there is no score. ${detail ? `The walk stopped at ${detail}.` : ''} ` +
+    return state?.status === 'skipped' && state.cause === cause ? state : undefined
+  }
+  const stops: string[] = []
+  const advice: string[] = []
+  const waiting = plan.order.filter((node) => skipped(node, 'input-missing'))
+  for (const node of waiting) {
+    stops.push(`${name(node)}, which could not run because ${skipped(node, 'input-missing')?.because}`)
+  }
+  if (waiting.length > 0) {
+    advice.push(
       'A node that waits for a TaskNode on another branch never runs when that branch is not taken: make the ' +
-      'TaskNode a parent on every path that leads to the node, or move the node under the branch.',
-  )
+        'TaskNode a parent on every path that leads to the node, or move the node under the branch.',
+    )
+  }
+  const unchosen = plan.order.flatMap((node) => {
+    const state = skipped(node, 'not-reached')
+    const fedBy = (plan.parents.get(node) ?? NO_EDGES).find(
+      (edge) => edge.edge === 'data' && states.get(edge.node)?.status === 'ran',
+    )
+    return state && fedBy ? [{ node, because: state.because, task: fedBy.node }] : []
+  })
+  for (const { node, because, task } of unchosen) {
+    stops.push(`${name(node)}, which its TaskNode parent ${name(task)} fed, but which was ${because}`)
+  }
+  if (unchosen.length > 0) {
+    advice.push(
+      'A node under a TaskNode that also hangs from a verdict runs only when that verdict is chosen too, so with the ' +
+        'TaskNode and the verdict on different branches it never runs: make the node a child of the TaskNode alone, ' +
+        "or put the TaskNode on the verdict's branch as well.",
+    )
+  }
+  if (stops.length === 0) {
+    // Not a shape the checks above know: name the last nodes that ran, so the reader knows where to look.
+    const ran = plan.order.filter((node) => states.get(node)?.status === 'ran')
+    const last = ran.filter((node) => !node.children.some((child) => states.get(child)?.status === 'ran'))
+    if (last.length > 0) stops.push(`${last.map(name).join(', ')}, after which no node ran`)
+    advice.push('Every path the judge can take must end at a VerdictNode with a score or a child metric.')
+  }
+  const where = stops.length > 0 ? ` The walk stopped at ${stops.join('; ')}.` : ''
+  return new NoVerdictReachedError(`No verdict was reached, so there is no score.${where} ${advice.join(' ')}`)
 }
 
 function id(plan: GraphPlan, node: DagNode): string {
