@@ -1,6 +1,6 @@
 // The trials run both runners' e2e files share: a G-Eval with { trials: 5, aggregate } for each aggregate, through
-// the real OpenAI judge against a local server that scores 2, 9, 4, 8, 9 over five samples. Recorded once with
-// JUDGETREE_CACHE=read-write, then replayed with JUDGETREE_CACHE=replay.
+// the real OpenAI judge against a local server that scores 2, 9, 4, 8, 9 over five samples, after answering its first
+// request with a 429. Recorded once with JUDGETREE_CACHE=read-write, then replayed with JUDGETREE_CACHE=replay.
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { type OpenAIServer, startOpenAIServer } from '@judgetree/test-support'
@@ -20,12 +20,17 @@ export function trialsSuite(run: (env: Record<string, string>) => Promise<RunRes
     let requestsWhileRecording = 0
 
     beforeAll(async () => {
-      server = await startOpenAIServer((request) => ({
-        samples: Array.from({ length: request.body.n ?? 1 }, (_, index) => {
-          const score = FLAKY[index % FLAKY.length] as number
-          return { json: { reason: `Scored ${score}.`, score } }
-        }),
-      }))
+      server = await startOpenAIServer((request) =>
+        // The one call that asks for all five samples is rate limited once: the runtime retries it like any call.
+        request.index === 0
+          ? { status: 429, headers: { 'retry-after-ms': '50' }, error: { message: 'Rate limit reached' } }
+          : {
+              samples: Array.from({ length: request.body.n ?? 1 }, (_, index) => {
+                const score = FLAKY[index % FLAKY.length] as number
+                return { json: { reason: `Scored ${score}.`, score } }
+              }),
+            },
+      )
       const env = (mode: string, name: string) => ({
         OPENAI_BASE_URL: server.baseURL,
         OPENAI_API_KEY: 'sk-test-e2e-0123456789abcdef',
@@ -61,9 +66,10 @@ export function trialsSuite(run: (env: Record<string, string>) => Promise<RunRes
       expect(outcome('majority')).toEqual([0.8, 0.6, true, trials])
     })
 
-    test('one request asks for all five samples (n: 5) at temperature 1; the other tests find each trial cached', () => {
-      expect(requestsWhileRecording).toBe(1)
+    test('one request asks for all five samples (n: 5) at temperature 1, again after its 429; the others find each trial cached', () => {
+      expect(requestsWhileRecording).toBe(2)
       expect(server.requests[0]?.body).toMatchObject({ n: 5, temperature: 1 })
+      expect(server.requests[1]?.body).toMatchObject({ n: 5, temperature: 1 })
       const [median] = evaluationsOf(readReport(join(scratch, 'recorded.json')), 'five trials, median')
       expect(median?.usage).toMatchObject({ judgeCalls: 5, cachedCalls: 5 })
     })
