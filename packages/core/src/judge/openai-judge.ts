@@ -453,7 +453,8 @@ export class OpenAIJudge implements JudgeModel {
       logprobsIgnored:
         read.problem === undefined
           ? undefined
-          : `${where} sent malformed logprobs (${connection.scrub(read.problem)}), so they were not read`,
+          : `the judge model "${this.name}" at ${connection.host} sent malformed logprobs ` +
+            `(${connection.scrub(read.problem)}), so they were not read`,
     }
   }
 

@@ -32,12 +32,12 @@ export function trialsOption(value: unknown, problems: OptionProblems, where = '
 }
 
 /** True for a valid `trials`: a whole number from 1 to {@link MAX_TRIALS}. */
-export function isTrialCount(value: unknown): value is number {
+function isTrialCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_TRIALS
 }
 
 /** What a wrong `trials` should have been, for messages that name the option their own way. */
-export function trialsProblem(value: unknown): string {
+function trialsProblem(value: unknown): string {
   return typeof value === 'number' && value > MAX_TRIALS
     ? `must be at most ${MAX_TRIALS} (each trial may cost a judge call per step, and the aggregate of a few dozen ` +
         'trials is already steady)'

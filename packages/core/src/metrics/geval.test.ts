@@ -339,7 +339,7 @@ describe('GEval with malformed logprobs from the server', () => {
     expect(result.score).toBe(0.7)
     const host = new URL(server.baseURL).host
     expect(result.trace.notes).toContain(
-      `raw score: The judge model "gpt-4.1" at ${host} sent malformed logprobs (${problem}), so they were not read`,
+      `raw score: the judge model "gpt-4.1" at ${host} sent malformed logprobs (${problem}), so they were not read`,
     )
   })
 
