@@ -4,6 +4,12 @@
  */
 const KEY_LIKE = /sk-[A-Za-z0-9_-]{16,}|AIza[0-9A-Za-z_-]{30,}/g
 
+/**
+ * The user and password of a URL (`http://user:pass@host`): fetch quotes such a URL when it refuses it. Anchored on
+ * `://` and stopped at the first `/`, so matching stays linear in the text.
+ */
+const URL_CREDENTIALS = /:\/\/[^\s/?#@]+@/g
+
 /** Shorter "keys" (placeholders for local servers) would mangle ordinary words if replaced. */
 const MIN_SECRET_LENGTH = 8
 const REPLACEMENT = 'sk-***'
@@ -18,15 +24,16 @@ const secretPatterns = new Map<string, RegExp>()
 export type Secrets = string | readonly string[] | null | undefined
 
 /**
- * Replaces `secret` (when it is long enough to be a real key) and anything key-shaped with `sk-***`: for any text a
- * judge got from a server (answers, error messages) before it reaches a result, a trace, an error or the cache.
+ * Replaces `secret` (when it is long enough to be a real key) and anything key-shaped with `sk-***`, and the
+ * credentials of any URL with `***`: for any text a judge got from a server (answers, error messages) before it
+ * reaches a result, a trace, an error or the cache.
  * The secret is found in every form a server or a serialiser can give it, mixed freely within one occurrence: raw,
  * JSON-escaped (`\n`, `\"`), `\u`-escaped (either case of hex), URL-encoded (`%2D`, `+` for a space).
  */
 export function scrubSecrets(text: string, secret?: Secrets): string {
   let exact = text
   for (const pattern of patternsOf(secret)) exact = exact.replace(pattern, REPLACEMENT)
-  return exact.replace(KEY_LIKE, REPLACEMENT)
+  return exact.replace(KEY_LIKE, REPLACEMENT).replace(URL_CREDENTIALS, '://***@')
 }
 
 /** `value` with every string in it (keys of objects too) scrubbed, for answers parsed from a server's text. */
