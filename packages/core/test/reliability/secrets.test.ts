@@ -11,10 +11,12 @@ import {
 } from '@judgetree/test-support'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
+import { z } from 'zod'
 import {
   ConfigurationError,
   ConversationalDAGMetric,
   evaluate,
+  type JudgeModel,
   type MetricResult,
   OpenAIJudge,
   renderResult,
@@ -275,3 +277,36 @@ function messageOf(make: () => unknown): string {
   }
   return 'did not throw'
 }
+
+test("the cache's own scrub also takes out the key a judge knows (its scrubSecrets), not only OPENAI_API_KEY", async () => {
+  const key = 'gateway-token-Zq81bXk29wLm7Pt'
+  const dir = mkdtempSync(join(tmpdir(), 'judgetree-judge-scrub-'))
+  try {
+    // A judge that leaves its answer as the server sent it, but says how to scrub its key.
+    const careless: JudgeModel = {
+      name: 'careless',
+      scrubSecrets: (text) => scrubSecrets(text, key),
+      generate: async <T>() => ({
+        value: { reason: 'ok', verdict: true } as T,
+        usage: { promptTokens: 1, completionTokens: 1, costUsd: undefined },
+        cached: false,
+        rawText: `{"reason": "auth ${unicodeEscaped(key)} and ${key}"}`,
+      }),
+    }
+    const runtime = createJudgeRuntime({ cache: 'read-write', cacheDir: dir, warn: () => {} })
+    await runtime.wrap(careless).generate({
+      messages: [{ role: 'user', content: 'Is it?' }],
+      schema: z.object({ reason: z.string(), verdict: z.boolean() }),
+      schemaName: 'binary_verdict',
+      promptVersion: 'test@1',
+    })
+    const cache = filesUnder(dir)
+      .filter((file) => file.endsWith('.json'))
+      .map((file) => readFileSync(file, 'utf8'))
+    expect(cache).toHaveLength(1)
+    expect(cache[0]).toContain('sk-***')
+    for (const form of [key, unicodeEscaped(key), 'Zq81bXk29wLm7Pt']) expect(cache[0]?.includes(form), form).toBe(false)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
