@@ -91,6 +91,9 @@ describe('credentials the judge is told about', () => {
         'told from ordinary words); item 1 is a string of 6 characters.',
     )
     expect(() => aiSdkJudge(model, { secrets: 'not-a-list-of-secrets' as never })).toThrow(ConfigurationError)
+    expect(() => aiSdkJudge(model, { secrets: null as never })).toThrow(
+      "Expected aiSdkJudge's `secrets` to be a list of strings, got `null` (object).",
+    )
   })
 
   test('a provider baseURL with a user and password is refused up front, without printing the password', () => {
