@@ -179,7 +179,6 @@ test('through real Vitest, a key that is not sk-shaped, echoed by the server, re
     OPENAI_BASE_URL: server.baseURL,
     OPENAI_API_KEY: key,
     JUDGETREE_JUDGE: 'ai-sdk',
-    JUDGETREE_SHOW_FAILURE: '1',
   })
   expect(server.requests.every((request) => request.headers.authorization === `Bearer ${key}`)).toBe(true)
   const report = await readFile(`${exampleDir}.judgetree/report.json`, 'utf8')
