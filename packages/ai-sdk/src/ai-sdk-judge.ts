@@ -21,8 +21,10 @@ import {
 import { APICallError, generateText, NoObjectGeneratedError, Output, RetryError } from 'ai'
 import { z } from 'zod'
 import { type CallSite, toCallError } from './internal/call-error.js'
+import { JudgeSecrets, refuseCredentialsInURL, urlOf } from './internal/credentials.js'
 import { MAX_TOP_LOGPROBS, readLogprobs, returnsLogprobs } from './internal/logprobs.js'
-import { assertLanguageModel, invalidOption, type LanguageModelObject } from './internal/validate.js'
+import { type CallHistory, FIRST_RETRY_DELAY_MS, withRetries } from './internal/retries.js'
+import { assertLanguageModel, type LanguageModelObject, validateOptions } from './internal/validate.js'
 
 /** Options of {@link aiSdkJudge}. */
 export interface AiSdkJudgeOptions {
@@ -30,8 +32,18 @@ export interface AiSdkJudgeOptions {
   temperature?: number | undefined
   /** Milliseconds one judge call (the SDK's retries included) may take before it is abandoned. @default 60_000 */
   timeoutMs?: number | undefined
-  /** The SDK's retries for 429, 5xx and connection errors. @default 2 (the SDK's default) */
+  /**
+   * Retries for 429, 5xx, connection errors and truncated bodies, with the AI SDK's backoff (2 s, then doubled, or the
+   * server's Retry-After). A retry that would start after `timeoutMs` is not made, and the error says so.
+   * @default 2 (the SDK's default)
+   */
   maxRetries?: number | undefined
+  /**
+   * Secrets to take out of every answer, error, report and cache entry, besides the key the provider sends (which
+   * aiSdkJudge reads from the provider's request headers): for example a token your own `fetch` adds, or the key of
+   * a model wrapped in middleware, whose headers are not visible. Each must be 8 characters or more. @default []
+   */
+  secrets?: readonly string[] | undefined
   /** Prices added to (or overriding) DEFAULT_MODEL_PRICES and registerModelPrices, keyed by model id. @default {} */
   pricing?: Readonly<Record<string, ModelPrice>> | undefined
   /**
@@ -97,12 +109,16 @@ export class AiSdkJudge implements JudgeModel {
   #schemaNotTaken: string | undefined
   /** The schemas the server refused, with why: asked for as plain text with the schema in the prompt from then on. */
   readonly #schemasRefused = new Map<string, string>()
+  /** The secrets to scrub: the `secrets` option and every key the provider has sent so far. */
+  readonly #secrets: JudgeSecrets
 
   constructor(model: LanguageModelObject, options: AiSdkJudgeOptions = {}) {
     assertLanguageModel(model)
     validateOptions(options)
+    refuseCredentialsInURL(model)
     this.#model = model
     this.#options = options
+    this.#secrets = new JudgeSecrets(options.secrets)
     this.name = model.modelId
     this.endpoint = endpointOf(model)
     this.cacheIdentity = Object.freeze({
@@ -121,24 +137,43 @@ export class AiSdkJudge implements JudgeModel {
       timeoutMs: options.timeoutMs ?? 60_000,
       maxRetries,
     }
+    if (maxRetries > 0 && this.#site.timeoutMs <= FIRST_RETRY_DELAY_MS) {
+      this.#warn(
+        `judgetree: ${this.#site.where} has timeoutMs ${this.#site.timeoutMs}, no longer than the first retry's wait ` +
+          `(${FIRST_RETRY_DELAY_MS} ms, the AI SDK's backoff): a failed call is never retried, since the retry would ` +
+          `start after the call was abandoned. Raise timeoutMs above ${FIRST_RETRY_DELAY_MS} ms, or pass maxRetries: 0.`,
+      )
+    }
+  }
+
+  /** Takes this judge's secrets (its provider's key and the `secrets` option) out of `text`, in any encoding. */
+  scrubSecrets(text: string): string {
+    return scrubSecrets(text, this.#secrets.all)
   }
 
   async generate<T>(request: JudgeRequest<T>): Promise<JudgeResponse<T>> {
     if (request.signal?.aborted) throw new MeasurementAbortedError(request.signal.reason)
-    const first = await this.#attempt(request, [])
+    const secrets = await this.#secrets.refresh(this.#model)
+    const scrub = (text: string) => scrubSecrets(text, secrets)
+    const first = await this.#attempt(request, [], secrets, scrub)
     let final: Answer<T>
     if (first.ok) {
       final = first
     } else {
-      const second = await this.#attempt(request, [
-        { role: 'assistant', content: first.text },
-        {
-          role: 'user',
-          content:
-            `Your previous answer could not be used: ${first.problem}\n` +
-            `Answer again with only a JSON object matching the "${request.schemaName}" schema, and no other text.`,
-        },
-      ])
+      const second = await this.#attempt(
+        request,
+        [
+          { role: 'assistant', content: first.text },
+          {
+            role: 'user',
+            content:
+              `Your previous answer could not be used: ${first.problem}\n` +
+              `Answer again with only a JSON object matching the "${request.schemaName}" schema, and no other text.`,
+          },
+        ],
+        secrets,
+        scrub,
+      )
       if (!second.ok) {
         throw new JudgeOutputError(
           `${this.#site.where} did not answer with valid "${request.schemaName}" JSON, even after being asked ` +
@@ -190,8 +225,14 @@ export class AiSdkJudge implements JudgeModel {
     return withSchemaInstruction(request.messages, schema)
   }
 
-  async #attempt<T>(request: JudgeRequest<T>, followUp: readonly JudgeMessage[]): Promise<Attempt<T>> {
+  async #attempt<T>(
+    request: JudgeRequest<T>,
+    followUp: readonly JudgeMessage[],
+    secrets: readonly string[],
+    scrub: (text: string) => string,
+  ): Promise<Attempt<T>> {
     const { schema, schemaName, topLogprobs, signal } = request
+    const deadline = Date.now() + this.#site.timeoutMs
     const timeout = AbortSignal.timeout(this.#site.timeoutMs)
     const abortSignal = signal === undefined ? timeout : AbortSignal.any([signal, timeout])
     const wantsLogprobs =
@@ -205,40 +246,47 @@ export class AiSdkJudge implements JudgeModel {
     // A schema the server refused is asked for as plain text; the answer is then checked by the local validation only.
     const refused = this.#schemasRefused.has(schemaName)
     let result: Awaited<ReturnType<typeof generateText>>
+    const history: CallHistory = { retries: 0 }
+    const retries = { maxRetries: this.#site.maxRetries, deadline, signal: abortSignal, history }
     try {
-      result = await generateText({
-        model: this.#model,
-        // Judge prompts are judgetree's own, never user-editable chat history: their system message is trusted.
-        allowSystemInMessages: true,
-        messages: [...this.#prompt(request), ...followUp].map((message) => ({
-          role: message.role,
-          content: message.content,
-        })),
-        ...(refused ? {} : { output: Output.object({ schema, name: schemaName }) }),
-        temperature: this.#options.temperature ?? request.defaultTemperature ?? 0,
-        maxRetries: this.#site.maxRetries,
-        abortSignal,
-        ...(Object.keys(providerOptions).length === 0
-          ? {}
-          : { providerOptions: providerOptions as Record<string, Record<string, never>> }),
-      })
+      result = await withRetries(
+        () =>
+          generateText({
+            model: this.#model,
+            // Judge prompts are judgetree's own, never user-editable chat history: their system message is trusted.
+            allowSystemInMessages: true,
+            messages: [...this.#prompt(request), ...followUp].map((message) => ({
+              role: message.role,
+              content: message.content,
+            })),
+            ...(refused ? {} : { output: Output.object({ schema, name: schemaName }) }),
+            temperature: this.#options.temperature ?? request.defaultTemperature ?? 0,
+            // The retries are withRetries', so that each failure is seen and worded from what happened.
+            maxRetries: 0,
+            abortSignal,
+            ...(Object.keys(providerOptions).length === 0
+              ? {}
+              : { providerOptions: providerOptions as Record<string, Record<string, never>> }),
+          }),
+        retries,
+      )
     } catch (error) {
-      if (NoObjectGeneratedError.isInstance(error)) return this.#unusable(error, request)
-      const schemaRefusal = refused ? undefined : schemaRejection(error)
+      if (NoObjectGeneratedError.isInstance(error)) return this.#unusable(error, request, secrets, scrub)
+      const schemaRefusal = refused ? undefined : schemaRejection(error, scrub)
       if (schemaRefusal !== undefined && this.#options.structuredOutputs !== 'required') {
         this.#refuseSchema(schemaName, schemaRefusal)
-        return this.#attempt(request, followUp)
+        return this.#attempt(request, followUp, secrets, scrub)
       }
-      const rejection = wantsLogprobs ? logprobsRejection(error) : undefined
+      const rejection = wantsLogprobs ? logprobsRejection(error, scrub) : undefined
       if (rejection !== undefined) {
         // As OpenAIJudge: a model that refuses logprobs still answers without them, and is not asked for them again.
         this.#logprobsRejected = `the model "${this.name}" does not accept logprobs (${rejection}), so it is asked without them`
-        return this.#attempt(request, followUp)
+        return this.#attempt(request, followUp, secrets, scrub)
       }
-      throw toCallError(error, this.#site, signal, timeout)
+      throw toCallError(error, this.#site, signal, timeout, history, scrub)
     }
-    if (!refused) this.#noteSchemaNotTaken(result.warnings)
-    const text = scrubSecrets(result.text)
+    if (!refused) this.#noteSchemaNotTaken(result.warnings, scrub)
+    const text = scrub(result.text)
     // Parsed values reach traces and reports, so the answer is read from the scrubbed text, not the SDK's output.
     const parsed = parseJudgeAnswer(text, schema)
     if (!parsed.ok) {
@@ -248,11 +296,11 @@ export class AiSdkJudge implements JudgeModel {
     return {
       ok: true,
       // Escapes in the JSON (`\u0073k-…`) decode into a key only when parsed: the value is scrubbed as well.
-      value: scrubValue(parsed.value),
+      value: scrubValue(parsed.value, secrets),
       text,
       ...tokensOf(result.usage),
       servedModel: result.response.modelId,
-      logprobs: logprobs === undefined ? undefined : scrubTokens(logprobs),
+      logprobs: logprobs === undefined ? undefined : scrubTokens(logprobs, secrets),
     }
   }
 
@@ -274,7 +322,7 @@ export class AiSdkJudge implements JudgeModel {
   }
 
   /** The provider warned that it does not take a JSON schema: the schema goes into every prompt from now on. */
-  #noteSchemaNotTaken(warnings: readonly unknown[] | undefined): void {
+  #noteSchemaNotTaken(warnings: readonly unknown[] | undefined, scrub: (text: string) => string): void {
     if (this.#schemaNotTaken !== undefined) return
     const warning = (warnings ?? []).find(
       (candidate): candidate is { feature: string; details?: string } =>
@@ -284,7 +332,7 @@ export class AiSdkJudge implements JudgeModel {
         (candidate as { feature?: unknown }).feature === 'responseFormat',
     )
     if (warning === undefined) return
-    const words = scrubSecrets(warning.details ?? 'responseFormat is unsupported')
+    const words = scrub(warning.details ?? 'responseFormat is unsupported')
     if (this.#options.structuredOutputs === 'required') {
       throw new JudgeCallError(
         `${this.#site.where} does not take a JSON schema for its answers (the AI SDK says: ${words}), and ` +
@@ -311,8 +359,13 @@ export class AiSdkJudge implements JudgeModel {
   }
 
   /** The SDK could not read the answer: a refusal or a cut-off is final; anything else gets our parse, then a re-ask. */
-  #unusable<T>(error: NoObjectGeneratedError, request: JudgeRequest<T>): Attempt<T> {
-    const text = scrubSecrets(error.text ?? '')
+  #unusable<T>(
+    error: NoObjectGeneratedError,
+    request: JudgeRequest<T>,
+    secrets: readonly string[],
+    scrub: (text: string) => string,
+  ): Attempt<T> {
+    const text = scrub(error.text ?? '')
     const where = this.#site.where
     if (error.finishReason === 'content-filter') {
       throw new JudgeOutputError(
@@ -332,7 +385,9 @@ export class AiSdkJudge implements JudgeModel {
     const tokens = tokensOf(error.usage)
     const parsed = parseJudgeAnswer(text, request.schema)
     if (!parsed.ok) return { ok: false, problem: parsed.problem, text, ...tokens }
-    return { ok: true, value: parsed.value, text, ...tokens, servedModel: error.response?.modelId, logprobs: undefined }
+    // As in #attempt: escapes decode into the key only when parsed, so the value is scrubbed too.
+    const value = scrubValue(parsed.value, secrets)
+    return { ok: true, value, text, ...tokens, servedModel: error.response?.modelId, logprobs: undefined }
   }
 }
 
@@ -349,18 +404,18 @@ export function aiSdkJudge(model: LanguageModelObject, options?: AiSdkJudgeOptio
 }
 
 /** The server's words when it answered 400 to a logprobs request, else undefined. */
-function logprobsRejection(error: unknown): string | undefined {
+function logprobsRejection(error: unknown, scrub: (text: string) => string): string | undefined {
   const last = RetryError.isInstance(error) ? error.lastError : error
   if (!APICallError.isInstance(last) || last.statusCode !== 400) return undefined
-  return /logprobs/i.test(`${last.message} ${last.responseBody ?? ''}`) ? scrubSecrets(last.message) : undefined
+  return /logprobs/i.test(`${last.message} ${last.responseBody ?? ''}`) ? scrub(last.message) : undefined
 }
 
 /** The server's words when it answered 400 (or 422) to the JSON schema response format, else undefined. */
-function schemaRejection(error: unknown): string | undefined {
+function schemaRejection(error: unknown, scrub: (text: string) => string): string | undefined {
   const last = RetryError.isInstance(error) ? error.lastError : error
   if (!APICallError.isInstance(last) || (last.statusCode !== 400 && last.statusCode !== 422)) return undefined
   return /response_format|json_schema|structured output/i.test(`${last.message} ${last.responseBody ?? ''}`)
-    ? scrubSecrets(last.message)
+    ? scrub(last.message)
     : undefined
 }
 
@@ -368,48 +423,11 @@ function tokensOf(usage: { inputTokens: number | undefined; outputTokens: number
   return { promptTokens: usage?.inputTokens ?? 0, completionTokens: usage?.outputTokens ?? 0 }
 }
 
-function validateOptions(options: AiSdkJudgeOptions): void {
-  if (typeof options !== 'object' || options === null) throw invalidOption('options', 'an object', options)
-  const { timeoutMs, maxRetries, temperature, providerOptions, schemaInPrompt, structuredOutputs, warn } = options
-  const { cacheNamespace } = options
-  if (cacheNamespace !== undefined && (typeof cacheNamespace !== 'string' || cacheNamespace.trim() === '')) {
-    throw invalidOption('cacheNamespace', "a non-empty name such as 'ollama-q4'", cacheNamespace)
-  }
-  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
-    throw invalidOption('timeoutMs', 'a whole number of milliseconds from 1 and up', timeoutMs)
-  }
-  if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && maxRetries >= 0)) {
-    throw invalidOption('maxRetries', 'a whole number from 0 and up', maxRetries)
-  }
-  if (temperature !== undefined && !(typeof temperature === 'number' && temperature >= 0 && temperature <= 2)) {
-    throw invalidOption('temperature', 'a number from 0 to 2', temperature)
-  }
-  if (providerOptions !== undefined && (typeof providerOptions !== 'object' || providerOptions === null)) {
-    throw invalidOption('providerOptions', 'an object keyed by provider name', providerOptions)
-  }
-  if (schemaInPrompt !== undefined && typeof schemaInPrompt !== 'boolean') {
-    throw invalidOption('schemaInPrompt', 'true or false', schemaInPrompt)
-  }
-  if (structuredOutputs !== undefined && structuredOutputs !== 'auto' && structuredOutputs !== 'required') {
-    throw invalidOption('structuredOutputs', "'auto' or 'required'", structuredOutputs)
-  }
-  if (warn !== undefined && typeof warn !== 'function') {
-    throw invalidOption('warn', 'a function that takes the warning text', warn)
-  }
-}
-
 /**
- * Host and path of the API root when the provider shows it (`@ai-sdk/openai` and OpenAI-compatible models build
- * their URLs with `config.url`), so two servers with the same model id never share cache entries. No query string
- * or credentials are kept.
+ * Host and path of the API root when the provider shows it, so two servers with the same model id never share cache
+ * entries. No query string or credentials are kept.
  */
 function endpointOf(model: LanguageModelObject): string | undefined {
-  const config = (model as { config?: { url?: unknown } }).config
-  if (typeof config?.url !== 'function') return undefined
-  try {
-    const url = new URL(String(config.url({ modelId: model.modelId, path: '' })))
-    return `${url.host}${url.pathname.replace(/\/+$/, '')}`
-  } catch {
-    return undefined
-  }
+  const url = urlOf(model)
+  return url === undefined ? undefined : `${url.host}${url.pathname.replace(/\/+$/, '')}`
 }

@@ -4,7 +4,13 @@
 import { spawn } from 'node:child_process'
 import { readFile, rm } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { lastUserMessage, type RecordedRequest, type ScriptedReply, useOpenAIServer } from '@judgetree/test-support'
+import {
+  lastUserMessage,
+  type RecordedRequest,
+  type ScriptedReply,
+  unicodeEscaped,
+  useOpenAIServer,
+} from '@judgetree/test-support'
 import { expect, test } from 'vitest'
 import { promptData } from '../../core/test/support/walkthroughs.js'
 
@@ -156,3 +162,31 @@ test('every example file gives the same scores, verdicts and paths through aiSdk
   expect(offline.output).toMatch(/judge calls \(\d+ cached\) · 0 tokens/)
   expect(throughAiSdk.output).toMatch(/judge calls \(\d+ cached\) · [1-9]\d* tokens · \$0\.\d+/)
 }, 180_000)
+
+test('through real Vitest, a key that is not sk-shaped, echoed by the server, reaches neither the output nor report.json', async () => {
+  // An Azure-style key (32 hex characters): only the key itself, read from the provider, can find it.
+  const key = 'a3f9c2e1b7d4058f6e2a9c1d3b5f7e80'
+  server.respondWith((request) => {
+    const reply = exampleAnswer(request)
+    const value = reply.json as Record<string, unknown> | undefined
+    if (value === undefined || typeof value.reason !== 'string') return reply
+    // Raw in the reason, and \u-escaped so that it decodes into the key only when the answer is parsed.
+    const reason = `${value.reason} (auth ${String(request.headers.authorization)})`
+    return { content: JSON.stringify({ ...value, reason }).replace('(auth', `(${unicodeEscaped(key)}, auth`) }
+  })
+  await rm(`${exampleDir}.judgetree/report.json`, { force: true })
+  const { code, output } = await runExamples(['tests/playful-chatbot.test.ts', 'tests/meeting-summary.test.ts'], {
+    OPENAI_BASE_URL: server.baseURL,
+    OPENAI_API_KEY: key,
+    JUDGETREE_JUDGE: 'ai-sdk',
+  })
+  expect(server.requests.every((request) => request.headers.authorization === `Bearer ${key}`)).toBe(true)
+  const report = await readFile(`${exampleDir}.judgetree/report.json`, 'utf8')
+  expect(report).toContain('(sk-***, auth Bearer sk-***)')
+  for (const form of [key, unicodeEscaped(key), key.slice(4, -4)]) {
+    expect(output.includes(form), `the output shows ${form}`).toBe(false)
+    expect(report.includes(form), `report.json shows ${form}`).toBe(false)
+  }
+  expect(output).toMatch(/Tests\s+\d+ passed/)
+  expect(code).toBe(0)
+}, 120_000)

@@ -206,7 +206,7 @@ describe('aiSdkJudge through @ai-sdk/openai', () => {
       .catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(JudgeCallError)
     expect((error as Error).message).toMatchInlineSnapshot(
-      `"The judge model "gpt-4.1" (AI SDK provider openai.chat) did not answer within 100 ms (timeoutMs), after 0 retries. Raise timeoutMs, or shorten the input."`,
+      `"The judge model "gpt-4.1" (AI SDK provider openai.chat) did not answer within 100 ms (timeoutMs). Raise timeoutMs, or shorten the input."`,
     )
   })
 })

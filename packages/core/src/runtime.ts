@@ -2,7 +2,7 @@
 // integration, a benchmark, a custom cache directory per run). Test files need only the root entry.
 
 export { closestName } from './internal/closest-name.js'
-export { type ScrubbableToken, scrubSecrets, scrubTokens, scrubValue } from './internal/scrub.js'
+export { type ScrubbableToken, type Secrets, scrubSecrets, scrubTokens, scrubValue } from './internal/scrub.js'
 // For report writers (the runners' reporters): a whole file or none, and never a device replaced by a file.
 export { writeFileAtomically } from './internal/write-file.js'
 // For judges outside core (such as @judgetree/ai-sdk, or yours): read answers and scrub secrets exactly as OpenAIJudge.

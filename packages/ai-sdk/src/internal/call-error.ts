@@ -1,6 +1,6 @@
 import { ConfigurationError, JudgeCallError, MeasurementAbortedError } from '@judgetree/core'
-import { scrubSecrets } from '@judgetree/core/runtime'
 import { APICallError, LoadAPIKeyError, RetryError, UnsupportedFunctionalityError } from 'ai'
+import { type CallHistory, isTruncatedBody, retryAfterMs } from './retries.js'
 
 /** Who failed, for messages: `The judge model "claude-sonnet-4-5" (AI SDK provider anthropic.messages)`. */
 export interface CallSite {
@@ -12,37 +12,59 @@ export interface CallSite {
 }
 
 /**
- * An AI SDK failure as a judgetree error naming the provider and model, with what to change. Every text from the
- * provider is scrubbed of key-shaped strings before it is kept, the cause included.
+ * An AI SDK failure as a judgetree error naming the provider and model, with what to change, worded from what
+ * happened (`history`: the retries made, a retry skipped for timeoutMs). Every text from the provider goes through
+ * `scrub` (the judge's secrets and key-shaped strings) before it is kept, the cause included.
  */
 export function toCallError(
   error: unknown,
   site: CallSite,
   signal: AbortSignal | undefined,
   timeout: AbortSignal,
+  history: CallHistory,
+  scrub: (text: string) => string,
 ): Error {
   if (signal?.aborted) return new MeasurementAbortedError(signal.reason)
   const { where } = site
-  const retries = `after ${site.maxRetries} ${site.maxRetries === 1 ? 'retry' : 'retries'}`
+  const retries = `after ${history.retries} ${history.retries === 1 ? 'retry' : 'retries'}`
   if (timeout.aborted) {
+    const earlier =
+      history.retries === 0 || history.earlier === undefined
+        ? ''
+        : ` (the attempt before failed: ${scrub(messageOf(history.earlier))})`
     return new JudgeCallError(
-      `${where} did not answer within ${site.timeoutMs} ms (timeoutMs), ${retries}. Raise timeoutMs, or shorten the input.`,
-      { cause: scrubbedCause(error) },
+      `${where} did not answer within ${site.timeoutMs} ms (timeoutMs)${history.retries === 0 ? '' : `, ${retries}`}` +
+        `${earlier}. Raise timeoutMs, or shorten the input.`,
+      { cause: scrubbedCause(error, scrub) },
     )
   }
   const last = RetryError.isInstance(error) ? error.lastError : error
-  const cause = scrubbedCause(last)
+  const cause = scrubbedCause(last, scrub)
+  // A retry that would have started after timeoutMs is not made; the usual "raise maxRetries" would not help.
+  const skipped =
+    history.skippedWaitMs === undefined
+      ? undefined
+      : `It was not retried: the next retry was due in ${Math.round(history.skippedWaitMs)} ms, after timeoutMs ` +
+        `(${site.timeoutMs} ms) would have ended the call. Raise timeoutMs above the wait, or pass maxRetries: 0.`
+  if (isTruncatedBody(last)) {
+    return new JudgeCallError(
+      `${where} answered HTTP ${last.statusCode} with a truncated body (not valid JSON), ${retries}. A proxy, a load ` +
+        `balancer or the server cut the answer short. ${skipped ?? 'Raise maxRetries if it keeps happening.'}`,
+      { cause },
+    )
+  }
   if (APICallError.isInstance(last)) {
     const status = last.statusCode
-    const detail = scrubSecrets(last.message)
+    const detail = scrub(last.message)
     if (status === undefined) {
       return new JudgeCallError(
-        `${where} could not be reached at ${hostOf(last.url)}, ${retries}: ${detail}. Check the network and the ` +
-          "provider's baseURL.",
+        `${where} could not be reached at ${hostOf(last.url)}, ${retries}: ${detail}. ` +
+          `${skipped === undefined ? '' : `${skipped} `}Check the network and the provider's baseURL.`,
         { cause },
       )
     }
-    const hint = statusHint(status, detail, retries, site.provider)
+    const hint =
+      (status === 429 || status >= 500 ? skipped : undefined) ?? statusHint(status, detail, retries, site.provider)
     // A refused key is refused for every call of the run: its advice is said once per run (JudgetreeError.advice).
     if (status === 401 && hint !== undefined) {
       return new JudgeCallError(`${where} answered HTTP ${status}: ${detail}`, { cause, status, advice: hint })
@@ -50,23 +72,22 @@ export function toCallError(
     return new JudgeCallError(`${where} answered HTTP ${status}: ${detail}${hint ? `\n${hint}` : ''}`, {
       cause,
       status,
-      retryAfterMs: retryAfterOf(last.responseHeaders),
+      retryAfterMs: retryAfterMs(last.responseHeaders),
     })
   }
   if (LoadAPIKeyError.isInstance(last)) {
     // The provider's own message names its variable and option, e.g. OPENAI_API_KEY and `apiKey`.
     // Every call of the run meets it: the provider's words are the advice, said once per run.
-    return new ConfigurationError(`${where} has no API key.`, { advice: scrubSecrets(last.message) })
+    return new ConfigurationError(`${where} has no API key.`, { advice: scrub(last.message) })
   }
   if (UnsupportedFunctionalityError.isInstance(last)) {
     return new JudgeCallError(
-      `${where} cannot give a structured (JSON) answer through the AI SDK: ${scrubSecrets(last.message)} ` +
+      `${where} cannot give a structured (JSON) answer through the AI SDK: ${scrub(last.message)} ` +
         'Use a model of this provider that supports JSON output, or a provider that does (see docs/providers.md).',
       { cause },
     )
   }
-  const message = last instanceof Error ? last.message : String(last)
-  return new JudgeCallError(`${where} could not be called: ${scrubSecrets(message)}`, { cause })
+  return new JudgeCallError(`${where} could not be called: ${scrub(messageOf(last))}`, { cause })
 }
 
 // Where the common providers read their key, for the 401 hint; others get the generic wording.
@@ -103,10 +124,14 @@ function statusHint(status: number, detail: string, retries: string, provider: s
   return undefined
 }
 
-function scrubbedCause(error: unknown): Error {
-  const cause = new Error(scrubSecrets(error instanceof Error ? error.message : String(error)))
+function scrubbedCause(error: unknown, scrub: (text: string) => string): Error {
+  const cause = new Error(scrub(messageOf(error)))
   cause.name = error instanceof Error ? error.name : 'Error'
   return cause
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
 }
 
 function hostOf(url: string): string {
@@ -115,16 +140,4 @@ function hostOf(url: string): string {
   } catch {
     return 'its baseURL'
   }
-}
-
-/** The wait a 429 or 503 asked for: retry-after-ms, then retry-after (seconds or a date). */
-function retryAfterOf(headers: Record<string, string> | undefined): number | undefined {
-  const ms = Number.parseFloat(headers?.['retry-after-ms'] ?? '')
-  if (Number.isFinite(ms) && ms >= 0) return ms
-  const header = headers?.['retry-after']
-  if (!header) return undefined
-  const seconds = Number.parseFloat(header)
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
-  const date = Date.parse(header)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
 }

@@ -4,6 +4,12 @@
  */
 const KEY_LIKE = /sk-[A-Za-z0-9_-]{16,}|AIza[0-9A-Za-z_-]{30,}/g
 
+/**
+ * The user and password of a URL (`http://user:pass@host`): fetch quotes such a URL when it refuses it. Anchored on
+ * `://` and stopped at the first `/`, so matching stays linear in the text.
+ */
+const URL_CREDENTIALS = /:\/\/[^\s/?#@]+@/g
+
 /** Shorter "keys" (placeholders for local servers) would mangle ordinary words if replaced. */
 const MIN_SECRET_LENGTH = 8
 const REPLACEMENT = 'sk-***'
@@ -12,19 +18,26 @@ const REPLACEMENT = 'sk-***'
 const secretPatterns = new Map<string, RegExp>()
 
 /**
- * Replaces `secret` (when it is long enough to be a real key) and anything key-shaped with `sk-***`: for any text a
- * judge got from a server (answers, error messages) before it reaches a result, a trace, an error or the cache.
+ * The secret, or several (a judge may know its provider's key and others its user named); `null` and `undefined`
+ * stand for none.
+ */
+export type Secrets = string | readonly string[] | null | undefined
+
+/**
+ * Replaces `secret` (when it is long enough to be a real key) and anything key-shaped with `sk-***`, and the
+ * credentials of any URL with `***`: for any text a judge got from a server (answers, error messages) before it
+ * reaches a result, a trace, an error or the cache.
  * The secret is found in every form a server or a serialiser can give it, mixed freely within one occurrence: raw,
  * JSON-escaped (`\n`, `\"`), `\u`-escaped (either case of hex), URL-encoded (`%2D`, `+` for a space).
  */
-export function scrubSecrets(text: string, secret?: string | null | undefined): string {
-  const pattern = patternOf(secret)
-  const exact = pattern === undefined ? text : text.replace(pattern, REPLACEMENT)
-  return exact.replace(KEY_LIKE, REPLACEMENT)
+export function scrubSecrets(text: string, secret?: Secrets): string {
+  let exact = text
+  for (const pattern of patternsOf(secret)) exact = exact.replace(pattern, REPLACEMENT)
+  return exact.replace(KEY_LIKE, REPLACEMENT).replace(URL_CREDENTIALS, '://***@')
 }
 
 /** `value` with every string in it (keys of objects too) scrubbed, for answers parsed from a server's text. */
-export function scrubValue<T>(value: T, secret?: string | null | undefined): T {
+export function scrubValue<T>(value: T, secret?: Secrets): T {
   // Iterative, so a deep answer cannot overflow the stack; answers are plain JSON (no cycles).
   const scrubString = (text: string) => scrubSecrets(text, secret)
   if (typeof value === 'string') return scrubString(value) as T
@@ -57,20 +70,27 @@ export interface ScrubbableToken {
  * one text, and each token that overlaps a secret keeps only its part outside it (the first one also gets `sk-***`).
  * Alternatives in `topLogprobs` are single tokens and are scrubbed one by one.
  */
-export function scrubTokens<T extends ScrubbableToken>(tokens: readonly T[], secret?: string | null | undefined): T[] {
+export function scrubTokens<T extends ScrubbableToken>(tokens: readonly T[], secret?: Secrets): T[] {
   const joined = tokens.map((entry) => entry.token).join('')
   const spans = secretSpans(joined, secret)
   let offset = 0
+  // The first span that may still reach into the current token: spans are sorted, so one pass serves every token.
+  let first = 0
   return tokens.map((entry) => {
     const start = offset
     const end = start + entry.token.length
     offset = end
+    while (first < spans.length && (spans[first] as [number, number])[1] <= start) first++
     let token = ''
-    for (let at = start; at < end; at++) {
-      const span = spans.find(([from, to]) => at >= from && at < to)
-      if (span === undefined) token += joined[at]
-      else if (at === span[0]) token += REPLACEMENT
+    let at = start
+    for (let index = first; index < spans.length; index++) {
+      const [from, to] = spans[index] as [number, number]
+      if (from >= end) break
+      if (from > at) token += joined.slice(at, from)
+      if (from >= start) token += REPLACEMENT
+      at = Math.max(at, Math.min(to, end))
     }
+    if (at < end) token += joined.slice(at, end)
     return {
       ...entry,
       token,
@@ -79,18 +99,33 @@ export function scrubTokens<T extends ScrubbableToken>(tokens: readonly T[], sec
   })
 }
 
-/** Where the secret (in any form) and key-shaped text sit in `text`, as [start, end) ranges. */
-function secretSpans(text: string, secret: string | null | undefined): [number, number][] {
+/**
+ * Where the secrets (in any form) and key-shaped text sit in `text`, as [start, end) ranges, sorted and with
+ * overlapping ranges merged.
+ */
+function secretSpans(text: string, secret: Secrets): [number, number][] {
+  const found: [number, number][] = []
+  for (const regex of [...patternsOf(secret), KEY_LIKE]) {
+    for (const match of text.matchAll(regex)) found.push([match.index, match.index + match[0].length])
+  }
+  found.sort((left, right) => left[0] - right[0])
   const spans: [number, number][] = []
-  const pattern = patternOf(secret)
-  for (const regex of pattern === undefined ? [KEY_LIKE] : [pattern, KEY_LIKE]) {
-    for (const match of text.matchAll(regex)) spans.push([match.index, match.index + match[0].length])
+  for (const [from, to] of found) {
+    const last = spans.at(-1)
+    if (last !== undefined && from < last[1]) last[1] = Math.max(last[1], to)
+    else spans.push([from, to])
   }
   return spans
 }
 
-function patternOf(secret: string | null | undefined): RegExp | undefined {
-  if (secret === null || secret === undefined || secret.length < MIN_SECRET_LENGTH) return undefined
+/** A pattern per secret long enough to scrub, the longest secret first (one secret may hold another). */
+function patternsOf(secret: Secrets): RegExp[] {
+  const secrets = typeof secret === 'string' ? [secret] : (secret ?? [])
+  return [...secrets].sort((left, right) => right.length - left.length).flatMap((one) => patternOf(one) ?? [])
+}
+
+function patternOf(secret: string): RegExp | undefined {
+  if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) return undefined
   let pattern = secretPatterns.get(secret)
   if (pattern === undefined) {
     pattern = new RegExp(Array.from(secret, charForms).join(''), 'g')
@@ -102,14 +137,16 @@ function patternOf(secret: string | null | undefined): RegExp | undefined {
 
 /**
  * A regex source matching one character of the secret in any of its encodings. An escape's backslash may be
- * doubled any number of times: JSON inside JSON (a report of a result) escapes it again.
+ * doubled: JSON inside JSON (a report of a result) escapes it again, up to 15 backslashes for four levels. The run
+ * is bounded (a deeper one is still caught by its last backslashes, and the rest are left): with `\\+`, every
+ * position of a long backslash run would scan the rest of the run, which is quadratic in the run's length.
  */
 function charForms(char: string): string {
   const forms = new Set<string>()
   const units = Array.from({ length: char.length }, (_, at) => char.charCodeAt(at))
-  forms.add(units.map((unit) => `\\\\+u${caseless(unit.toString(16).padStart(4, '0'))}`).join(''))
+  forms.add(units.map((unit) => `${BACKSLASHES}u${caseless(unit.toString(16).padStart(4, '0'))}`).join(''))
   const json = JSON.stringify(char).slice(1, -1)
-  if (json.length === 2 && json.startsWith('\\')) forms.add(`\\\\+${escapeRegex(json.slice(1))}`)
+  if (json.length === 2 && json.startsWith('\\')) forms.add(`${BACKSLASHES}${escapeRegex(json.slice(1))}`)
   const bytes = new TextEncoder().encode(char)
   forms.add([...bytes].map((byte) => `%${caseless(byte.toString(16).padStart(2, '0'))}`).join(''))
   if (char === ' ') forms.add('\\+')
@@ -117,6 +154,9 @@ function charForms(char: string): string {
   forms.add(escapeRegex(char))
   return `(?:${[...forms].join('|')})`
 }
+
+/** One escape's backslashes, as a regex source: 1 to 16, so matching stays linear in the text. */
+const BACKSLASHES = '\\\\{1,16}'
 
 function caseless(hex: string): string {
   return Array.from(hex, (digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit)).join('')

@@ -53,6 +53,8 @@ export function validateOptions(options: OpenAIJudgeOptions): void {
   if (options.client !== undefined && (typeof options.client !== 'object' || options.client === null)) {
     throw invalidOption('client', 'an `OpenAI` (or `AzureOpenAI`) client from the openai package', options.client)
   }
+  const clientBaseURL = (options.client as { baseURL?: unknown } | undefined)?.baseURL
+  if (typeof clientBaseURL === 'string' && clientBaseURL !== '') checkBaseURL(clientBaseURL, "the `client`'s baseURL")
   const { pricing } = options
   if (pricing !== undefined && (typeof pricing !== 'object' || pricing === null || Array.isArray(pricing))) {
     throw invalidOption(
@@ -100,7 +102,11 @@ export function hostOf(baseURL: string): string {
   }
 }
 
-/** Rejects a base URL that is not an absolute http(s) URL, naming the setting it came from. */
+/**
+ * Rejects a base URL that is not an absolute http(s) URL, or that holds credentials (`http://user:pass@host/v1`),
+ * naming the setting it came from. `fetch` refuses a URL with credentials at every call, and its message would quote
+ * the password: this error shows the URL without them.
+ */
 export function checkBaseURL(baseURL: string, setting: string): void {
   let url: URL | undefined
   try {
@@ -112,5 +118,12 @@ export function checkBaseURL(baseURL: string, setting: string): void {
     throw new ConfigurationError(`${setting} is not an http(s) URL: got ${JSON.stringify(scrubSecrets(baseURL))}.`, {
       advice: `Set ${setting} to the API root of an OpenAI-compatible server, such as \`http://localhost:11434/v1\`.`,
     })
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new ConfigurationError(
+      `${setting} holds credentials before its host (${JSON.stringify(scrubSecrets(baseURL))}): fetch refuses such ` +
+        'a URL for every call. Take them out of the URL and send the key as the `apiKey` option (or OPENAI_API_KEY), ' +
+        'which goes in the Authorization header, or as a header of your own `client`.',
+    )
   }
 }

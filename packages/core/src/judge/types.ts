@@ -94,6 +94,13 @@ export interface JudgeModel {
    * Retry-After before retrying. @default 0 (the judge retries 429s itself, if at all)
    */
   readonly rateLimitRetries?: number | undefined
+  /**
+   * Takes the judge's own credentials (its provider's key, in any encoding) out of a text. The judge runtime applies
+   * it to every cache entry it writes, as a safety net behind the judge's own scrubbing of its answers; a judge that
+   * knows a key the process environment does not name should have it. @default undefined (only OPENAI_API_KEY and
+   * key-shaped text are scrubbed from cache entries)
+   */
+  scrubSecrets?(text: string): string
   generate<T>(request: JudgeRequest<T>): Promise<JudgeResponse<T>>
   /**
    * Answers `count` independent samples of one request in one call, paying for the prompt once (OpenAI's `n`).

@@ -101,16 +101,23 @@ export class JudgeCacheStore {
    * Never writes through a symbolic link: a linked shard directory is refused, the temporary file is created
    * exclusively, and the rename replaces a link at the entry's name rather than writing where it points.
    */
-  async write(key: string, summary: CacheEntrySummary, response: JudgeResponse<unknown>): Promise<void> {
+  async write(
+    key: string,
+    summary: CacheEntrySummary,
+    response: JudgeResponse<unknown>,
+    judgeScrub?: (text: string) => string,
+  ): Promise<void> {
     const file = this.fileOf(key)
     const { cached: _cached, ...answer } = response
+    // The judge's own scrub knows its key, wherever it came from (an option, a provider's settings).
+    const text = withoutSecrets(JSON.stringify(answer))
     const entry = sealEntry({
       format: CACHE_FORMAT_VERSION,
       key,
       ...summary,
       createdAt: new Date().toISOString(),
       // Scrubbed before the checksum is taken, so the checksum covers exactly what is on disk.
-      response: JSON.parse(withoutSecrets(JSON.stringify(answer))) as StoredEntry['response'],
+      response: JSON.parse(judgeScrub === undefined ? text : judgeScrub(text)) as StoredEntry['response'],
     })
     const temp = `${file}.${process.pid}.${++this.#writes}.tmp`
     try {

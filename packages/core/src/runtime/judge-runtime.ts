@@ -139,7 +139,7 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
         schemaName: request.schemaName,
         ...(judge.endpoint === undefined ? {} : { endpoint: judge.endpoint }),
       }
-      await store.write(key, summary, response)
+      await store.write(key, summary, response, judgeScrubOf(judge))
     }
     return { response, fromCache: false } satisfies SharedOutcome
   }
@@ -226,7 +226,7 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
       const key = keys[index]
       if (key !== undefined && mode === 'read-write') {
         const summary = { judge: judge.name, promptVersion: shared.promptVersion, schemaName: shared.schemaName }
-        await store.write(key, summary, response)
+        await store.write(key, summary, response, judgeScrubOf(judge))
       }
     }
     return answers as JudgeResponse<unknown>[]
@@ -248,6 +248,7 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
           cacheable: judge.cacheable,
           // The runtime owns the 429 retries now; a judge wrapped twice must not retry them again.
           rateLimitRetries: 0,
+          ...(typeof judge.scrubSecrets === 'function' ? { scrubSecrets: judge.scrubSecrets.bind(judge) } : {}),
           [RUNTIME]: runtime,
           generate: <T>(request: JudgeRequest<T>) => generate(judge, request),
         })
@@ -264,6 +265,11 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
     }),
   }
   return runtime
+}
+
+/** The judge's own scrub of its credentials, for what the cache writes; undefined when it has none. */
+function judgeScrubOf(judge: JudgeModel): ((text: string) => string) | undefined {
+  return typeof judge.scrubSecrets === 'function' ? judge.scrubSecrets.bind(judge) : undefined
 }
 
 /** True for a judge returned by some runtime's `wrap`. */

@@ -133,10 +133,93 @@ describe('scrubSecrets, for generated keys in every encoding', () => {
     expect(() => scrubValue(deep, key)).not.toThrow()
   })
 
+  test('a key escaped deeper than the bound is still taken out, leaving only its extra backslashes', () => {
+    const key = 'sk-proj-abcdefgh12345678'
+    const deep = `${'\\'.repeat(40)}u0073k-proj-abcdefgh12345678`
+    expect(scrubSecrets(`x ${deep} y`, key)).toBe(`x ${'\\'.repeat(24)}sk-*** y`)
+  })
+
+  test('scrubbing is linear in the text: long backslash runs cost no more per character than short ones', () => {
+    // The same 200,000 characters as 10 runs of 20,000 backslashes or 1,000 runs of 200: a scrubber that scans the
+    // rest of a run from each of its positions (quadratic) takes about 100 times longer on the long runs.
+    const key = 'sk-proj-abcdefgh12345678'
+    const runs = (length: number, count: number) => `${'\\'.repeat(length)}x`.repeat(count)
+    const fastest = (text: string) => {
+      let best = Number.POSITIVE_INFINITY
+      for (let round = 0; round < 3; round++) {
+        const start = performance.now()
+        scrubSecrets(text, key)
+        scrubTokens([{ token: text, topLogprobs: [] }], key)
+        best = Math.min(best, performance.now() - start)
+      }
+      return best
+    }
+    const short = runs(200, 1_000)
+    const long = runs(20_000, 10)
+    fastest(short)
+    const ratio = fastest(long) / fastest(short)
+    expect(ratio, `long runs took ${ratio.toFixed(1)} times as long as short runs of the same total size`).toBeLessThan(
+      5,
+    )
+    expect(scrubSecrets(`${'\\'.repeat(20_000)}u0073k-proj-abcdefgh12345678`, key)).toMatch(/^\\+sk-\*\*\*$/)
+  })
+
+  test('logprob tokens are scrubbed in time linear in their text, however many keys they hold', () => {
+    const key = 'local-token-0123456789'
+    // Few tokens, so that the work is finding and cutting out the keys, not allocating token objects.
+    const tokensOf = (copies: number) => {
+      const text = `${key} `.repeat(copies)
+      const half = Math.floor(text.length / 2) + 3
+      return [text.slice(0, half), text.slice(half)].map((token) => ({ token, topLogprobs: [] }))
+    }
+    const fastest = (copies: number, repeat: number) => {
+      const tokens = tokensOf(copies)
+      let best = Number.POSITIVE_INFINITY
+      for (let round = 0; round < 5; round++) {
+        const start = performance.now()
+        for (let time = 0; time < repeat; time++) scrubTokens(tokens, key)
+        best = Math.min(best, performance.now() - start)
+      }
+      return best
+    }
+    fastest(500, 10)
+    // Ten times the keys once against a tenth of them ten times: the same work for a linear scrubber, ten times as
+    // much for one that looks the keys up again at every character.
+    const ratio = fastest(5_000, 1) / fastest(500, 10)
+    expect(ratio, `5,000 keys took ${ratio.toFixed(1)} times as long as 500 keys ten times`).toBeLessThan(4)
+    expect(
+      tokensOf(3)
+        .map((entry) => entry.token)
+        .join(''),
+    ).toBe(`${key} ${key} ${key} `)
+    expect(
+      scrubTokens(tokensOf(3), key)
+        .map((entry) => entry.token)
+        .join(''),
+    ).toBe('sk-*** sk-*** sk-*** ')
+  })
+
+  test('several secrets are all taken out, in text, parsed answers and tokens', () => {
+    const secrets = ['azure0123456789abcdef0123456789ab', 'gsk_groq0123456789', 'groq0123']
+    const text = `a ${secrets[0]} b ${encodeURIComponent(secrets[1] as string)} c ${unicodeOf(secrets[2] as string)}`
+    expect(scrubSecrets(text, secrets)).toBe('a sk-*** b sk-*** c sk-***')
+    expect(scrubValue({ [secrets[1] as string]: [text] }, secrets)).toEqual({
+      'sk-***': ['a sk-*** b sk-*** c sk-***'],
+    })
+    const tokens = Array.from(text, (token) => ({ token, topLogprobs: [{ token: secrets[0] as string, logprob: -1 }] }))
+    const scrubbed = scrubTokens(tokens, secrets)
+    expect(scrubbed.map((entry) => entry.token).join('')).toBe('a sk-*** b sk-*** c sk-***')
+    expect(scrubbed.every((entry) => entry.topLogprobs[0]?.token === 'sk-***')).toBe(true)
+  })
+
   test('short placeholder keys are left alone, so ordinary words survive', () => {
     expect(scrubSecrets('not needed here', 'not')).toBe('not needed here')
   })
 })
+
+function unicodeOf(text: string): string {
+  return Array.from(text, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')
+}
 
 /** Undoes URL encoding and JSON string escapes, as a reader of the text might. */
 function decodeAll(text: string): string {

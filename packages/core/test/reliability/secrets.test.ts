@@ -9,9 +9,19 @@ import {
   startOpenAIServer,
   unicodeEscaped,
 } from '@judgetree/test-support'
-import { afterAll, beforeAll, expect, test, vi } from 'vitest'
-import { ConversationalDAGMetric, evaluate, type MetricResult, OpenAIJudge, renderResult } from '../../src/index.js'
-import { createJudgeRuntime } from '../../src/runtime.js'
+import OpenAI from 'openai'
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
+import { z } from 'zod'
+import {
+  ConfigurationError,
+  ConversationalDAGMetric,
+  evaluate,
+  type JudgeModel,
+  type MetricResult,
+  OpenAIJudge,
+  renderResult,
+} from '../../src/index.js'
+import { createJudgeRuntime, scrubSecrets } from '../../src/runtime.js'
 import { PLAYFUL, playfulChatbotDag, playfulConversation } from '../support/walkthroughs.js'
 
 const FAKE_KEY = 'sk-test-SECRET-0123456789abcdefXYZ'
@@ -216,5 +226,87 @@ test.each([
     expect(result.error?.message, setup).toContain(setup === 'option' ? 'the apiKey option' : 'OPENAI_API_KEY')
     const shown = everything(result)
     for (const part of key.split(/\r|\n|\0/)) expect(shown.includes(part), `${setup}: ${part}`).toBe(false)
+  }
+})
+
+describe('a base URL with credentials in it', () => {
+  const PASSWORD = 'SECRETPASS1234'
+  const withCredentials = () => server.baseURL.replace('http://', `http://user:${PASSWORD}@`)
+
+  test.each(['the baseURL option', 'OPENAI_BASE_URL', "a client's baseURL"])(
+    'is refused from %s with a ConfigurationError that does not print the password',
+    (setting) => {
+      if (setting === 'OPENAI_BASE_URL') vi.stubEnv('OPENAI_BASE_URL', withCredentials())
+      try {
+        const make = () =>
+          new OpenAIJudge({
+            apiKey: FAKE_KEY,
+            ...(setting === 'the baseURL option' ? { baseURL: withCredentials() } : {}),
+            ...(setting === "a client's baseURL"
+              ? { client: new OpenAI({ apiKey: FAKE_KEY, baseURL: withCredentials() }) }
+              : {}),
+          })
+        expect(make).toThrow(ConfigurationError)
+        const message = messageOf(make)
+        expect(message).toContain('holds credentials before its host')
+        expect(message).toContain('http://***@127.0.0.1:')
+        expect(message).toContain('`apiKey`')
+        expect(message.includes(PASSWORD)).toBe(false)
+      } finally {
+        vi.unstubAllEnvs()
+      }
+    },
+  )
+
+  test('is taken out of any message the scrubber sees, with or without a key', () => {
+    const message = `Request cannot be constructed from a URL that includes credentials: ${withCredentials()}/chat`
+    for (const scrubbed of [scrubSecrets(message), scrubSecrets(message, FAKE_KEY)]) {
+      expect(scrubbed).toBe(message.replace(`user:${PASSWORD}@`, '***@'))
+    }
+    expect(scrubSecrets('https://example.com/a@b and mail me@example.com')).toBe(
+      'https://example.com/a@b and mail me@example.com',
+    )
+  })
+})
+
+function messageOf(make: () => unknown): string {
+  try {
+    make()
+  } catch (error) {
+    return error instanceof Error ? `${error.message}\n${(error as { advice?: string }).advice ?? ''}` : String(error)
+  }
+  return 'did not throw'
+}
+
+test("the cache's own scrub also takes out the key a judge knows (its scrubSecrets), not only OPENAI_API_KEY", async () => {
+  const key = 'gateway-token-Zq81bXk29wLm7Pt'
+  const dir = mkdtempSync(join(tmpdir(), 'judgetree-judge-scrub-'))
+  try {
+    // A judge that leaves its answer as the server sent it, but says how to scrub its key.
+    const careless: JudgeModel = {
+      name: 'careless',
+      scrubSecrets: (text) => scrubSecrets(text, key),
+      generate: async <T>() => ({
+        value: { reason: 'ok', verdict: true } as T,
+        usage: { promptTokens: 1, completionTokens: 1, costUsd: undefined },
+        cached: false,
+        rawText: `{"reason": "auth ${unicodeEscaped(key)} and ${key}"}`,
+      }),
+    }
+    const runtime = createJudgeRuntime({ cache: 'read-write', cacheDir: dir, warn: () => {} })
+    await runtime.wrap(careless).generate({
+      messages: [{ role: 'user', content: 'Is it?' }],
+      schema: z.object({ reason: z.string(), verdict: z.boolean() }),
+      schemaName: 'binary_verdict',
+      promptVersion: 'test@1',
+    })
+    const cache = filesUnder(dir)
+      .filter((file) => file.endsWith('.json'))
+      .map((file) => readFileSync(file, 'utf8'))
+    expect(cache).toHaveLength(1)
+    expect(cache[0]).toContain('sk-***')
+    for (const form of [key, unicodeEscaped(key), 'Zq81bXk29wLm7Pt']) expect(cache[0]?.includes(form), form).toBe(false)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
   }
 })
