@@ -488,7 +488,10 @@ describe('inline test.projects with the plugin at the root, run with --reporter=
   })
 
   test('annotatePassing: true annotates passing evaluations too', () => {
-    const passed = junitCase(readJUnit(join(scratch, 'junit.xml')), 'the plugin raised the timeout to 5 minutes, past a hung judge call')
+    const passed = junitCase(
+      readJUnit(join(scratch, 'junit.xml')),
+      'the plugin raised the timeout to 5 minutes, past a hung judge call',
+    )
     expect(passed.failure).toBeUndefined()
     expect(passed.properties.map((property) => property.name)).toEqual(['judgetree'])
     expect(passed.properties[0]?.value).toMatch(/^PASS Playful Chatbot: score 0\.9 \(threshold 0\.7\)/)
