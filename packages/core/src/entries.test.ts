@@ -10,6 +10,7 @@ describe('package entries', () => {
       expect(Object.keys(root)).not.toContain(name)
     }
     expect(Object.keys(runtime).sort()).toEqual([
+      'DEFAULT_JUDGE_CALL_BUDGET_MS',
       'answerExcerpt',
       'checkEnvironment',
       'closestName',

@@ -25,6 +25,7 @@ export {
   type ConversationalBinaryJudgementNodeOptions,
 } from './dag/nodes/binary-judgement-node.js'
 export {
+  type CodeCheckContext,
   type CodeCheckResult,
   CodeNode,
   type CodeNodeOptions,

@@ -143,6 +143,7 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
     }
     const context: NodeRunContext = {
       testCase,
+      signal: stop.signal,
       input: () => {
         // Rendered when the node asks, so a turnWindow is checked only by a node that runs.
         record.shown ??= record.render()

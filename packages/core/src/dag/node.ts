@@ -41,6 +41,11 @@ export interface NodeRunContext {
   judge<T>(request: Omit<JudgeRequest<T>, 'signal'>): Promise<T>
   /** Measures a child metric on the same test case; its result nests under this node in the trace. */
   measureChild(metric: Metric<never>): Promise<MetricResult>
+  /**
+   * Aborts when the measurement stops (the caller's signal, a test's timeout, another node's failure): work the node
+   * does outside `judge` and `measureChild`, such as a CodeNode's check, must end with it.
+   */
+  readonly signal: AbortSignal
 }
 
 /** What running a node produced. */

@@ -246,21 +246,68 @@ function withoutInputMessage(node: DagNode, mode: NodeMode): string {
     : `would be shown nothing: it names no evaluationParams and has no TaskNode parent. ${fix}`
 }
 
-/** Kahn's algorithm; among ready nodes the one declared first goes first, so the order never depends on timing. */
+/**
+ * Kahn's algorithm; among ready nodes the one declared first goes first, so the order never depends on timing.
+ * Linear in nodes and edges (times log n for the ready queue): a judgement with 10,000 verdicts is planned in
+ * milliseconds, where sorting the ready list at every step and counting a child's edges by scanning its parent's
+ * children took seconds.
+ */
 export function topologicalOrder(discovered: readonly DagNode[], parents: ReadonlyMap<DagNode, readonly ParentEdge[]>) {
   const remaining = new Map(discovered.map((node) => [node, parents.get(node)?.length ?? 0]))
   const position = new Map(discovered.map((node, index) => [node, index]))
-  const ready = discovered.filter((node) => remaining.get(node) === 0)
+  const ready = new ReadyQueue()
+  for (const [index, node] of discovered.entries()) if (remaining.get(node) === 0) ready.push(index)
   const order: DagNode[] = []
-  while (ready.length > 0) {
-    ready.sort((a, b) => (position.get(a) ?? 0) - (position.get(b) ?? 0))
-    const node = ready.shift() as DagNode
+  while (ready.size > 0) {
+    const node = discovered[ready.pop()] as DagNode
     order.push(node)
-    for (const child of new Set(node.children)) {
-      const left = (remaining.get(child) ?? 0) - node.children.filter((c) => c === child).length
+    // A child listed twice has two edges from this node: each one counts.
+    for (const child of node.children) {
+      const left = (remaining.get(child) ?? 0) - 1
       remaining.set(child, left)
-      if (left === 0) ready.push(child)
+      if (left === 0) ready.push(position.get(child) ?? 0)
     }
   }
   return order
+}
+
+/** A binary min-heap of declaration positions: the ready node declared first comes out first. */
+class ReadyQueue {
+  readonly #heap: number[] = []
+
+  get size(): number {
+    return this.#heap.length
+  }
+
+  push(value: number): void {
+    const heap = this.#heap
+    heap.push(value)
+    let at = heap.length - 1
+    while (at > 0) {
+      const parent = (at - 1) >> 1
+      if ((heap[parent] as number) <= value) break
+      heap[at] = heap[parent] as number
+      at = parent
+    }
+    heap[at] = value
+  }
+
+  pop(): number {
+    const heap = this.#heap
+    const top = heap[0] as number
+    const last = heap.pop() as number
+    if (heap.length === 0) return top
+    let at = 0
+    for (;;) {
+      const left = 2 * at + 1
+      if (left >= heap.length) break
+      const right = left + 1
+      const smaller = right < heap.length && (heap[right] as number) < (heap[left] as number) ? right : left
+      if ((heap[smaller] as number) >= last) break
+      heap[at] = heap[smaller] as number
+      at = smaller
+    }
+    heap[at] = last
+    return top
+  }
 }

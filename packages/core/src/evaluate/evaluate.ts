@@ -16,7 +16,7 @@ import {
 
 export type { EvaluationMetric } from './summary.js'
 
-import { printSummary } from './print-summary.js'
+import { printSummary, REPORT_NOT_WRITTEN, tell } from './print-summary.js'
 import { type EvaluationProgress, type OutputStream, ProgressBar, ProgressTally } from './progress-bar.js'
 import { writeEvaluationReport } from './report-files.js'
 import { runOptionProblems } from './run-options.js'
@@ -46,7 +46,9 @@ export interface EvaluateOptions {
    * Write the run to this JSON file (every result with its trace, and the totals), and beside it an HTML summary
    * (same name, `.html`): pass rate, cost, a table per metric and each failure's tree and walked-DAG picture, in
    * one self-contained file that opens offline. Pictures need `@viz-js/viz` installed (`@judgetree/matchers`
-   * brings it); without it the page has every tree and no pictures.
+   * brings it); without it the page has every tree and no pictures. A device or stream (`/dev/null`,
+   * `/dev/stdout`, `/dev/fd/3`, a named pipe) gets the JSON alone, written into it; a file that cannot be written
+   * (a full disk, a pipe no one reads) is said on `stderr`, and evaluate() still resolves with its results.
    * @example { outputFile: '.judgetree/evaluation.json' } // also writes .judgetree/evaluation.html
    */
   outputFile?: string | undefined
@@ -70,8 +72,9 @@ export interface Evaluation<TestCase> {
  * throws, or the stream reports an error such as EPIPE), evaluate() still resolves with every result, the report
  * files stay written, and one line on `stderr` (`judgetree: evaluate() could not print its summary (…)`) says what
  * went wrong; if `stderr` fails too, that line is a process warning with code `JUDGETREE_SUMMARY_NOT_PRINTED`.
- * evaluate() rejects only for bad arguments, a cancellation, an `outputFile` it cannot write, or a callback of
- * yours (`onProgress`) that throws.
+ * The same holds for `outputFile`: one it cannot write is a line on `stderr` (`judgetree: evaluate() could not write
+ * the report … (ENOSPC: …); the results are returned as usual.`). evaluate() rejects only for bad arguments, a
+ * cancellation, or a callback of yours (`onProgress`) that throws.
  *
  * @example
  * const { results, summary } = await evaluate(conversations, [playfulChatbot, new ConversationRelevancyMetric()])
@@ -148,17 +151,21 @@ export async function evaluate<TestCase extends LLMTestCase | ConversationalTest
     rateLimited: limits.rateLimited - rateLimitedBefore,
     concurrency: limits.concurrency,
   })
-  const files =
+  const report =
     options.outputFile === undefined ? undefined : await writeEvaluationReport(options.outputFile, summary, results)
+  // A report file that could not be written costs the caller nothing else: the results are returned all the same.
+  for (const failure of report?.failures ?? []) {
+    tell(stderr, `judgetree: evaluate() ${failure}; the results are returned as usual.`, REPORT_NOT_WRITTEN)
+  }
   if (options.summary ?? true) {
-    const written = files === undefined ? '' : `\njudgetree: report in ${files.json} and ${files.html}`
-    const kept = files === undefined ? '' : `, and the report is in ${files.json} and ${files.html}`
+    const files = report?.written ?? []
+    const where = files.join(' and ')
     printSummary(
       options.stdout ?? defaultSummaryStream(),
-      `${renderEvaluationSummary(summary, results)}${written}\n`,
+      `${renderEvaluationSummary(summary, results)}${files.length === 0 ? '' : `\njudgetree: report in ${where}`}\n`,
       stderr,
       'evaluate()',
-      `the results are returned as usual${kept}`,
+      `the results are returned as usual${files.length === 0 ? '' : `, and the report is in ${where}`}`,
     )
   }
   return { results, summary }

@@ -28,6 +28,16 @@ export function printSummary(
   })
 }
 
+/** The code of the process warning used when `stderr` cannot say that a report file was not written. */
+export const REPORT_NOT_WRITTEN = 'JUDGETREE_REPORT_NOT_WRITTEN'
+
+/** Says one line on `stderr`; if `stderr` fails, the line becomes a process warning with `code`, which Node prints. */
+export function tell(stderr: OutputStream, line: string, code: string): void {
+  writeReportingFailure(stderr, `${line}\n`, () => {
+    process.emitWarning(line, { code })
+  })
+}
+
 /**
  * Writes `text`, calling `failed` once if the write throws or, for a Node stream, fails later. The error listener
  * stays only until the write is flushed, so a long-lived stream such as process.stdout does not collect listeners.

@@ -1,6 +1,7 @@
 // evaluate({ outputFile }) through the real OpenAI SDK against the local server: the JSON report and the HTML
 // summary beside it, self-contained, with each failure's tree and walked-DAG picture.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { execFileSync, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { jsonReply, lastUserMessage, useOpenAIServer } from '@judgetree/test-support'
@@ -12,6 +13,7 @@ import type { ConversationalMetric } from '../metric/types.js'
 import { ConversationalDAGMetric } from '../metrics/dag-metric.js'
 import { createJudgeRuntime } from '../runtime/judge-runtime.js'
 import { evaluate } from './evaluate.js'
+import { writeEvaluationReport } from './report-files.js'
 
 const server = useOpenAIServer((request) => {
   const prompt = lastUserMessage(request)
@@ -79,6 +81,88 @@ describe('evaluate({ outputFile })', () => {
     // A failure without a DAG (the crashed metric) has its error, no picture.
     const crashed = html.slice(html.indexOf('case 0 “kind” · Crasher'))
     expect(crashed.slice(0, crashed.indexOf('</section>'))).toMatch(/<\/h3><pre>ERROR Crasher.*\nerror: The metric/)
+  })
+
+  it('writes /dev/null as a device: the JSON goes into it, no /dev/null.html is written, the results return', async () => {
+    const htmlExisted = existsSync('/dev/null.html')
+    const lines: string[] = []
+    const errors: string[] = []
+    const { results } = await evaluate([conversation('x', 'x')], [crasher], {
+      outputFile: '/dev/null',
+      stdout: { write: (text: string) => void lines.push(text) },
+      stderr: { write: (text: string) => void errors.push(text) },
+    })
+    expect(results).toHaveLength(1)
+    expect(lines.join('')).toContain('judgetree: report in /dev/null\n')
+    expect(lines.join('')).not.toContain('.html')
+    expect(errors).toEqual([])
+    if (!htmlExisted) expect(existsSync('/dev/null.html')).toBe(false)
+  })
+
+  it('an outputFile it cannot write costs no result: evaluate() resolves and says on stderr which file and why', async () => {
+    // A regular file where a folder should be: no user, root included, can write under it.
+    const blocker = join(scratch, 'not-a-folder')
+    writeFileSync(blocker, '')
+    const outputFile = join(blocker, 'evaluation.json')
+    const lines: string[] = []
+    const errors: string[] = []
+    const { results, summary } = await evaluate([conversation('x', 'x')], [crasher], {
+      outputFile,
+      stdout: { write: (text: string) => void lines.push(text) },
+      stderr: { write: (text: string) => void errors.push(text) },
+    })
+    expect(results).toHaveLength(1)
+    expect(summary.errored).toBe(1)
+    expect(errors).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^judgetree: evaluate\\(\\) could not write the report ${outputFile} \\(ENOTDIR: not a directory.*\\); the results are returned as usual\\.\\n$`,
+        ),
+      ),
+    ])
+    expect(lines.join('')).not.toContain('judgetree: report in')
+  })
+
+  it.runIf(process.platform === 'linux')(
+    'a named pipe no process reads ends in a line on stderr, not a hang; the results return',
+    async () => {
+      const fifo = join(scratch, 'report-pipe')
+      execFileSync('mkfifo', [fifo])
+      // Should evaluate() block in open(), this reader (another process) frees it after 3 s: the test then fails on
+      // the time rather than hanging.
+      const rescuer = spawn('sh', ['-c', `sleep 3; exec cat "${fifo}" > /dev/null`])
+      try {
+        const errors: string[] = []
+        const started = performance.now()
+        const { results } = await evaluate([conversation('x', 'x')], [crasher], {
+          outputFile: fifo,
+          summary: false,
+          stderr: { write: (text: string) => void errors.push(text) },
+        })
+        expect(performance.now() - started).toBeLessThan(2_000)
+        expect(results).toHaveLength(1)
+        expect(errors).toEqual([
+          `judgetree: evaluate() could not write the report ${fifo} (no process is reading the named pipe ${fifo}; start its reader first); the results are returned as usual.\n`,
+        ])
+      } finally {
+        rescuer.kill()
+      }
+    },
+  )
+
+  it('a full disk: the JSON not written is one failure naming the file and the error, and no HTML is tried', async () => {
+    const tried: string[] = []
+    const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
+    const { results } = await evaluate([conversation('x', 'x')], [crasher], { summary: false })
+    const report = await writeEvaluationReport('/reports/eval.json', {} as never, results, (file) => {
+      tried.push(file)
+      throw full
+    })
+    expect(report).toEqual({
+      written: [],
+      failures: ['could not write the report /reports/eval.json (ENOSPC: no space left on device, write)'],
+    })
+    expect(tried).toEqual(['/reports/eval.json'])
   })
 
   it('rejects an outputFile that is not a path, before any judge call', async () => {

@@ -4,6 +4,8 @@ import { isDagNode } from '../dag/node.js'
 export function describeValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value)
   if (value === undefined) return 'undefined'
+  // JSON would say `null` for NaN and ±Infinity, naming a value that was never there.
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value)
   if (typeof value === 'function') return 'a function'
   if (isDagNode(value)) return `a single ${value.describe()} (wrap it in an array)`
   try {

@@ -9,6 +9,7 @@ import { nonEmpty, readEnv } from '../internal/env.js'
 import { scrubSecrets, scrubTokens, scrubValue } from '../internal/scrub.js'
 import { answerExcerpt, parseJudgeAnswer, withSchemaInstruction } from './answer.js'
 import { BodyFailure, bodyRetryDelay, readCompletionBody, sleep } from './completion-body.js'
+import { DEFAULT_JUDGE_MAX_RETRIES, DEFAULT_JUDGE_TIMEOUT_MS } from './default-timing.js'
 import { judgeJsonSchema } from './json-schema.js'
 import {
   leavingRateLimitsToTheRuntime,
@@ -120,8 +121,8 @@ export class OpenAIJudge implements JudgeModel {
     }
     this.#options = options
     this.name = options.model ?? readEnv('JUDGETREE_MODEL') ?? DEFAULT_MODEL
-    this.#timeoutMs = options.timeoutMs ?? 60_000
-    this.rateLimitRetries = options.client === undefined ? (options.maxRetries ?? 3) : 0
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_JUDGE_TIMEOUT_MS
+    this.rateLimitRetries = options.client === undefined ? (options.maxRetries ?? DEFAULT_JUDGE_MAX_RETRIES) : 0
     const deployment = azureDeploymentOf(options.client)
     this.endpoint = endpointOf(
       options.client?.baseURL ?? nonEmpty(options.baseURL) ?? readEnv('OPENAI_BASE_URL'),
@@ -290,7 +291,7 @@ export class OpenAIJudge implements JudgeModel {
           apiKey: secret ?? 'not-needed',
           baseURL: baseURL ?? null,
           timeout: this.#timeoutMs,
-          maxRetries: options.maxRetries ?? 3,
+          maxRetries: options.maxRetries ?? DEFAULT_JUDGE_MAX_RETRIES,
           fetch: leavingRateLimitsToTheRuntime(options.fetch),
         })
       } catch (error) {

@@ -1,8 +1,19 @@
 import { getEventListeners } from 'node:events'
 import { type ScriptedReply, useOpenAIServer } from '@judgetree/test-support'
 import { describe, expect, test, vi } from 'vitest'
-import { ConversationalDAGMetric, evaluate, OpenAIJudge } from '../../src/index.js'
+import {
+  CodeNode,
+  ConversationalDAGMetric,
+  DAGMetric,
+  DeepAcyclicGraph,
+  evaluate,
+  LLMTestCaseParams,
+  MeasurementAbortedError,
+  OpenAIJudge,
+  VerdictNode,
+} from '../../src/index.js'
 import { createJudgeRuntime } from '../../src/runtime.js'
+import { scriptedJudge } from '../../src/testing.js'
 import { PLAYFUL, playfulChatbotDag, playfulConversation } from '../support/walkthroughs.js'
 
 // Work that must stop: evaluate() after it has rejected, and listeners on a signal shared by many measurements.
@@ -81,5 +92,54 @@ describe('a signal shared by many measurements', () => {
       process.off('warning', onWarning)
       emit.mockRestore()
     }
+  })
+})
+
+describe('a CodeNode check that never settles (issue 24, R10)', () => {
+  const hangingMetric = (seen: AbortSignal[]) =>
+    new DAGMetric({
+      name: 'Hangs',
+      dag: new DeepAcyclicGraph({
+        rootNodes: [
+          new CodeNode({
+            name: 'Never answers',
+            evaluationParams: [LLMTestCaseParams.ACTUAL_OUTPUT],
+            check: (_view, { signal }) => {
+              seen.push(signal)
+              return new Promise<boolean>(() => {})
+            },
+            children: [new VerdictNode({ verdict: true, score: 10 }), new VerdictNode({ verdict: false, score: 0 })],
+          }),
+        ],
+      }),
+      model: scriptedJudge({ rules: [] }),
+    })
+  const testCase = { input: 'hi', actualOutput: 'hello' }
+
+  test('measure() ends when its signal times out, says MEASUREMENT_ABORTED, and the check saw the abort', async () => {
+    const seen: AbortSignal[] = []
+    const started = performance.now()
+    const result = await hangingMetric(seen).measure(testCase, { signal: AbortSignal.timeout(150) })
+    expect(performance.now() - started).toBeLessThan(2_000)
+    expect(result.error?.code).toBe('MEASUREMENT_ABORTED')
+    expect(result.error?.message).toMatch(/^The measurement was aborted: .*timeout/)
+    expect(seen).toHaveLength(1)
+    expect(seen[0]?.aborted).toBe(true)
+  })
+
+  test('evaluate() rejects promptly on its signal while checks hang', async () => {
+    const seen: AbortSignal[] = []
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(new Error('stopped by the caller')), 150)
+    const run = evaluate(
+      Array.from({ length: 5 }, () => testCase),
+      [hangingMetric(seen)],
+      { signal: controller.signal, summary: false, progress: false },
+    )
+    const started = performance.now()
+    await expect(run).rejects.toThrow(MeasurementAbortedError)
+    expect(performance.now() - started).toBeLessThan(2_000)
+    expect(seen).toHaveLength(5)
+    expect(seen.every((signal) => signal.aborted)).toBe(true)
   })
 })

@@ -17,6 +17,14 @@ export interface InstallOptions {
   readonly limits: CoordinatorLimits
 }
 
+/**
+ * The test timeout set where a project has none: 5 minutes, longer than a default judge spends on a call that never
+ * answers (every attempt of `timeoutMs` and the backoff between them, DEFAULT_JUDGE_CALL_BUDGET_MS: 264 s). A hung
+ * judge then fails the test with the judge's own error, after its retries, instead of the runner's "Test timed out"
+ * with no judge call recorded. Only a hung call waits that long: a test ends as soon as its assertions settle.
+ */
+export const DEFAULT_TEST_TIMEOUT_MS = 300_000
+
 /** The longest delay Node's timers can wait; a larger one fires after 1 ms. */
 const MAX_TIMER_MS = 2 ** 31 - 1
 
@@ -29,7 +37,14 @@ export function checkInstallOptions(options: unknown, where: string, flags: read
     throw new ConfigurationError(`${where}: expected an options object, got ${describeValue(options)}.`)
   }
   const values = options as Record<string, unknown>
-  const { timeout = 60_000, reporter = true, concurrency, requestsPerMinute, baseline, failOnRegression } = values
+  const {
+    timeout = DEFAULT_TEST_TIMEOUT_MS,
+    reporter = true,
+    concurrency,
+    requestsPerMinute,
+    baseline,
+    failOnRegression,
+  } = values
   const problems: string[] = []
   if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) {
     problems.push(`Expected \`timeout\` to be a number of milliseconds above 0, got ${describeValue(timeout)}.`)

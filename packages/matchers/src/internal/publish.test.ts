@@ -99,6 +99,18 @@ describe('publishReport', () => {
   })
 
   // Last: the coordinator a process started stays its run's record, so every later publish would mention it.
+  test('a report that cannot be written is a warning in the output, never an error that ends the run', () => {
+    // A regular file where the report's folder should be: no user, root included, can write under it.
+    writeFileSync(join(root, 'blocker'), '')
+    expect(() =>
+      publishReport(report([evaluation]), { root, options: { outputFile: 'blocker/report.json' }, print }),
+    ).not.toThrow()
+    expect(printed).toHaveLength(1)
+    expect(printed[0]).toMatch(
+      /judgetree: warning: could not write the JSON report blocker\/report\.json: ENOTDIR: not a directory.*\njudgetree: 1 evaluation, 0 passed, 1 failed/,
+    )
+  })
+
   test('says once, in the summary line and the JSON report, how often the run was rate-limited', async () => {
     const coordinator = await startCoordinator({ concurrency: 10 })
     try {

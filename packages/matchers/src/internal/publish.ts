@@ -31,11 +31,23 @@ export function publishReport(
   }
   const full = baseline === undefined ? report : { ...report, baseline: baseline.section }
   const file = reportFile(root, options.outputFile, report.shard)
-  // Whatever happened to the baseline, the run's own report is written.
-  if (file !== undefined) writeFileAtomically(file, `${JSON.stringify(full, null, 2)}\n`)
+  // Whatever happened to the baseline, the run's own report is written; a report that cannot be (a full disk, a pipe
+  // no one reads) is a warning in the output, never an error that would cut the run's closing summary.
+  let written: string | undefined
+  if (file !== undefined) {
+    try {
+      writeFileAtomically(file, `${JSON.stringify(full, null, 2)}\n`)
+      written = `judgetree: JSON report in ${displayPath(root, file)}`
+    } catch (error) {
+      written = `judgetree: warning: could not write the JSON report ${displayPath(root, file)}: ${(error as Error).message}`
+    }
+  }
   const lines = baseline?.lines ?? []
-  if (report.summary.evaluations === 0 && report.summary.rejected === 0) return { failure: undefined }
-  const notes = [...lines, ...(file === undefined ? [] : [`judgetree: JSON report in ${displayPath(root, file)}`])]
+  if (report.summary.evaluations === 0 && report.summary.rejected === 0) {
+    if (written?.startsWith('judgetree: warning:')) print(`\n${written}\n`)
+    return { failure: undefined }
+  }
+  const notes = [...lines, ...(written === undefined ? [] : [written])]
   print(`\n${renderRunOutput(full, notes)}\n`)
   const stepSummary = process.env.GITHUB_STEP_SUMMARY
   if (options.githubSummary !== false && stepSummary) {

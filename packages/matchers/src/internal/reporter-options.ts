@@ -5,7 +5,9 @@ import { describeValue } from './describe-value.js'
 export interface JudgetreeReporterOptions {
   /**
    * Where to write the JSON report, relative to the project root; `false` writes none. A sharded Vitest run
-   * writes `<name>.shard-<i>-of-<n>.json` instead, so shards on one machine do not overwrite each other.
+   * writes `<name>.shard-<i>-of-<n>.json` instead, so shards on one machine do not overwrite each other. A device
+   * or descriptor (`/dev/stdout`, `/dev/fd/3`) or a named pipe is written into, never replaced; a report that
+   * cannot be written is a warning in the run's output, not an error.
    * @default '.judgetree/report.json'
    */
   outputFile?: string | false | undefined

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { ConfigurationError } from '@judgetree/core'
+import { DEFAULT_JUDGE_CALL_BUDGET_MS } from '@judgetree/core/runtime'
 import { describe, expect, test } from 'vitest'
 import { withJudgetree } from './index.js'
 
@@ -7,12 +8,13 @@ import { withJudgetree } from './index.js'
 const built = (await import('@judgetree/matchers/jest')) as typeof import('./index.js')
 
 describe('withJudgetree', () => {
-  test('adds the setup file, a 60 s timeout and the reporter after the default one', () => {
+  test('adds the setup file, a 5-minute timeout (longer than a default judge’s timeout and retries) and the reporter after the default one', () => {
     const config = built.withJudgetree({ testEnvironment: 'node' } as { testEnvironment: string })
     const [setup] = config.setupFilesAfterEnv as string[]
     const reporters = config.reporters as [string, unknown][]
     expect(config.testEnvironment).toBe('node')
-    expect(config.testTimeout).toBe(60_000)
+    expect(config.testTimeout).toBe(300_000)
+    expect(config.testTimeout).toBeGreaterThan(DEFAULT_JUDGE_CALL_BUDGET_MS)
     expect(setup).toMatch(/[\\/]dist[\\/]jest[\\/]setup\.cjs$/)
     expect(existsSync(setup as string)).toBe(true)
     expect(reporters[0]).toBe('default')

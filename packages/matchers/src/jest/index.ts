@@ -13,7 +13,12 @@ export type { JudgetreeReporterOptions } from '../internal/reporter-options.js'
 
 /** Options of {@link withJudgetree}. */
 export interface WithJudgetreeOptions {
-  /** `testTimeout` in milliseconds when the config sets none: Jest's 5 s is too short for judge calls. @default 60_000 */
+  /**
+   * `testTimeout` in milliseconds when the config sets none: Jest's 5 s is too short for judge calls.
+   * The default outlasts a default judge's own timeout and retries, so a hung judge fails with its own error
+   * (see docs/reliability.md).
+   * @default 300_000
+   */
   timeout?: number | undefined
   /** Add the judgetree reporter (with these options), or `false` to leave `reporters` alone. @default true */
   reporter?: boolean | JudgetreeReporterOptions | undefined
@@ -81,7 +86,7 @@ let hookCopies = 0
 
 /**
  * Adds judgetree to a Jest config: the setup file that registers `toPassMetric` (in every inline project too),
- * a 60 s `testTimeout` when none is set, a `globalSetup`/`globalTeardown` pair that starts one judge-call
+ * a 5-minute `testTimeout` when none is set, a `globalSetup`/`globalTeardown` pair that starts one judge-call
  * coordinator for the run (so all workers share `concurrency` and `requestsPerMinute`), and the judgetree
  * reporter after the existing reporters. A `globalSetup`/`globalTeardown` the config already has is kept:
  * judgetree's calls it (its setup before starting the coordinator, its teardown after closing it). Accepts a

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs'
+import { DEFAULT_JUDGE_CALL_BUDGET_MS } from '@judgetree/core/runtime'
 import { describe, expect, test } from 'vitest'
 import { judgetree } from './index.js'
 
@@ -53,7 +54,9 @@ describe('judgetree() plugin', () => {
         expect.stringMatching(/[\\/]dist[\\/]vitest[\\/]global-setup\.js$/),
       ])
       expect(existsSync(project.config.globalSetup[1] as string)).toBe(true)
-      expect(project.config.testTimeout).toBe(60_000)
+      expect(project.config.testTimeout).toBe(300_000)
+      // A hung judge fails with its own timeout, after its retries, before the test's timeout cuts it short.
+      expect(project.config.testTimeout).toBeGreaterThan(DEFAULT_JUDGE_CALL_BUDGET_MS)
       expect(project.provided).toEqual({ judgetree: { annotatePassing: false, pictures: false, reporter: true } })
     }
     expect(vitest.config.reporters).toEqual([

@@ -9,7 +9,12 @@ export type { JudgetreeReporterOptions } from '../internal/reporter-options.js'
 
 /** Options of the {@link judgetree} plugin. */
 export interface JudgetreePluginOptions {
-  /** Test timeout in milliseconds for projects that set none: Vitest's 5 s is too short for judge calls. @default 60_000 */
+  /**
+   * Test timeout in milliseconds for projects that set none: Vitest's 5 s is too short for judge calls.
+   * The default outlasts a default judge's own timeout and retries, so a hung judge fails with its own error
+   * (see docs/reliability.md).
+   * @default 300_000
+   */
   timeout?: number | undefined
   /** Add the judgetree reporter (with these options), or `false` to leave the reporters alone. @default true */
   reporter?: boolean | JudgetreeReporterOptions | undefined
@@ -53,7 +58,7 @@ const REPORTER_SPECIFIER = '@judgetree/matchers/vitest/reporter'
 
 /**
  * Installs judgetree in Vitest: registers `toPassMetric` (and the forgotten-`await` check) in every project,
- * raises the test timeout to 60 s where none was set, adds a global setup that starts one judge-call
+ * raises the test timeout to 5 minutes where none was set, adds a global setup that starts one judge-call
  * coordinator for the run (so all workers share `concurrency` and `requestsPerMinute`), and adds the judgetree
  * reporter, which prints failed evaluations' traces and a summary, writes `.judgetree/report.json` and the
  * GitHub step summary.

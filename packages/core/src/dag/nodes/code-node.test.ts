@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'vitest'
+import { describe, expect, test, vi } from 'vitest'
 import { type DagValidationError, JudgetreeError } from '../../errors.js'
 import { scriptedJudge } from '../../judge/scripted-judge.js'
 import { ConversationalDAGMetric, DAGMetric } from '../../metrics/dag-metric.js'
@@ -103,6 +103,37 @@ describe('CodeNode', () => {
     expect(measured.error?.cause).toMatchObject({ message: 'no words here' })
     expect(measured.success).toBe(false)
     expect(measured.verboseLogs).toContain('[✖] Code "Brevity": Short answer')
+  })
+
+  test('a thrown message reaches the result without the API key, in the env var or key-shaped', async () => {
+    vi.stubEnv('OPENAI_API_KEY', 'CANARY-local-Zq81bXk29wLm7Pt')
+    try {
+      const { result } = measure(
+        shortAnswer(() => {
+          throw new Error('boom CANARY-local-Zq81bXk29wLm7Pt and sk-proj-abcdefgh12345678ijkl')
+        }, 'Brevity'),
+      )
+      const measured = await result
+      expect(measured.error?.message).toBe('CodeNode "Brevity" failed: its check threw: boom sk-*** and sk-***')
+      expect(measured.error?.cause).toMatchObject({ message: 'boom sk-*** and sk-***' })
+      expect(JSON.stringify(measured.trace)).not.toMatch(/CANARY|abcdefgh/)
+      expect(measured.verboseLogs).not.toMatch(/CANARY|abcdefgh/)
+    } finally {
+      vi.unstubAllEnvs()
+    }
+  })
+
+  test('a check returning NaN or Infinity is reported with that value, not as null', async () => {
+    for (const [value, shown] of [
+      [Number.NaN, 'NaN'],
+      [Number.POSITIVE_INFINITY, 'Infinity'],
+    ] as const) {
+      const measured = await measure(shortAnswer(() => value as never)).result
+      expect(measured.error?.message).toBe(
+        `CodeNode "Short answer" failed: its check returned ${shown}, which is not one of its verdicts (true, false). ` +
+          'Return one of them, or { verdict, reason }.',
+      )
+    }
   })
 
   test('a verdict that is none of its children fails the measurement, naming the node and the value', async () => {

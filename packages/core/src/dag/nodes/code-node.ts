@@ -1,5 +1,7 @@
-import { DagValidationError, JudgetreeError } from '../../errors.js'
+import { DagValidationError, JudgetreeError, MeasurementAbortedError } from '../../errors.js'
 import { describeValue } from '../../internal/describe-value.js'
+import { readEnv } from '../../internal/env.js'
+import { scrubSecrets } from '../../internal/scrub.js'
 import { type LLMTestCaseParam, TURN_LEVEL_PARAMS, type TurnParam } from '../../test-case/params.js'
 import type { ConversationalTestCase, LLMTestCase, Turn } from '../../test-case/schemas.js'
 import {
@@ -34,6 +36,17 @@ export type CodeCheckResult =
   | boolean
   | string
   | { readonly verdict: boolean | string; readonly reason?: string | undefined }
+
+/** The second argument of a check. */
+export interface CodeCheckContext {
+  /**
+   * Aborts when the measurement stops: its caller's signal (`measure(tc, { signal })`, evaluate()'s `signal`, the
+   * test's timeout in Vitest or Jest) or another node's failure. The measurement does not wait for a check that
+   * ignores it, but a check that starts work of its own (a request, a child process) should pass it on, or stop that
+   * work when it fires, so nothing runs on after the measurement ended.
+   */
+  readonly signal: AbortSignal
+}
 
 /** What a single-turn CodeNode's check is given: the fields it names, and its TaskNode parents' outputs by label. */
 export type CodeNodeView = {
@@ -72,9 +85,12 @@ interface CodeNodeBaseOptions<View, Child> {
   /**
    * Decides the verdict without a judge call: return `true`/`false` (the node then has VerdictNode children true
    * and false), or one of its children's string verdicts; or `{ verdict, reason }` to explain it in the trace. May be
-   * async. A thrown error fails the measurement, naming this node.
+   * async. A thrown error fails the measurement, naming this node (its message is shown with any API key taken
+   * out). The second argument holds the measurement's `signal`: a check still running when the measurement is
+   * aborted is abandoned at once (the result says MEASUREMENT_ABORTED), so pass the signal on to any work it starts.
+   * @example check: async (view, { signal }) => (await fetch(url, { signal })).ok
    */
-  check: (view: View) => CodeCheckResult | Promise<CodeCheckResult>
+  check: (view: View, context: CodeCheckContext) => CodeCheckResult | Promise<CodeCheckResult>
   /** The possible outcomes, each a VerdictNode; or add them with `addVerdict`. */
   children?: readonly Child[] | undefined
   /** Shown in traces instead of the name. */
@@ -111,7 +127,7 @@ abstract class CodeNodeBase extends NodeBase<VerdictNodeBase> implements DagNode
   readonly step = true
   readonly unserializable = 'its check is a function, and a function is not data'
   readonly name: string
-  readonly #check: (view: never) => CodeCheckResult | Promise<CodeCheckResult>
+  readonly #check: (view: never, context: CodeCheckContext) => CodeCheckResult | Promise<CodeCheckResult>
 
   protected constructor(
     kind: string,
@@ -130,7 +146,7 @@ abstract class CodeNodeBase extends NodeBase<VerdictNodeBase> implements DagNode
     const children = childrenOption<VerdictNodeBase>(options, report)
     super(kind, mode, { label, children, view: view(report) })
     this.name = name
-    this.#check = check as (view: never) => CodeCheckResult
+    this.#check = check as (view: never, context: CodeCheckContext) => CodeCheckResult
     done()
   }
 
@@ -171,13 +187,18 @@ abstract class CodeNodeBase extends NodeBase<VerdictNodeBase> implements DagNode
 
   async run(context: NodeRunContext): Promise<NodeRunResult> {
     const view = context.input() as never
+    const { signal } = context
     let answer: CodeCheckResult
     try {
-      answer = await this.#check(view)
+      answer = await untilAborted(() => this.#check(view, { signal }), signal)
     } catch (error) {
-      const message = `its check threw: ${error instanceof Error ? error.message : String(error)}`
-      // A bug in the user's check is not the judge's failure.
-      throw new JudgetreeError('METRIC_FAILED', message, { cause: error })
+      if (error instanceof MeasurementAbortedError) throw error
+      // A bug in the user's check is not the judge's failure. Its message reaches results and reports, so any API
+      // key in it (the check may have called a service and quoted its request) is taken out, as judges do.
+      const thrown = error instanceof Error ? error.message : String(error)
+      const message = scrubSecrets(thrown, readEnv('OPENAI_API_KEY'))
+      const cause = message === thrown ? error : new Error(message)
+      throw new JudgetreeError('METRIC_FAILED', `its check threw: ${message}`, { cause })
     }
     const { verdict, reason } =
       typeof answer === 'object' && answer !== null ? answer : { verdict: answer, reason: undefined }
@@ -196,6 +217,21 @@ abstract class CodeNodeBase extends NodeBase<VerdictNodeBase> implements DagNode
     }
     return { activates: chosen, judgement, details: judgement }
   }
+}
+
+/**
+ * Runs a check and waits for it, or for the signal: a check that never settles (a hung request, a forgotten
+ * resolve) must not hold the measurement past its caller's timeout.
+ */
+function untilAborted<T>(check: () => T | Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new MeasurementAbortedError(signal.reason))
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new MeasurementAbortedError(signal.reason))
+    signal.addEventListener('abort', onAbort, { once: true })
+    new Promise<T>((settle) => settle(check()))
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener('abort', onAbort))
+  })
 }
 
 function outputsOf(inputs: readonly TaskInput[]): Record<string, string> {

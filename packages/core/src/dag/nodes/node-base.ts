@@ -36,8 +36,10 @@ export abstract class NodeBase<Child = DagNode> {
   readonly kind: string
   readonly mode: NodeMode
   readonly label: string | undefined
-  // Replaced, never changed in place, when a child is added top-down: an array handed out stays as it was.
-  #children: readonly Child[]
+  // Grown in place by appendChild; `children` hands out a frozen copy, made again only after a child was added, so
+  // an array handed out stays as it was and adding n verdicts one by one is linear, not quadratic.
+  readonly #children: Child[]
+  #shownChildren: readonly Child[] | undefined
   /** Test-case parameters the node reads; checked before any judge call. */
   readonly evaluationParams: readonly string[]
   /** Inclusive turn range for conversational nodes. */
@@ -48,7 +50,8 @@ export abstract class NodeBase<Child = DagNode> {
     this.kind = kind
     this.mode = mode
     this.label = parts.label
-    this.#children = parts.children
+    this.#children = [...parts.children]
+    this.#shownChildren = Object.isFrozen(parts.children) ? parts.children : undefined
     this.#view = parts.view
     this.evaluationParams = parts.view.params
     this.turnWindow = parts.view.turnWindow
@@ -56,7 +59,8 @@ export abstract class NodeBase<Child = DagNode> {
 
   /** The nodes this node points to, in the order they were given (in `children`, then by `addNode`/`addVerdict`). */
   get children(): readonly Child[] {
-    return this.#children
+    this.#shownChildren ??= Object.freeze([...this.#children])
+    return this.#shownChildren
   }
 
   /**
@@ -77,7 +81,8 @@ export abstract class NodeBase<Child = DagNode> {
         },
       ])
     }
-    this.#children = Object.freeze([...this.#children, child])
+    this.#children.push(child)
+    this.#shownChildren = undefined
     return child
   }
 
