@@ -21,9 +21,11 @@ describe('package entries', () => {
       'scrubTokens',
       'scrubValue',
       'startCoordinator',
+      'terminalSafe',
       'verifyCache',
       'withSchemaInstruction',
       'writeFileAtomically',
+      'xmlSafe',
     ])
     expect(Object.keys(root)).toContain('evaluate')
   })

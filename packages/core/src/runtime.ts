@@ -2,6 +2,8 @@
 // integration, a benchmark, a custom cache directory per run). Test files need only the root entry.
 
 export { closestName } from './internal/closest-name.js'
+// For report writers: what judges and test cases wrote, made safe to print (terminals, CI logs) and to put in XML.
+export { terminalSafe, xmlSafe } from './internal/safe-text.js'
 export { type ScrubbableToken, scrubSecrets, scrubTokens, scrubValue } from './internal/scrub.js'
 // For report writers (the runners' reporters): a whole file or none, and never a device replaced by a file.
 export { writeFileAtomically } from './internal/write-file.js'
