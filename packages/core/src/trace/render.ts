@@ -99,16 +99,17 @@ interface Tree {
   readonly shared: ReadonlyMap<string, readonly TraceNode[]>
 }
 
-/** A node still to draw, where it goes in the tree; or lines to add once the nodes drawn before them are. */
-type Pending =
-  | {
-      readonly node: TraceNode
-      readonly prefix: string
-      readonly last: boolean
-      readonly top: boolean
-      readonly underSkipped: boolean
-    }
-  | { readonly lines: readonly string[] }
+/** A node still to draw, and where it goes in the tree. */
+interface NodeToDraw {
+  readonly node: TraceNode
+  readonly prefix: string
+  readonly last: boolean
+  readonly top: boolean
+  readonly underSkipped: boolean
+}
+
+/** What the walk has left to do: a node to draw, or lines to add once the nodes drawn before them are. */
+type Pending = NodeToDraw | { readonly lines: readonly string[] }
 
 /** Draws the roots and everything below them, depth first, with a stack instead of recursion. */
 function renderTree(roots: readonly TraceNode[], tree: Tree, lines: string[]): void {
@@ -125,11 +126,7 @@ function renderTree(roots: readonly TraceNode[], tree: Tree, lines: string[]): v
 }
 
 /** Draws one node's own lines; returns what comes below it, in order: its children, then its shared verdicts. */
-function renderNode(
-  { node, prefix, last, top, underSkipped }: Extract<Pending, { node: TraceNode }>,
-  tree: Tree,
-  lines: string[],
-): Pending[] {
+function renderNode({ node, prefix, last, top, underSkipped }: NodeToDraw, tree: Tree, lines: string[]): Pending[] {
   const branch = top ? '' : last ? '└─ ' : '├─ '
   const continuation = top ? '' : last ? '   ' : '│  '
   const { byId } = tree
