@@ -22,9 +22,11 @@ describe('package entries', () => {
       'scrubTokens',
       'scrubValue',
       'startCoordinator',
+      'terminalSafe',
       'verifyCache',
       'withSchemaInstruction',
       'writeFileAtomically',
+      'xmlSafe',
     ])
     expect(Object.keys(root)).toContain('evaluate')
   })

@@ -2,11 +2,13 @@
 // integration, a benchmark, a custom cache directory per run). Test files need only the root entry.
 
 export { closestName } from './internal/closest-name.js'
+// For report writers: what judges and test cases wrote, made safe to print (terminals, CI logs) and to put in XML.
+export { terminalSafe, xmlSafe } from './internal/safe-text.js'
 export { type ScrubbableToken, type Secrets, scrubSecrets, scrubTokens, scrubValue } from './internal/scrub.js'
 // For report writers (the runners' reporters): a whole file or none, and never a device replaced by a file.
 export { writeFileAtomically } from './internal/write-file.js'
-export { answerExcerpt, type ParsedAnswer, parseJudgeAnswer, withSchemaInstruction } from './judge/answer.js'
 // For judges outside core (such as @judgetree/ai-sdk, or yours): read answers and scrub secrets exactly as OpenAIJudge.
+export { answerExcerpt, type ParsedAnswer, parseJudgeAnswer, withSchemaInstruction } from './judge/answer.js'
 // For test-runner integrations: their default test timeout outlasts a default judge's own timeout and retries.
 export { DEFAULT_JUDGE_CALL_BUDGET_MS } from './judge/default-timing.js'
 export type { CacheMode } from './runtime/cache.js'

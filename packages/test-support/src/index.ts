@@ -10,5 +10,6 @@ export {
   type ScriptedReply,
   startOpenAIServer,
 } from './openai-server.js'
+export { ciLogProblems, HOSTILE_TEXT, xmlProblems } from './output-checks.js'
 export { bearerKey, concurrencyProbe, ln, schemaOf, scoreReply, unicodeEscaped } from './replies.js'
 export { useOpenAIServer } from './use-openai-server.js'

@@ -1,4 +1,5 @@
 import { formatCost, formatCount } from '../evaluate/summary.js'
+import { oneLineSafe, terminalSafe } from '../internal/safe-text.js'
 import { formatScore } from '../trace/render.js'
 import type { Calibration, CalibrationDisagreement } from './calibrate.js'
 
@@ -11,7 +12,8 @@ export function formatStatistic(value: number | undefined): string {
 
 /**
  * The plain-text report printed after calibrate(): the statistics, the confusion table, the suggested threshold,
- * the worst disagreements and errors, then one summary line.
+ * the worst disagreements and errors, then one summary line. Safe to print (see `terminalSafe`): case names and
+ * judges' reasons cannot act in a terminal or a CI log.
  */
 export function renderCalibration(calibration: Calibration<unknown>): string {
   const { confusion, suggestedThreshold: fitted } = calibration
@@ -73,7 +75,7 @@ export function renderCalibration(calibration: Calibration<unknown>): string {
       `(${formatCount(usage.cachedCalls)} cached) · ${formatCount(usage.promptTokens + usage.completionTokens)} tokens · ` +
       formatCost(usage.costUsd),
   )
-  return lines.join('\n')
+  return terminalSafe(lines.join('\n'))
 }
 
 /** `  ✗ case 4 "late parcel": judge 0.9 (pass), human fail · The reply apologises…` */
@@ -86,7 +88,9 @@ export function renderDisagreement(disagreement: CalibrationDisagreement<unknown
         : 'fail'
       : `${formatScore(label.score)} (${disagreement.humanPass ? 'pass' : 'fail'})`
   const because = reason ? ` · ${firstLine(reason)}` : ''
-  return `  ✗ ${caseLabel(index, name)}: judge ${formatScore(score)} (${judgePass ? 'pass' : 'fail'}), human ${human}${because}`
+  return terminalSafe(
+    `  ✗ ${caseLabel(index, name)}: judge ${formatScore(score)} (${judgePass ? 'pass' : 'fail'}), human ${human}${because}`,
+  )
 }
 
 function plural(count: number, noun: string): string {
@@ -94,7 +98,8 @@ function plural(count: number, noun: string): string {
 }
 
 function caseLabel(index: number, name: string | undefined): string {
-  return `case ${index}${name ? ` "${name}"` : ''}`
+  // A name is the dataset's: on one line, so each case is one line whatever the name holds.
+  return `case ${index}${name ? ` "${oneLineSafe(name)}"` : ''}`
 }
 
 function firstLine(text: string): string {

@@ -1,3 +1,4 @@
+import { xmlSafe } from '../internal/safe-text.js'
 import type { MetricTrace, TraceNode } from '../trace/types.js'
 import type { DeepAcyclicGraph } from './graph.js'
 import type { NodePicture } from './node.js'
@@ -98,9 +99,13 @@ function wrap(text: string): string {
   return lines.join('\n')
 }
 
-/** A DOT string: quotes and backslashes escaped, line breaks as DOT's centred `\n`. */
+/**
+ * A DOT string: quotes and backslashes escaped, line breaks as DOT's centred `\n`. Control characters are shown as
+ * their pictures and what XML cannot hold as U+FFFD: Graphviz refuses a NUL, and copies an ESC into its SVG, which
+ * is then no XML.
+ */
 function quote(text: string): string {
-  return `"${text.split('\n').map(escapeDot).join('\\n')}"`
+  return `"${xmlSafe(text).split('\n').map(escapeDot).join('\\n')}"`
 }
 
 function escapeDot(text: string): string {

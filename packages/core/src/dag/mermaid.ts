@@ -1,3 +1,4 @@
+import { xmlSafe } from '../internal/safe-text.js'
 import type { MetricTrace } from '../trace/types.js'
 import type { DeepAcyclicGraph } from './graph.js'
 import type { DagNode, NodePicture } from './node.js'
@@ -72,9 +73,9 @@ function shape(node: DagNode): string {
   return `${open}${title}${escapeLabel(picture.text)}${score}${close}`
 }
 
-/** Mermaid labels cannot hold raw quotes, brackets or newlines. */
+/** Mermaid labels cannot hold raw quotes, brackets or newlines; control characters are shown, not sent. */
 function escapeLabel(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim()
+  const flat = xmlSafe(text.replace(/\s+/g, ' ').trim())
   const short = flat.length > LABEL_LIMIT ? `${flat.slice(0, LABEL_LIMIT - 1)}…` : flat
   return short
     .replace(/"/g, '#quot;')

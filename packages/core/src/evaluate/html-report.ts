@@ -1,3 +1,4 @@
+import { xmlSafe } from '../internal/safe-text.js'
 import { formatScore, renderResult } from '../trace/render.js'
 import { type EvaluationResult, type EvaluationSummary, formatCost, formatCount } from './summary.js'
 
@@ -80,6 +81,7 @@ function svgElement(svg: string): string {
   return start < 0 ? '' : svg.slice(start)
 }
 
+/** Markup escaped, and control characters shown as their pictures: the page and its inline SVG stay well-formed. */
 function escapeHtml(text: string): string {
-  return text.replace(/[&<>"]/g, (char) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot' }[char]};`)
+  return xmlSafe(text).replace(/[&<>"]/g, (char) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot' }[char]};`)
 }

@@ -1,3 +1,4 @@
+import { terminalSafe } from '../internal/safe-text.js'
 import type { OutputStream } from './progress-bar.js'
 
 /** The code of the process warning used when even `stderr` cannot say that the summary was not printed. */
@@ -20,8 +21,8 @@ export function printSummary(
   what: string,
   kept: string,
 ): void {
-  writeReportingFailure(stream, text, (error) => {
-    const warning = `judgetree: ${what} could not print its summary (${describeFailure(error)}); ${kept}.`
+  writeReportingFailure(stream, terminalSafe(text), (error) => {
+    const warning = terminalSafe(`judgetree: ${what} could not print its summary (${describeFailure(error)}); ${kept}.`)
     writeReportingFailure(stderr, `${warning}\n`, () => {
       process.emitWarning(warning, { code: SUMMARY_NOT_PRINTED })
     })

@@ -1,4 +1,5 @@
 import { withoutAdvice } from '../errors.js'
+import { oneLineSafe, terminalSafe } from '../internal/safe-text.js'
 import type { ConversationalMetric, MetricResult, MetricUsage, SingleTurnMetric } from '../metric/types.js'
 import { addUsage, NO_USAGE } from '../metric/usage.js'
 import { formatScore } from '../trace/render.js'
@@ -100,7 +101,10 @@ export function summarise(
 
 const MAX_LISTED = 20
 
-/** The plain-text report printed after evaluate(): a table per metric, the problems, then one summary line. */
+/**
+ * The plain-text report printed after evaluate(): a table per metric, the problems, then one summary line. Safe to
+ * print (see `terminalSafe`): a test case's name or a judge's message cannot act in a terminal or a CI log.
+ */
 export function renderEvaluationSummary(summary: EvaluationSummary, results: readonly EvaluationResult[]): string {
   const header = ['metric', 'measured', 'passed', 'failed', 'errored', 'mean score', 'judge calls', 'tokens', 'cost']
   const rows = summary.byMetric.map(({ name, measured, passed, failed, errored, meanScore, usage }) => [
@@ -129,7 +133,7 @@ export function renderEvaluationSummary(summary: EvaluationSummary, results: rea
     lines.push('', `${formatCount(summary.skipped)} pairs skipped: a metric only measures test cases of its kind.`)
   }
   lines.push('', renderEvaluationLine(summary))
-  return lines.join('\n')
+  return terminalSafe(lines.join('\n'))
 }
 
 /**
@@ -169,7 +173,8 @@ export function formatCount(count: number): string {
 
 function describeProblem({ index, testCase, result }: EvaluationResult): string {
   const name = (testCase as { name?: unknown } | null)?.name
-  const label = `case ${index}${typeof name === 'string' && name !== '' ? ` "${name}"` : ''}`
+  // A name is the dataset's: on one line, so each problem is one line whatever the name holds.
+  const label = `case ${index}${typeof name === 'string' && name !== '' ? ` "${oneLineSafe(name)}"` : ''}`
   if (result.error) {
     const { message, advice } = result.error
     return `✗ ${label} · ${result.name}: error: ${firstLine(advice === undefined ? message : withoutAdvice(message, advice))}`

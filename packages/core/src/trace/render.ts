@@ -1,3 +1,4 @@
+import { indentContinuation, oneLineSafe, terminalSafe } from '../internal/safe-text.js'
 import type { MetricResult } from '../metric/types.js'
 import type { MetricTrace, TraceNode } from './types.js'
 
@@ -9,8 +10,16 @@ const ROLE_TITLES: Readonly<Record<TraceNode['role'], string>> = {
 }
 
 /**
+ * Past this many characters of indentation, a subtree starts again at the left margin (after a line that says
+ * so): a chain of thousands of judgements stays readable, and its text grows with its length, not its square.
+ */
+const INDENT_LIMIT = 96
+
+/**
  * Renders a trace as an indented tree a person reads in a terminal: each node that ran with its step number,
  * output or verdict and reason; verdicts that were not chosen as `○`; nested metrics indented below their verdict.
+ * The text is safe to print (see `terminalSafe`): what judges and test cases wrote cannot act in a terminal or a
+ * CI log. Any depth renders: the walk is iterative.
  */
 export function renderTrace(trace: MetricTrace, metricError?: string): string {
   const byId = new Map(trace.nodes.map((node) => [node.id, node]))
@@ -21,25 +30,22 @@ export function renderTrace(trace: MetricTrace, metricError?: string): string {
   }
   const tree: Tree = { byId, shared }
   const lines: string[] = []
-  const rootIds = trace.roots.filter((id) => byId.has(id))
-  for (const [index, id] of rootIds.entries()) {
-    renderNode(byId.get(id) as TraceNode, tree, '', index === rootIds.length - 1, lines, true)
-  }
-  for (const note of trace.notes) lines.push(`note: ${note}`)
-  if (metricError === undefined) return lines.join('\n')
+  const roots = trace.roots.flatMap((id) => byId.get(id) ?? [])
+  renderTree(roots, tree, lines)
+  for (const note of trace.notes) lines.push(`note: ${indentContinuation(note, 'note: '.length)}`)
+  if (metricError === undefined) return terminalSafe(lines.join('\n'))
   // A node's error that the metric's error already says in full (the same text, or "<node> failed: <text>") is
   // printed once, above the tree: the node points there.
   const said = oneLine(metricError)
-  return lines
-    .map((line) => {
-      const at = line.indexOf('error: ')
-      if (at === -1 || !/^[│ ]*$/.test(line.slice(0, at))) return line
-      const text = line.slice(at + 'error: '.length)
-      return text.length > 0 && (said === text || said.endsWith(`: ${text}`))
-        ? `${line.slice(0, at)}error: (above)`
-        : line
-    })
-    .join('\n')
+  const pointed = lines.map((line) => {
+    const at = line.indexOf('error: ')
+    if (at === -1 || !/^[│ ]*$/.test(line.slice(0, at))) return line
+    const text = line.slice(at + 'error: '.length)
+    return text.length > 0 && (said === text || said.endsWith(`: ${text}`))
+      ? `${line.slice(0, at)}error: (above)`
+      : line
+  })
+  return terminalSafe(pointed.join('\n'))
 }
 
 /** The one-line summary that opens every report of a result: metric, score, threshold, judge. */
@@ -54,7 +60,8 @@ export function renderSummaryLine(result: MetricResult): string {
   const judge = judgeless ? '' : ` · judge ${result.judgeModel}`
   const trials = trialsSummary(result)
   const aggregate = trials === undefined ? '' : ` · ${trials} (${result.aggregate})`
-  return `${verdict} ${result.name}: ${score} (threshold ${formatScore(result.threshold)}${strict})${aggregate}${judge}`
+  const line = `${verdict} ${result.name}: ${score} (threshold ${formatScore(result.threshold)}${strict})${aggregate}${judge}`
+  return oneLineSafe(line)
 }
 
 /** "2/5 trials passed, scores 0.4–0.9" for a result measured in trials; undefined for a single measurement. */
@@ -69,13 +76,16 @@ export function trialsSummary(result: MetricResult): string | undefined {
   return `${passed}/${trials.length} trials passed, ${range}`
 }
 
-/** The full text of a result: summary line, error or reason, then the trace tree. */
+/**
+ * The full text of a result: summary line, error or reason (later lines indented under the first), then the trace
+ * tree. Safe to print: see `terminalSafe`.
+ */
 export function renderResult(result: MetricResult): string {
   const parts = [renderSummaryLine(result)]
-  if (result.error) parts.push(`error: ${result.error.message}`)
-  if (result.reason) parts.push(`reason: ${result.reason}`)
+  if (result.error) parts.push(`error: ${indentContinuation(result.error.message, 'error: '.length)}`)
+  if (result.reason) parts.push(`reason: ${indentContinuation(result.reason, 'reason: '.length)}`)
   if (result.verboseLogs) parts.push(result.verboseLogs)
-  return parts.join('\n')
+  return terminalSafe(parts.join('\n'))
 }
 
 /** Formats a 0..1 score with at most three decimals, e.g. `0.5`, `0.725`. */
@@ -89,15 +99,34 @@ interface Tree {
   readonly shared: ReadonlyMap<string, readonly TraceNode[]>
 }
 
-function renderNode(
-  node: TraceNode,
-  tree: Tree,
-  prefix: string,
-  last: boolean,
-  lines: string[],
-  top = false,
-  underSkipped = false,
-): void {
+/** A node still to draw, and where it goes in the tree. */
+interface NodeToDraw {
+  readonly node: TraceNode
+  readonly prefix: string
+  readonly last: boolean
+  readonly top: boolean
+  readonly underSkipped: boolean
+}
+
+/** What the walk has left to do: a node to draw, or lines to add once the nodes drawn before them are. */
+type Pending = NodeToDraw | { readonly lines: readonly string[] }
+
+/** Draws the roots and everything below them, depth first, with a stack instead of recursion. */
+function renderTree(roots: readonly TraceNode[], tree: Tree, lines: string[]): void {
+  const stack: Pending[] = roots
+    .map((node, index) => ({ node, prefix: '', last: index === roots.length - 1, top: true, underSkipped: false }))
+    .reverse()
+  for (let pending = stack.pop(); pending !== undefined; pending = stack.pop()) {
+    if ('lines' in pending) {
+      for (const line of pending.lines) lines.push(line)
+      continue
+    }
+    stack.push(...renderNode(pending, tree, lines).reverse())
+  }
+}
+
+/** Draws one node's own lines; returns what comes below it, in order: its children, then its shared verdicts. */
+function renderNode({ node, prefix, last, top, underSkipped }: NodeToDraw, tree: Tree, lines: string[]): Pending[] {
   const branch = top ? '' : last ? '└─ ' : '├─ '
   const continuation = top ? '' : last ? '   ' : '│  '
   const { byId } = tree
@@ -105,7 +134,7 @@ function renderNode(
   const hidden = node.status === 'skipped' && node.role !== 'verdict'
   const children = hidden ? [] : node.children.flatMap((id) => byId.get(id) ?? [])
   const references = hidden ? [] : (tree.shared.get(node.id) ?? [])
-  const inner = prefix + continuation
+  let inner = prefix + continuation
   const detailPrefix = `${inner}${children.length > 0 || references.length > 0 || node.metric ? '│' : ' '}    `
   for (const detail of detailLines(node, byId)) lines.push(`${detailPrefix}${detail}`.trimEnd())
   if (node.metric) {
@@ -119,13 +148,22 @@ function renderNode(
   if (node.status === 'skipped' && node.role !== 'verdict' && node.children.length > 0) {
     lines.push(`${inner}└─ … ${node.children.length} node${node.children.length === 1 ? '' : 's'} below not reached`)
   }
-  for (const [index, child] of children.entries()) {
-    const last = index === children.length - 1 && references.length === 0
-    renderNode(child, tree, inner, last, lines, false, node.status === 'skipped')
+  if (children.length > 0 && inner.length >= INDENT_LIMIT) {
+    lines.push(`${inner}⋮ what is below ${nodeRef(node)} goes on at the left margin`)
+    inner = ''
   }
-  for (const [index, verdict] of references.entries()) {
-    lines.push(`${inner}${index === references.length - 1 ? '└─ ' : '├─ '}${sharedVerdictLine(verdict, node, byId)}`)
-  }
+  const below: Pending[] = children.map((child, index) => ({
+    node: child,
+    prefix: inner,
+    last: index === children.length - 1 && references.length === 0,
+    top: false,
+    underSkipped: node.status === 'skipped',
+  }))
+  const pointers = references.map(
+    (verdict, index) =>
+      `${inner}${index === references.length - 1 ? '└─ ' : '├─ '}${sharedVerdictLine(verdict, node, byId)}`,
+  )
+  return pointers.length === 0 ? below : [...below, { lines: pointers }]
 }
 
 /** How a node that points to a shared verdict shows it: chosen by this node or not, and where it is drawn. */
@@ -200,7 +238,7 @@ function detailLines(node: TraceNode, byId: ReadonlyMap<string, TraceNode>): str
     lines.push(`input: what ${where} was shown${outputs.length > 0 ? ` (${outputs.join(', ')})` : ''}`)
   }
   if (node.output !== undefined) {
-    const [first = '', ...rest] = node.output.trim().split('\n')
+    const [first = '', ...rest] = node.output.trim().split(/\r\n|[\n\r\u2028\u2029\u0085]/)
     const label = `${node.outputLabel ?? 'output'}: `
     lines.push(`${label}${first}`, ...rest.map((line) => `${' '.repeat(label.length)}${line}`))
   }

@@ -14,7 +14,7 @@ import {
   withoutAdvice,
   withThreshold,
 } from '@judgetree/core'
-import { closestName } from '@judgetree/core/runtime'
+import { closestName, terminalSafe } from '@judgetree/core/runtime'
 import { describeValue } from './describe-value.js'
 import { anySignal } from './pending.js'
 import { ASSERTION_REJECTED, adviceOf, type JudgetreeRecord, toPlainResult, unmeasuredRecord } from './record.js'
@@ -79,7 +79,9 @@ export async function evaluateToPassMetric(
   options: unknown,
   context: EvaluationContext,
 ): Promise<MatcherOutcome> {
-  const problem = usageProblem(received, metric, options)
+  const usage = usageProblem(received, metric, options)
+  // The message quotes what the test passed: printed safely, like every text of judgetree (renderResult's too).
+  const problem = usage === undefined ? undefined : terminalSafe(usage)
   if (problem !== undefined) {
     return { pass: context.isNot, message: () => problem, record: rejectedRecord(metric, problem, context) }
   }
@@ -122,9 +124,10 @@ export async function evaluateToPassMetric(
     return { pass: context.isNot, message: () => message, record }
   }
   const trials = trialsSummary(judged)
-  const first = context.isNot
-    ? `expected ${result.name} to fail, but it passed with score ${formatScore(judged.score)} (threshold ${formatScore(threshold)})${trials ? ` · ${trials} (${judged.aggregate})` : ''} · judge ${result.judgeModel}`
-    : record.summary
+  const spread = trials ? ` · ${trials} (${judged.aggregate})` : ''
+  const expectedToFail = `expected ${result.name} to fail, but it passed with score ${formatScore(judged.score)} (threshold ${formatScore(threshold)})${spread} · judge ${result.judgeModel}`
+  // The metric's name is its author's: one line, printed safely like the rest of the message.
+  const first = context.isNot ? terminalSafe(expectedToFail.replace(/\s+/g, ' ')) : record.summary
   const message = [first, ...lines].join('\n')
   return { pass: success, message: () => message, record }
 }

@@ -1,4 +1,5 @@
 import type { DotOptions } from '@judgetree/core'
+import { xmlSafe } from '@judgetree/core/runtime'
 import type { JudgetreeRecord } from './record.js'
 
 /** What the picture needs of a metric: a DAG metric's graph can draw itself in DOT. */
@@ -54,9 +55,12 @@ async function dagPicture(metric: unknown, record: JudgetreeRecord): Promise<str
   }
 }
 
-/** Puts the Graphviz drawing (if any) above the text, each line its own `<text>` with spaces preserved. */
+/**
+ * Puts the Graphviz drawing (if any) above the text, each line its own `<text>` with spaces preserved. Any text
+ * makes well-formed XML: control characters are drawn as their pictures, what XML cannot hold as U+FFFD.
+ */
 export function composePicture(graph: string | undefined, text: string): string {
-  const lines = text.split('\n')
+  const lines = xmlSafe(text).split('\n')
   const size = graph === undefined ? { width: 0, height: 0 } : svgSize(graph)
   const textWidth = Math.max(...lines.map((line) => line.length)) * CHAR_WIDTH + 2 * MARGIN
   const width = Math.ceil(Math.max(size.width, textWidth))

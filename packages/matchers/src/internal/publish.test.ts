@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startCoordinator } from '@judgetree/core/runtime'
+import { ciLogProblems } from '@judgetree/test-support'
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
 import { acquireSlot } from '../../../core/src/runtime/coordinator-client.js'
 import { publishReport } from './publish.js'
@@ -126,5 +127,21 @@ describe('publishReport', () => {
     expect(mentions[0]).toMatch(/ · rate-limited 3 times; concurrency settled at 3$/)
     const written = JSON.parse(readFileSync(join(root, '.judgetree', 'report.json'), 'utf8')) as JudgetreeReport
     expect(written.summary.rateLimits).toEqual({ rateLimited: 3, concurrency: 3 })
+  })
+
+  test('a baseline entry written to forge CI lines prints, and lands in the step summary, as text', () => {
+    const forged = 'gone\n::error file=src/x.ts,line=1::FORGED FROM BASELINE\nmid ##[error]legacy\u001b]52;c;eA==\u0007'
+    const entry = { project: '', file: 'tests/a.test.ts', test: forged, assertion: 1, metric: 'Tone\r::warning::x' }
+    const baseline = { version: 1, entries: [{ ...entry, score: 0.9, threshold: 0.5, passed: true, negated: false }] }
+    writeFileSync(join(root, 'baseline.json'), JSON.stringify(baseline))
+    const summaryFile = join(root, 'step-summary.md')
+    vi.stubEnv('GITHUB_STEP_SUMMARY', summaryFile)
+    publishReport(report([evaluation]), { root, options: { baseline: 'baseline.json' }, print })
+    const output = printed.join('')
+    const markdown = readFileSync(summaryFile, 'utf8')
+    expect(output.replaceAll('\u200b', '')).toContain('::error file=src/x.ts,line=1::FORGED FROM BASELINE')
+    expect(markdown.replaceAll('\u200b', '')).toContain('FORGED FROM BASELINE')
+    expect(ciLogProblems(output)).toEqual([])
+    expect(ciLogProblems(markdown)).toEqual([])
   })
 })

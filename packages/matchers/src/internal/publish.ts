@@ -1,6 +1,6 @@
 import { appendFileSync } from 'node:fs'
 import { relative, resolve } from 'node:path'
-import { lastCoordinatorStats, writeFileAtomically } from '@judgetree/core/runtime'
+import { lastCoordinatorStats, terminalSafe, writeFileAtomically } from '@judgetree/core/runtime'
 import { checkBaseline } from './publish-baseline.js'
 import { DEFAULT_REPORT_FILE, type JudgetreeReporterOptions } from './reporter-options.js'
 import { type JudgetreeReport, renderMarkdown, renderRunOutput } from './run-report.js'
@@ -51,7 +51,8 @@ export function publishReport(
   print(`\n${renderRunOutput(full, notes)}\n`)
   const stepSummary = process.env.GITHUB_STEP_SUMMARY
   if (options.githubSummary !== false && stepSummary) {
-    appendFileSync(stepSummary, `${renderMarkdown(full)}\n${baseline ? baseline.markdown : ''}`)
+    // The baseline's rows quote its file's entries, which a pull request may have written.
+    appendFileSync(stepSummary, `${renderMarkdown(full)}\n${baseline ? terminalSafe(baseline.markdown) : ''}`)
   }
   return { failure: baseline?.failure }
 }

@@ -1,5 +1,6 @@
 import { relative, sep } from 'node:path'
 import type { MetricResult, MetricTrace, MetricUsage, TraceNode, TrialAggregate, TrialSpread } from '@judgetree/core'
+import { terminalSafe } from '@judgetree/core/runtime'
 
 /** An error as plain data: what reports keep of a result's `error`. */
 export interface PlainError {
@@ -148,7 +149,7 @@ export function unmeasuredRecord(fields: {
     negated: fields.negated,
     assertionPassed: false,
     summary,
-    text: `${summary}\nerror: ${fields.error.message}`,
+    text: terminalSafe(`${summary}\nerror: ${fields.error.message}`),
     testCase: null,
   }
 }

@@ -1,4 +1,5 @@
 import { withoutAdvice } from '@judgetree/core'
+import { terminalSafe } from '@judgetree/core/runtime'
 import type { JudgetreeReportBaseline } from './publish-baseline.js'
 import { ASSERTION_REJECTED, adviceOf, type JudgetreeRecord } from './record.js'
 
@@ -161,21 +162,26 @@ export function renderRateLimits(summary: { readonly rateLimits?: RateLimitSumma
   return ` · rate-limited ${times}; concurrency settled at ${limits.concurrency}`
 }
 
-/** What the reporter prints after a run: each failed evaluation's full text under its test, notes, then the summary line. */
+/**
+ * What the reporter prints after a run: each failed evaluation's line under its test, notes, then the summary line.
+ * Safe to print (see `terminalSafe`): test names, judges' reasons and baseline entries cannot act in a CI log.
+ */
 export function renderRunOutput(report: JudgetreeReport, notes: readonly string[] = []): string {
   const failed = failedEvaluations(report)
   const lines: string[] = []
   if (failed.length > 0) {
     // One line each: the runner has just printed each failure's tree in its error, once is enough.
     lines.push(`judgetree: ${plural(failed.length, 'failed evaluation')}`)
-    for (const { test, record } of failed) lines.push(`  ✗ ${testTitle(test)} · ${failureLine(record)}`)
+    for (const { test, record } of failed) {
+      lines.push(`  ✗ ${testTitle(test).replace(/\s+/g, ' ')} · ${failureLine(record)}`)
+    }
     lines.push('')
   }
   for (const problem of environmentProblems(report)) {
     lines.push(`judgetree: ${problemHeading(problem)}`, `  ${problem.message}`, `  fix: ${problem.advice}`, '')
   }
   lines.push(...notes, renderSummaryText(report.summary))
-  return lines.join('\n')
+  return terminalSafe(lines.join('\n'))
 }
 
 /** A problem of the run's environment (no API key, a refused key) and the evaluations it failed. */
@@ -248,13 +254,16 @@ function decidingVerdict(record: JudgetreeRecord): string | undefined {
   return `“${shorten(parent.label ?? parent.text, 50)}” → ${leaf.text}`
 }
 
-/** The first line, cut to `limit` characters. */
+/** The first line (a CR or a Unicode line break ends it too), cut to `limit` characters. */
 function shorten(text: string, limit = 80): string {
-  const line = text.split('\n')[0] ?? ''
+  const line = text.split(/\r\n|[\n\r\u2028\u2029\u0085]/)[0] ?? ''
   return line.length > limit ? `${line.slice(0, limit - 1)}…` : line
 }
 
-/** The Markdown appended to `$GITHUB_STEP_SUMMARY`: totals, a table of evaluations, the failed ones' trees. */
+/**
+ * The Markdown appended to `$GITHUB_STEP_SUMMARY`: totals, a table of evaluations, the failed ones' trees. Safe for
+ * the CI log it is part of (see `terminalSafe`); a test name's blank lines cannot end the `<details>` block.
+ */
 export function renderMarkdown(report: JudgetreeReport, maxRows = 100): string {
   const lines = [`## judgetree${report.shard ? ` (shard ${report.shard.index}/${report.shard.count})` : ''}`, '']
   lines.push(escapeHtml(renderSummaryText(report.summary).replace(/^judgetree: /, '')), '')
@@ -279,25 +288,31 @@ export function renderMarkdown(report: JudgetreeReport, maxRows = 100): string {
       `**${escapeHtml(problemHeading(problem))}**`,
       '',
       '```text',
-      problem.message,
-      `fix: ${problem.advice}`,
+      inFence(problem.message),
+      inFence(`fix: ${problem.advice}`),
       '```',
       '',
     )
   }
   for (const { test, record } of failedEvaluations(report)) {
     lines.push(
-      `<details><summary>❌ ${escapeHtml(`${record.summary} — ${testTitle(test)}${negation(record)}`)}</summary>`,
+      // One line: a blank line in a test name would end the HTML block, and Markdown would follow.
+      `<details><summary>❌ ${escapeHtml(`${record.summary} — ${testTitle(test)}${negation(record)}`.replace(/\s+/g, ' '))}</summary>`,
       '',
       '```text',
-      record.text.replaceAll('```', "'''"),
+      inFence(record.text),
       '```',
       '',
       '</details>',
       '',
     )
   }
-  return lines.join('\n')
+  return terminalSafe(lines.join('\n'))
+}
+
+/** Text for a fenced block: a fence inside it would close the block early. */
+function inFence(text: string): string {
+  return text.replaceAll('```', "'''")
 }
 
 /** The score, and for trials how many passed and the range of their scores, e.g. `0.64 (3/5 trials, 0.2–0.9)`. */
