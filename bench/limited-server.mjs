@@ -56,16 +56,25 @@ export async function startLimitedServer({
     // (the HTTP body cut short mid-JSON).
     const malformedBody = malformed && random() < 0.5
     if (malformed && !malformedBody) content = content.slice(0, Math.floor(content.length / 2))
-    log.push({ at, outcome: malformed ? (malformedBody ? 'fault-body' : 'fault-answer') : 'ok' })
+    log.push({ at, outcome: malformed ? (malformedBody ? 'fault-body' : 'fault-answer') : 'ok', n: body.n ?? 1 })
+    // `n` samples of one prompt (trials share one request per step), as the Chat Completions API answers them.
+    const samples = Math.max(1, Number(body.n ?? 1))
     const completion = JSON.stringify({
       id: `chatcmpl-bench-${log.length}`,
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: body.model,
-      choices: [
-        { index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null },
-      ],
-      usage: { prompt_tokens: Math.ceil(prompt.length / 4), completion_tokens: 20, total_tokens: 20 },
+      choices: Array.from({ length: samples }, (_, index) => ({
+        index,
+        message: { role: 'assistant', content, refusal: null },
+        finish_reason: 'stop',
+        logprobs: null,
+      })),
+      usage: {
+        prompt_tokens: Math.ceil(prompt.length / 4),
+        completion_tokens: 20 * samples,
+        total_tokens: 20 * samples,
+      },
     })
     if (malformedBody) {
       res.writeHead(200, { 'content-type': 'application/json' }).end(completion.slice(0, completion.length / 2))

@@ -3,7 +3,8 @@
 // model's answer cut short, half the HTTP body cut short). Checks that every test ends with a result (pass, fail,
 // or error with a message), none lost or counted twice, that the judge cache is valid afterwards (every entry
 // parses, no temporary file left), and samples memory (RSS) in every worker and the main process.
-// Usage: pnpm run build && node bench/soak.mjs [--measurements 5000] [--workers 4] [--latency 5] [--repo DIR]
+// With --trials N each measurement is N trials (one request with `n: N` per step, which the server honours).
+// Usage: pnpm run build && node bench/soak.mjs [--measurements 5000] [--workers 4] [--latency 5] [--trials 1] [--repo DIR]
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -18,6 +19,7 @@ const repo = option('repo', fileURLToPath(new URL('..', import.meta.url)))
 const workers = Number(option('workers', 4))
 const measurements = Number(option('measurements', 5000))
 const latencyMs = Number(option('latency', 5))
+const trials = Number(option('trials', 1))
 const perWorker = Math.ceil(measurements / workers)
 const total = perWorker * workers
 
@@ -34,6 +36,7 @@ try {
     workers,
     perWorker,
     sampleEvery: Math.max(1, Math.floor(perWorker / 10)),
+    trials,
     env: { OPENAI_BASE_URL: server.baseURL, JUDGETREE_CACHE: 'read-write', JUDGETREE_CACHE_DIR: cacheDir },
   })
 } finally {
@@ -73,6 +76,7 @@ for (const sample of run.samples) {
 const result = {
   repo,
   measurements: total,
+  trials,
   wallS: run.wallMs / 1000,
   exitCode: run.exitCode,
   vitest: {
@@ -89,7 +93,11 @@ const result = {
     errorKinds,
   },
   summaryLine: run.output.split('\n').find((line) => /^judgetree: \d+ evaluations?, /.test(line)),
-  server: { requests: server.log.length, outcomes: count(server.log.map((entry) => entry.outcome)) },
+  server: {
+    requests: server.log.length,
+    outcomes: count(server.log.map((entry) => entry.outcome)),
+    samplesAsked: count(server.log.filter((entry) => entry.n !== undefined).map((entry) => entry.n)),
+  },
   cache: {
     files: cacheFiles.length,
     json: cacheFiles.filter((name) => name.endsWith('.json')).length,

@@ -23,7 +23,7 @@ export default defineConfig({
 })
 `
 
-const TEST_FILE = (worker, count, sampleEvery) => `import { appendFileSync } from 'node:fs'
+const TEST_FILE = (worker, count, sampleEvery, trials) => `import { appendFileSync } from 'node:fs'
 import { describe, test } from 'vitest'
 import { BinaryJudgementNode, DAGMetric, DeepAcyclicGraph, LLMTestCaseParams, OpenAIJudge, VerdictNode } from '@judgetree/core'
 
@@ -54,7 +54,7 @@ describe.concurrent('worker ${worker}', () => {
   for (let i = 0; i < ${count}; i++) {
     test(\`measurement ${worker}-\${i}\`, async ({ expect }) => {
       try {
-        await expect({ input: \`Question ${worker}-\${i}?\`, actualOutput: \`Answer ${worker}-\${i}.\` }).toPassMetric(metric)
+        await expect({ input: \`Question ${worker}-\${i}?\`, actualOutput: \`Answer ${worker}-\${i}.\` }).toPassMetric(metric${trials > 1 ? `, { trials: ${trials} }` : ''})
       } finally {
         done += 1
         if (done % ${sampleEvery} === 0) sample()
@@ -68,7 +68,7 @@ describe.concurrent('worker ${worker}', () => {
  * @returns {Promise<{ wallMs: number, exitCode: number | null, output: string, report: any, vitest: any,
  *   samples: any[], mainRssMb: number[] }>}
  */
-export async function runVitestSuite({ repo, name, workers, perWorker, env = {}, sampleEvery = 50 }) {
+export async function runVitestSuite({ repo, name, workers, perWorker, env = {}, sampleEvery = 50, trials = 1 }) {
   const matchers = resolve(repo, 'packages/matchers')
   const vitestBin = resolve(repo, 'node_modules/vitest/vitest.mjs')
   if (
@@ -82,7 +82,7 @@ export async function runVitestSuite({ repo, name, workers, perWorker, env = {},
   await mkdir(join(project, 'tests'), { recursive: true })
   await writeFile(join(project, 'vitest.config.mjs'), CONFIG(workers))
   for (let worker = 0; worker < workers; worker++) {
-    await writeFile(join(project, 'tests', `w${worker}.test.mjs`), TEST_FILE(worker, perWorker, sampleEvery))
+    await writeFile(join(project, 'tests', `w${worker}.test.mjs`), TEST_FILE(worker, perWorker, sampleEvery, trials))
   }
   const samples = join(project, 'samples.jsonl')
   const started = performance.now()
