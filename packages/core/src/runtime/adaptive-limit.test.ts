@@ -60,6 +60,7 @@ describe('AdaptiveLimit', () => {
     const limit = new AdaptiveLimit(8)
     // 50,000 starts over 5 s (10 a millisecond): 9,999 of them after t = 4,000 ms, the last second before the 429.
     for (let i = 0; i < 50_000; i++) limit.started(i / 10)
+    limit.succeeded(4_999)
     limit.rateLimitedAt(limit.epoch, 5_000)
     // One of them was answered 429: 9,998 were accepted.
     expect(limit.pace).toBeCloseTo(9_998 * 0.9, 6)
@@ -72,6 +73,7 @@ describe('AdaptiveLimit', () => {
     // 25 starts in the last second of a run that began earlier; the 429 answers one of them.
     limit.started(0)
     for (let i = 0; i < 25; i++) limit.started(1_040 + i * 40)
+    limit.succeeded(1_990)
     limit.rateLimitedAt(limit.epoch, 2_000)
     expect(limit.pace).toBeCloseTo(24 * 0.9)
     expect(limit.spacingMs).toBeCloseTo(1000 / (24 * 0.9))
@@ -80,6 +82,7 @@ describe('AdaptiveLimit', () => {
   it('measures a 429 in the first second of a run over the time there was', () => {
     const limit = new AdaptiveLimit(16)
     for (let i = 0; i < 16; i++) limit.started(1_000 + i)
+    limit.succeeded(1_015)
     limit.rateLimitedAt(limit.epoch, 1_020)
     // 16 starts in 20 ms, one answered 429: 750 a second accepted, not 15.
     expect(limit.pace).toBeCloseTo(750 * 0.9)
@@ -89,9 +92,14 @@ describe('AdaptiveLimit', () => {
     const limit = new AdaptiveLimit(8)
     limit.started(0)
     for (let i = 0; i < 40; i++) limit.started(1_001 + i * 25)
+    // While every call meets a 429 (a burst at the start), there is no accepted rate to pace at.
+    limit.rateLimitedAt(limit.epoch, 1_990)
+    expect(limit.pace).toBeUndefined()
+    limit.succeeded(1_995)
     limit.rateLimitedAt(limit.epoch, 2_000)
+    // 40 starts in the last second, 2 answered 429.
     const pace = limit.pace as number
-    expect(pace).toBeCloseTo(39 * 0.9)
+    expect(pace).toBeCloseTo(38 * 0.9)
     // A run of 429s with no call getting through (a burst): the server's pauses help, the pace stays.
     for (let i = 1; i <= 5; i++) limit.rateLimitedAt(limit.epoch, 2_000 + i * 40)
     expect(limit.pace).toBe(pace)
@@ -101,12 +109,14 @@ describe('AdaptiveLimit', () => {
     const stray = new AdaptiveLimit(8)
     stray.started(0)
     for (let i = 0; i < 40; i++) stray.started(1_001 + i * 25)
+    stray.succeeded(1_995)
     stray.rateLimitedAt(stray.epoch, 2_000)
+    const strayPace = stray.pace
     stray.succeeded(2_100)
     for (let i = 0; i < 30; i++) stray.started(2_101 + i * 10)
     stray.rateLimitedAt(stray.epoch, 2_400)
-    expect(stray.pace).toBe(pace)
-    // Calls got through since, and 429s are 7 of the last second's 76 starts: too fast still.
+    expect(stray.pace).toBe(strayPace)
+    // Calls got through since, and 429s are 8 of the last second's 40 starts: too fast still.
     limit.rateLimitedAt(limit.epoch, 2_350)
     expect(limit.pace).toBeLessThan(pace)
   })
@@ -115,6 +125,7 @@ describe('AdaptiveLimit', () => {
     const limit = new AdaptiveLimit(8)
     limit.started(0)
     for (let i = 0; i < 20; i++) limit.started(1_001 + i * 50)
+    limit.succeeded(1_990)
     limit.rateLimitedAt(limit.epoch, 2_000)
     expect(limit.quietMs).toBe(500)
     limit.succeeded(2_400)

@@ -25,7 +25,7 @@ export class AdaptiveLimit {
   #pace: number | undefined
   readonly #starts = new RecentTimes()
   readonly #rejections = new RecentTimes()
-  /** Whether a call ended without a 429 since the pace was last lowered. */
+  /** Whether a call ended without a 429 since the pace was last lowered (or since the run began). */
   #acceptedSinceCut = false
   /** When the first call started: in a run's first second, rates are measured over the time there was. */
   #measuredFrom: number | undefined
@@ -105,29 +105,25 @@ export class AdaptiveLimit {
     this.#limit = Math.max(1, this.#limit * DECREASE)
     this.#lowest = Math.min(this.#lowest, this.current)
     this.#adjustQuiet(now)
-    if (this.#pace !== undefined && !this.#stillTooFast(now)) return
+    // While every call meets a 429 (none got through since the pace was set, or since the run began), the server's
+    // pause is what helps, and there is no accepted rate to pace at: cutting on each would pace the run to nothing.
+    if (!this.#acceptedSinceCut || (this.#pace !== undefined && !this.#stillTooFast(now))) return
     this.#pace = Math.max(1, Math.min(this.#pace ?? Number.POSITIVE_INFINITY, this.#acceptedRate(now)) * PACE_DECREASE)
     this.#lastPaceCutAt = now
     this.#acceptedSinceCut = false
   }
 
-  /**
-   * Whether a 429 while paced says the pace is still too fast: 429s were more than a stray few of the last second's
-   * starts (at least 3, and 5%), and some call got through since the pace was last lowered. While every call meets a
-   * 429, the server's pause is what helps: cutting on each would pace the run to nothing.
-   */
+  /** Whether a 429 while paced says the pace is still too fast: 429s were at least 3 and 5% of a second's starts. */
   #stillTooFast(now: number): boolean {
     const since = now - RATE_WINDOW_MS
     const rejections = this.#rejections.countAfter(since)
-    return (
-      this.#acceptedSinceCut && rejections >= REPEAT_MIN && rejections >= REPEAT_SHARE * this.#starts.countAfter(since)
-    )
+    return rejections >= REPEAT_MIN && rejections >= REPEAT_SHARE * this.#starts.countAfter(since)
   }
 
   /**
    * Starts per second the provider accepted (not answered 429) over the last second, or since the run began if that
    * is nearer: a 429 10 ms into a run met the rate of those 10 ms (5 calls are 500 a second). At least half the start
-   * rate, so that a run whose first calls all meet a 429 is not paced to nothing.
+   * rate: a burst of 429s just before does not pace the run to nothing.
    */
   #acceptedRate(now: number): number {
     const since = now - RATE_WINDOW_MS
