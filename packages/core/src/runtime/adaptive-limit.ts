@@ -8,12 +8,12 @@
  *
  * Most providers limit requests per minute, and a rate is what such a limit needs (a concurrency cut alone
  * overshoots or undershoots by a whole call at a time), so a 429 also paces starts: at 90% of the rate the provider
- * accepted over the last second, never below one start a second; it is lowered again only when 429s keep coming
- * at that pace (more than a stray few, and calls getting through in between). The pace is a guard, not a setting: it is dropped
- * after a quiet while without any 429, since a burst of 429s (a provider's hiccup, a cold start) or a few random ones
- * would otherwise slow the rest of the run for good. A provider that really limits the rate answers 429 again soon
- * after the pace is dropped, and each time it does the quiet while doubles (from half a second up to a minute), so
- * the run probes above a real limit rarely, yet runs at full speed again within a second of a hiccup.
+ * accepted over the last second, never below one start a second. It is lowered again only when 429s keep coming at
+ * that pace (more than a stray few, with calls getting through in between). The pace is a guard, not a setting: it
+ * is dropped after a quiet while without any 429, since a burst of 429s (a provider's hiccup, a cold start) or a few
+ * random ones would otherwise slow the rest of the run for good. A provider that really limits the rate answers 429
+ * again soon after the pace is dropped, and each time it does the quiet while doubles (from half a second up to a
+ * minute), so the run probes above a real limit rarely, yet runs at full speed again within a second of a hiccup.
  */
 export class AdaptiveLimit {
   readonly max: number
