@@ -6,12 +6,19 @@ import { createServer } from 'node:http'
 import { answerFor, textFor } from './answers.mjs'
 
 /**
- * @param {{ perSecond?: number, latencyMs?: number, faults?: { rateLimit?: number, serverError?: number,
- *   reset?: number, malformed?: number }, random?: () => number }} options
+ * `firstRateLimited` answers the first N requests 429 with a wait of `firstWaitMs` (a provider's hiccup at the start
+ * of a run); `latencyMs` is the answer's delay, plus up to `jitterMs` more at random.
+ *
+ * @param {{ perSecond?: number, latencyMs?: number, jitterMs?: number, firstRateLimited?: number,
+ *   firstWaitMs?: number, faults?: { rateLimit?: number, serverError?: number, reset?: number, malformed?: number },
+ *   random?: () => number }} options
  */
 export async function startLimitedServer({
   perSecond = Infinity,
   latencyMs = 0,
+  jitterMs = 0,
+  firstRateLimited = 0,
+  firstWaitMs = 20,
   faults = {},
   random = Math.random,
 } = {}) {
@@ -23,6 +30,10 @@ export async function startLimitedServer({
     for await (const chunk of req) chunks.push(chunk)
     if (req.method !== 'POST' || !req.url?.startsWith('/v1/chat/completions')) return send(res, 404, {})
     const at = performance.now()
+    if (log.length < firstRateLimited) {
+      log.push({ at, outcome: 'burst-429' })
+      return send(res, 429, rateLimitError(), waitHeaders(firstWaitMs))
+    }
     while (admitted.length > 0 && (admitted[0] ?? 0) <= at - 1000) admitted.shift()
     if (admitted.length >= perSecond) {
       const waitMs = Math.max(1, Math.ceil((admitted[0] ?? at) + 1000 - at))
@@ -48,7 +59,8 @@ export async function startLimitedServer({
       return
     }
     const malformed = draw < toMalformed
-    if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs))
+    const delayMs = latencyMs + (jitterMs > 0 ? random() * jitterMs : 0)
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs))
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8'))
     const prompt = body.messages.at(-1)?.content ?? ''
     let content = JSON.stringify(answerFor(body.response_format?.json_schema?.schema, textFor(prompt)))

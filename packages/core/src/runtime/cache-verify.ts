@@ -2,7 +2,7 @@
 import { lstatSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { messageOf } from '../internal/text.js'
-import { checkEntryText, readEntryText, SYMLINK_PROBLEM } from './cache.js'
+import { checkEntryText, NOT_A_FILE, NOT_A_FILE_PROBLEM, readEntryText, SYMLINK_PROBLEM } from './cache.js'
 
 /** `<key>.json`: a sha256 in hex. */
 const ENTRY_NAME = /^[0-9a-f]{64}\.json$/
@@ -50,21 +50,32 @@ export function verifyCache(dir: string): CacheReport {
       ok: false,
     }
   }
+  // Every step on a file is guarded: a file another process removes or replaces meanwhile, or one this user may not
+  // read, is listed as a problem; the check never stops with a stack trace.
   for (const shard of names) {
     const shardPath = join(dir, shard)
-    const stat = lstatSync(shardPath)
-    if (shard === '.gitignore' && stat.isFile()) continue
-    if (stat.isSymbolicLink()) {
-      problems.push({ file: shard, problem: 'a symbolic link, which judgetree never follows in its cache' })
+    let entryNames: string[]
+    try {
+      const stat = lstatSync(shardPath)
+      if (shard === '.gitignore' && stat.isFile()) continue
+      if (stat.isSymbolicLink()) {
+        problems.push({ file: shard, problem: 'a symbolic link, which judgetree never follows in its cache' })
+        continue
+      }
+      if (!stat.isDirectory() || !SHARD_NAME.test(shard)) {
+        problems.push({ file: shard, problem: 'not part of a judgetree cache (expected only <2 hex digits>/ folders)' })
+        continue
+      }
+      entryNames = readdirSync(shardPath).sort()
+    } catch (error) {
+      problems.push({
+        file: shard,
+        problem: `it cannot be read (${messageOf(error)}); check its owner and permissions`,
+      })
       continue
     }
-    if (!stat.isDirectory() || !SHARD_NAME.test(shard)) {
-      problems.push({ file: shard, problem: 'not part of a judgetree cache (expected only <2 hex digits>/ folders)' })
-      continue
-    }
-    for (const name of readdirSync(shardPath).sort()) {
+    for (const name of entryNames) {
       const file = `${shard}/${name}`
-      const path = join(shardPath, name)
       if (name.endsWith('.tmp')) {
         problems.push({ file, problem: 'a temporary file left by an interrupted write; delete it' })
         continue
@@ -73,20 +84,25 @@ export function verifyCache(dir: string): CacheReport {
         problems.push({ file, problem: `not a cache entry (expected ${shard}<62 hex digits>.json)` })
         continue
       }
-      const key = name.slice(0, -'.json'.length)
-      let problem: string | undefined
-      try {
-        const checked = checkEntryText(readEntryText(path), key)
-        problem = typeof checked === 'string' ? checked : undefined
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code
-        problem = code === 'ELOOP' ? SYMLINK_PROBLEM : `it could not be read (${messageOf(error)})`
-      }
+      const problem = entryProblem(join(shardPath, name), name.slice(0, -'.json'.length))
       if (problem === undefined) entries += 1
       else problems.push({ file, problem })
     }
   }
   return { dir, entries, problems, ok: problems.length === 0 }
+}
+
+/** What is wrong with the entry at `path` for `key`, read as replay reads it; undefined when it is sound. */
+function entryProblem(path: string, key: string): string | undefined {
+  try {
+    const checked = checkEntryText(readEntryText(path), key)
+    return typeof checked === 'string' ? checked : undefined
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ELOOP') return SYMLINK_PROBLEM
+    if (code === NOT_A_FILE) return NOT_A_FILE_PROBLEM
+    return `it could not be read (${messageOf(error)})`
+  }
 }
 
 /** True when `dir` exists and is a directory (for the CLI's message). */

@@ -8,7 +8,7 @@ import { CacheMissError } from '../errors.js'
 import { OpenAIJudge } from '../judge/openai-judge.js'
 import { scriptedJudge } from '../judge/scripted-judge.js'
 import { ConversationalDAGMetric } from '../metrics/dag-metric.js'
-import type { CacheMode } from './cache.js'
+import { type CacheMode, JudgeCacheStore } from './cache.js'
 import { createJudgeRuntime } from './judge-runtime.js'
 
 const FAKE_KEY = 'sk-judgetree-FAKE-KEY-0123456789abcdef'
@@ -280,5 +280,25 @@ describe('judge cache through the OpenAI SDK', () => {
     await scripted.measure(playfulConversation)
     expect(judge.requests).toHaveLength(4)
     expect(await cacheFiles()).toEqual([])
+  })
+})
+
+describe('JudgeCacheStore.summaries', () => {
+  const usage = { promptTokens: 1, completionTokens: 1, costUsd: 0 }
+  const summary = { judge: 'gpt-4.1', promptVersion: 'test@1', schemaName: 'verdict' }
+
+  it('reads the entries once, and again only after the store wrote one', async () => {
+    const store = new JudgeCacheStore(dir, () => {})
+    await store.write('a'.repeat(64), summary, { value: { verdict: true }, usage, cached: false })
+    const first = store.summaries(2_000)
+    expect(first.map((entry) => entry.file)).toEqual([store.fileOf('a'.repeat(64))])
+    // What another process writes is not seen until this store writes: the list is read once, not per miss.
+    const other = new JudgeCacheStore(dir, () => {})
+    await other.write('c'.repeat(64), summary, { value: { verdict: true }, usage, cached: false })
+    expect(store.summaries(2_000)).toBe(first)
+    await store.write('b'.repeat(64), summary, { value: { verdict: false }, usage, cached: false })
+    expect(store.summaries(2_000).map((entry) => entry.file)).toEqual(
+      ['a', 'b', 'c'].map((digit) => store.fileOf(digit.repeat(64))),
+    )
   })
 })

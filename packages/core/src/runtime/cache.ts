@@ -26,6 +26,8 @@ export const STALE_TEMP_MS = 10 * 60_000
 const GITIGNORE = '# Written by judgetree: temporary files of interrupted writes are never committed.\n*.tmp\n'
 /** Refuses to open a symbolic link, where the platform can (not on Windows, where lstat still guards). */
 const NO_FOLLOW = constants.O_NOFOLLOW ?? 0
+/** Opening a FIFO for reading waits for a writer: without this flag, a FIFO in the cache hangs the process. */
+const NON_BLOCKING = constants.O_NONBLOCK ?? 0
 
 /**
  * How the judge cache is used: `read-write` answers from the cache and records misses; `read-only` answers from it
@@ -62,6 +64,8 @@ export class JudgeCacheStore {
   readonly #warned = new Set<string>()
   readonly #madeDirs = new Set<string>()
   #writes = 0
+  /** What {@link summaries} read, kept for the next replay miss; dropped when this store writes an entry. */
+  #summaries: { readonly limit: number; readonly found: readonly RecordedSummary[] } | undefined
 
   constructor(dir: string, warn: (message: string) => void) {
     this.dir = dir
@@ -87,6 +91,7 @@ export class JudgeCacheStore {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'miss' }
       if ((error as NodeJS.ErrnoException).code === 'ELOOP') return this.#damaged(file, SYMLINK_PROBLEM)
+      if ((error as NodeJS.ErrnoException).code === NOT_A_FILE) return this.#damaged(file, NOT_A_FILE_PROBLEM)
       return this.#damaged(file, `it could not be read (${messageOf(error)})`)
     }
     const checked = checkEntryText(text, key)
@@ -120,6 +125,7 @@ export class JudgeCacheStore {
       response: JSON.parse(judgeScrub === undefined ? text : judgeScrub(text)) as StoredEntry['response'],
     })
     const temp = `${file}.${process.pid}.${++this.#writes}.tmp`
+    this.#summaries = undefined
     try {
       const dir = join(this.dir, key.slice(0, 2))
       if (!this.#madeDirs.has(dir)) {
@@ -164,10 +170,20 @@ export class JudgeCacheStore {
 
   /**
    * What the entries say about themselves (at most `limit` files read), for a replay miss to show what was
-   * recorded instead; unreadable entries are skipped.
+   * recorded instead; unreadable entries are skipped. The files are read once, at the first call, and again only
+   * after this store wrote an entry: a replay run that misses hundreds of times would otherwise read the cache
+   * hundreds of times, synchronously. Entries other processes write meanwhile are not seen, which a message can
+   * afford.
    */
-  summaries(limit: number): (CacheEntrySummary & { readonly file: string; readonly createdAt: string })[] {
-    const found: (CacheEntrySummary & { file: string; createdAt: string })[] = []
+  summaries(limit: number): readonly RecordedSummary[] {
+    if (this.#summaries === undefined || this.#summaries.limit !== limit) {
+      this.#summaries = { limit, found: this.#readSummaries(limit) }
+    }
+    return this.#summaries.found
+  }
+
+  #readSummaries(limit: number): RecordedSummary[] {
+    const found: RecordedSummary[] = []
     let dirs: string[]
     try {
       dirs = readdirSync(this.dir).filter(
@@ -186,9 +202,8 @@ export class JudgeCacheStore {
       for (const name of names) {
         if (found.length >= limit) return found
         try {
-          // As in lookups, a link's target is never read.
-          if (!lstatSync(join(this.dir, dir, name)).isFile()) continue
-          const entry = JSON.parse(readFileSync(join(this.dir, dir, name), 'utf8')) as Partial<StoredEntry>
+          // As in lookups, a link's target is never read, nor anything but a regular file.
+          const entry = JSON.parse(readEntryText(join(this.dir, dir, name))) as Partial<StoredEntry>
           if (typeof entry.judge !== 'string' || typeof entry.promptVersion !== 'string') continue
           found.push({
             file: this.#shown(join(this.dir, dir, name)),
@@ -225,6 +240,12 @@ export class JudgeCacheStore {
     const shown = relative(process.cwd(), path)
     return shown.startsWith('..') || shown === '' ? path : shown
   }
+}
+
+/** An entry's summary, with where it is and when it was recorded. */
+export interface RecordedSummary extends CacheEntrySummary {
+  readonly file: string
+  readonly createdAt: string
 }
 
 interface StoredEntry extends CacheEntrySummary {
@@ -276,18 +297,30 @@ function linkProblem(dir: string, key: string): string | undefined {
   return undefined
 }
 
-/** The entry's text, refusing a symbolic link (O_NOFOLLOW, and lstat where the platform lacks it). */
+/** The entry's text, refusing a symbolic link (O_NOFOLLOW, and lstat) and anything but a regular file. */
 export function readEntryText(file: string): string {
-  if (NO_FOLLOW === 0 && lstatSync(file).isSymbolicLink()) {
-    throw Object.assign(new Error('symbolic link'), { code: 'ELOOP' })
-  }
-  const fd = openSync(file, constants.O_RDONLY | NO_FOLLOW)
+  const stat = lstatSync(file)
+  if (stat.isSymbolicLink()) throw Object.assign(new Error('symbolic link'), { code: 'ELOOP' })
+  // A FIFO or a device is never opened: opening one can block or act. O_NONBLOCK covers a swap after the lstat.
+  if (!stat.isFile()) throw notAFile()
+  const fd = openSync(file, constants.O_RDONLY | NO_FOLLOW | NON_BLOCKING)
   try {
-    if (!fstatSync(fd).isFile()) throw Object.assign(new Error('not a regular file'), { code: 'EISDIR' })
+    if (!fstatSync(fd).isFile()) throw notAFile()
     return readFileSync(fd, 'utf8')
   } finally {
     closeSync(fd)
   }
+}
+
+/** The error code {@link readEntryText} throws for a FIFO, a device, a socket or a directory. */
+export const NOT_A_FILE = 'JUDGETREE_NOT_A_FILE'
+
+export const NOT_A_FILE_PROBLEM =
+  'it is not a regular file (a FIFO, a device, a socket or a directory), so judgetree does not open it; replace ' +
+  'it with a recorded entry'
+
+function notAFile(): Error {
+  return Object.assign(new Error('not a regular file'), { code: NOT_A_FILE })
 }
 
 /** The parsed entry, or what is wrong with it: unparsable, the wrong shape or key, no checksum, or a wrong one. */
