@@ -259,6 +259,19 @@ export class OpenAIJudge implements JudgeModel {
     return why === undefined ? {} : { logprobsUnavailable: why }
   }
 
+  /**
+   * Takes this judge's key (from its client, `apiKey` or OPENAI_API_KEY, in any encoding) out of a text: the runtime
+   * applies it to every cache entry it writes, behind the scrubbing of every answer.
+   */
+  scrubSecrets(text: string): string {
+    try {
+      return this.#connect().scrub(text)
+    } catch {
+      // No client can be made (no key, a malformed one): there is no key of this judge to take out.
+      return scrubSecrets(text)
+    }
+  }
+
   /** The client is built on first use so that constructing a judge at import time never needs a key. */
   #connect(): Connection {
     if (this.#connection !== undefined) return this.#connection

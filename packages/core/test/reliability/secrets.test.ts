@@ -310,3 +310,10 @@ test("the cache's own scrub also takes out the key a judge knows (its scrubSecre
     rmSync(dir, { recursive: true, force: true })
   }
 })
+
+test("OpenAIJudge tells the cache its key, so a key given as apiKey (not key-shaped) is scrubbed from cache entries too", () => {
+  const key = 'gateway-token-Zq81bXk29wLm7Pt'
+  const judge = new OpenAIJudge({ apiKey: key, baseURL: 'http://127.0.0.1:9/v1' })
+  const scrubbed = judge.scrubSecrets(`auth ${key} and ${unicodeEscaped(key)} and ${encodeURIComponent(key)}`)
+  for (const form of [key, unicodeEscaped(key), 'Zq81bXk29wLm7Pt']) expect(scrubbed.includes(form), form).toBe(false)
+})
