@@ -18,7 +18,7 @@ import {
   scrubValue,
   withSchemaInstruction,
 } from '@judgetree/core/runtime'
-import { APICallError, generateText, NoObjectGeneratedError, Output, RetryError } from 'ai'
+import { APICallError, generateText, NoObjectGeneratedError, Output, RetryError, TypeValidationError } from 'ai'
 import { z } from 'zod'
 import { type CallSite, toCallError } from './internal/call-error.js'
 import { JudgeSecrets, refuseCredentialsInURL, urlOf } from './internal/credentials.js'
@@ -283,6 +283,14 @@ export class AiSdkJudge implements JudgeModel {
         this.#logprobsRejected = `the model "${this.name}" does not accept logprobs (${rejection}), so it is asked without them`
         return this.#attempt(request, followUp, secrets, scrub)
       }
+      if (wantsLogprobs && malformedLogprobs(error)) {
+        // The provider refuses the whole response when its logprobs do not match its schema (a null logprob), so the
+        // answer is lost: asked again without them, and not asked for them again, rather than failing the measurement.
+        this.#logprobsRejected =
+          `the model "${this.name}" (AI SDK provider ${this.#model.provider}) sent malformed logprobs, which the ` +
+          'provider could not read, so it is asked without them'
+        return this.#attempt(request, followUp, secrets, scrub)
+      }
       throw toCallError(error, this.#site, signal, timeout, history, scrub)
     }
     if (!refused) this.#noteSchemaNotTaken(result.warnings, scrub)
@@ -408,6 +416,19 @@ function logprobsRejection(error: unknown, scrub: (text: string) => string): str
   const last = RetryError.isInstance(error) ? error.lastError : error
   if (!APICallError.isInstance(last) || last.statusCode !== 400) return undefined
   return /logprobs/i.test(`${last.message} ${last.responseBody ?? ''}`) ? scrub(last.message) : undefined
+}
+
+/** A 2xx response the provider refused because its logprobs did not match its schema (not a body cut short). */
+function malformedLogprobs(error: unknown): boolean {
+  const last = RetryError.isInstance(error) ? error.lastError : error
+  return (
+    APICallError.isInstance(last) &&
+    last.statusCode !== undefined &&
+    last.statusCode >= 200 &&
+    last.statusCode < 300 &&
+    TypeValidationError.isInstance(last.cause) &&
+    /"logprobs"\s*:\s*\{/.test(last.responseBody ?? '')
+  )
 }
 
 /** The server's words when it answered 400 (or 422) to the JSON schema response format, else undefined. */

@@ -231,3 +231,50 @@ test('a provider with no API key fails before any request, naming the variable t
     vi.unstubAllEnvs()
   }
 })
+
+describe('aiSdkJudge when the server sends malformed logprobs', () => {
+  /** A completion whose answer is the score 7, sent verbatim with `logprobs` as given (a null logprob here). */
+  const malformed = () => ({
+    rawBody: JSON.stringify({
+      id: 'chatcmpl-malformed',
+      object: 'chat.completion',
+      created: 0,
+      model: 'gpt-4.1',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: '{"reason":"Close.","score":7}', refusal: null },
+          finish_reason: 'stop',
+          logprobs: { content: [{ token: '7', logprob: null, bytes: [], top_logprobs: [] }], refusal: null },
+        },
+      ],
+      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    }),
+  })
+
+  test('G-Eval keeps the raw score with a note, asks without logprobs from then on, and never fails', async () => {
+    server.respondWith((recorded) =>
+      schemaOf(recorded) === 'geval_steps'
+        ? jsonReply({ steps: ['Check the facts.', 'Check the units.'] })
+        : recorded.body.logprobs
+          ? malformed()
+          : scoreReply(7, undefined),
+    )
+    const metric = new GEval({
+      name: 'Correctness',
+      criteria: 'Is the answer right?',
+      evaluationParams: [LLMTestCaseParams.INPUT, LLMTestCaseParams.ACTUAL_OUTPUT],
+      model: judge(),
+    })
+    const first = await metric.measure({ input: 'Boiling point?', actualOutput: '100 °C' })
+    const second = await metric.measure({ input: 'Freezing point?', actualOutput: '0 °C' })
+    for (const result of [first, second]) {
+      expect(result.error).toBeUndefined()
+      expect(result.score).toBe(0.7)
+      expect(result.trace.notes.join('\n')).toMatch(/raw score: .*malformed logprobs/)
+    }
+    // steps, the score with logprobs (malformed), the score again without; then the second case without logprobs.
+    const scoreRequests = server.requests.filter((recorded) => schemaOf(recorded) !== 'geval_steps')
+    expect(scoreRequests.map((recorded) => recorded.body.logprobs ?? false)).toEqual([true, false, false])
+  })
+})
