@@ -194,7 +194,8 @@ describe('refreshBaseline', () => {
     )
     const run = scope({ 'tests/a.test.ts': ['new a', 'skipped a'] }, ['skipped a'], ['tests/b.test.ts'])
     const refreshed = refreshBaseline(file(entry('new a', 0.9)), previous, run)
-    expect(refreshed.content.entries.map((kept) => kept.test)).toEqual(['new a', 'skipped a', 'old b'])
+    // In the old file's order; a new entry follows the others of its file.
+    expect(refreshed.content.entries.map((kept) => kept.test)).toEqual(['skipped a', 'new a', 'old b'])
     expect(refreshed).toMatchObject({ fromRun: 1, kept: 2, dropped: 2 })
   })
 

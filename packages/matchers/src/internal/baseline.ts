@@ -1,6 +1,6 @@
 // Baselines: a saved run's scores, and how this run's compare with them. Pure functions of data; baseline-file.ts
 // reads the file and publish-baseline.ts writes it.
-import { compareText, type JudgetreeReport } from './run-report.js'
+import type { JudgetreeReport } from './run-report.js'
 
 /** One evaluation as a baseline keeps it: where it is, and how it came out. */
 export interface BaselineEntry {
@@ -134,26 +134,44 @@ export interface RefreshedBaseline {
 
 /**
  * Entries for a refreshed baseline: this run's, plus the old baseline's whose tests did not run (see
- * {@link RunScope}); an old entry is dropped only when its test no longer exists. Grouped by project and file, this
- * run's entries first in each file.
+ * {@link RunScope}); an old entry is dropped only when its test no longer exists. The file keeps its order, so a
+ * refresh changes the lines it must: each entry stays in its place, new ones follow the others of their file.
  */
 export function refreshBaseline(
   current: BaselineFile,
   previous: BaselineFile | undefined,
   scope: RunScope,
 ): RefreshedBaseline {
-  const measured = new Set(current.entries.map(keyOf))
-  const unmatched = (previous?.entries ?? []).filter((entry) => !measured.has(keyOf(entry)))
+  const measured = new Map(current.entries.map((entry) => [keyOf(entry), entry]))
   const fates = fatesOf(scope)
-  const kept = unmatched.filter((entry) => fates(entry) === 'not-run')
-  const entries = [...current.entries, ...kept].sort(
-    (a, b) => compareText(a.project, b.project) || compareText(a.file, b.file),
-  )
+  const byFile = new Map<string, BaselineEntry[]>()
+  const place = (entry: BaselineEntry) => {
+    const file = JSON.stringify([entry.project, entry.file])
+    const entries = byFile.get(file)
+    if (entries === undefined) byFile.set(file, [entry])
+    else entries.push(entry)
+  }
+  let kept = 0
+  let dropped = 0
+  for (const old of previous?.entries ?? []) {
+    const key = keyOf(old)
+    const now = measured.get(key)
+    if (now !== undefined) {
+      place(now)
+      measured.delete(key)
+    } else if (fates(old) === 'not-run') {
+      place(old)
+      kept += 1
+    } else {
+      dropped += 1
+    }
+  }
+  for (const entry of measured.values()) place(entry)
   return {
-    content: { version: 1, entries },
+    content: { version: 1, entries: [...byFile.values()].flat() },
     fromRun: current.entries.length,
-    kept: kept.length,
-    dropped: unmatched.length - kept.length,
+    kept,
+    dropped,
   }
 }
 

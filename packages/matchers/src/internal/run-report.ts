@@ -337,7 +337,7 @@ function renderCost(summary: JudgetreeRunSummary): string {
 }
 
 /** By UTF-16 code units, like a file listing sorted in the C locale: the same on every machine and locale. */
-export function compareText(a: string, b: string): number {
+function compareText(a: string, b: string): number {
   if (a === b) return 0
   return a < b ? -1 : 1
 }
