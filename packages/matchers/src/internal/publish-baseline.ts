@@ -90,12 +90,8 @@ export function publishBaseline(
     } catch (problem) {
       const message = `could not write the baseline ${configured}: ${(problem as Error).message}`
       lines.push(`judgetree: warning: ${message}`)
-      return {
-        section: { ...base, status: 'not-written', error: message, failedRun: false },
-        lines,
-        markdown: '',
-        failure: undefined,
-      }
+      const section = { ...base, status: 'not-written' as const, error: message, failedRun: false }
+      return { section, lines, markdown: `${comparisonMarkdown(section)}\n`, failure: undefined }
     }
     lines.push(writtenLine(configured, written.refreshed, written.replaced))
     const section = { ...base, status: 'written' as const, failedRun: false }
