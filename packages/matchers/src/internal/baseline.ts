@@ -1,5 +1,5 @@
-// Baselines: a saved run's scores, and how this run's compare with them. Pure functions of data; publish.ts reads
-// and writes the file.
+// Baselines: a saved run's scores, and how this run's compare with them. Pure functions of data; baseline-file.ts
+// reads the file and publish-baseline.ts writes it.
 import type { JudgetreeReport } from './run-report.js'
 
 /** One evaluation as a baseline keeps it: where it is, and how it came out. */
@@ -7,6 +7,12 @@ export interface BaselineEntry {
   readonly project: string
   readonly file: string
   readonly test: string
+  /**
+   * Which of the file's tests with this full name, from 1 in the file's order: tells apart tests that share a name
+   * (1 unless names repeat), while the key still survives edits elsewhere in the file. Absent in files written
+   * before it existed; the reader then numbers same-named entries in the order the file lists them.
+   */
+  readonly ordinal: number
   /** Which `toPassMetric` call of the test, from 1. */
   readonly assertion: number
   readonly metric: string
@@ -25,14 +31,52 @@ export interface BaselineFile {
   readonly entries: readonly BaselineEntry[]
 }
 
-/** How one evaluation compares with its baseline. */
-export type BaselineStatus = 'new-failure' | 'new-pass' | 'regressed' | 'improved' | 'unchanged' | 'new' | 'missing'
+/**
+ * How one evaluation compares with its baseline. `missing`: its test no longer exists (or no longer makes that
+ * assertion); `not-run`: its test exists but did not run (filtered out with `-t` or a file list, skipped, another
+ * shard's, not re-run in watch mode, or it failed before the assertion), so the baseline keeps it as it was.
+ */
+export type BaselineStatus =
+  | 'new-failure'
+  | 'new-pass'
+  | 'regressed'
+  | 'improved'
+  | 'unchanged'
+  | 'new'
+  | 'missing'
+  | 'not-run'
+
+/** A test file this run collected (its tests were declared, whether or not they ran). */
+export interface CollectedFile {
+  readonly project: string
+  readonly file: string
+  /** Every test declared in the file, skipped ones included. */
+  readonly tests: readonly {
+    readonly name: string
+    /** See {@link BaselineEntry.ordinal}. */
+    readonly ordinal: number
+    /** The test ran to its end and passed, so every assertion it makes now was made. */
+    readonly completed: boolean
+  }[]
+}
+
+/**
+ * What a run covered, which tells a baseline entry whose test did not run (kept) from one whose test no longer
+ * exists (dropped when the baseline is refreshed).
+ */
+export interface RunScope {
+  /** The files this run collected without an error; a file that failed to load is left out, as if not run. */
+  readonly files: readonly CollectedFile[]
+  /** Whether a test file (relative to the root, as in entries) is still there. */
+  readonly fileExists: (file: string) => boolean
+}
 
 /** One evaluation of this run or of the baseline, compared. */
 export interface BaselineChange {
   readonly project: string
   readonly file: string
   readonly test: string
+  readonly ordinal: number
   readonly assertion: number
   readonly metric: string
   readonly status: BaselineStatus
@@ -51,7 +95,7 @@ export interface BaselineComparison {
   /** A score counts as regressed when it falls more than this below its baseline (rises, under `.not`). */
   readonly tolerance: number
   readonly counts: Readonly<Record<BaselineStatus, number>>
-  /** Every change but the unchanged ones, in the report's order, then the missing ones. */
+  /** Every change but the unchanged and not-run ones, in the report's order, then the missing ones. */
   readonly changes: readonly BaselineChange[]
 }
 
@@ -65,6 +109,7 @@ export function baselineOf(report: JudgetreeReport): BaselineFile {
       project: test.project,
       file: test.file,
       test: test.name,
+      ordinal: test.ordinal ?? 1,
       assertion: record.assertion,
       metric: record.name,
       score: record.error === null ? record.score : null,
@@ -76,24 +121,69 @@ export function baselineOf(report: JudgetreeReport): BaselineFile {
   return { version: 1, entries }
 }
 
-/**
- * Entries for a refreshed baseline: this run's, plus the old baseline's for files this run did not evaluate at all
- * (a run of one file refreshes that file's entries and keeps the others').
- */
-export function refreshBaseline(current: BaselineFile, previous: BaselineFile | undefined): BaselineFile {
-  const seen = new Set(current.entries.map((entry) => JSON.stringify([entry.project, entry.file])))
-  const kept = (previous?.entries ?? []).filter((entry) => !seen.has(JSON.stringify([entry.project, entry.file])))
-  return { version: 1, entries: [...current.entries, ...kept] }
+/** A refreshed baseline and where its entries came from. */
+export interface RefreshedBaseline {
+  readonly content: BaselineFile
+  /** Entries of this run. */
+  readonly fromRun: number
+  /** Old entries kept as they were: their tests did not run. */
+  readonly kept: number
+  /** Old entries left out: their tests (or assertions) no longer exist. */
+  readonly dropped: number
 }
 
 /**
- * Compares this run with the baseline, per evaluation keyed by project, file, test name and assertion index. With
- * `partial` (a shard's run), evaluations the baseline has and this run lacks are other shards' and not listed.
+ * Entries for a refreshed baseline: this run's, plus the old baseline's whose tests did not run (see
+ * {@link RunScope}); an old entry is dropped only when its test no longer exists. The file keeps its order, so a
+ * refresh changes the lines it must: each entry stays in its place, new ones follow the others of their file.
+ */
+export function refreshBaseline(
+  current: BaselineFile,
+  previous: BaselineFile | undefined,
+  scope: RunScope,
+): RefreshedBaseline {
+  const measured = new Map(current.entries.map((entry) => [keyOf(entry), entry]))
+  const fates = fatesOf(scope)
+  const byFile = new Map<string, BaselineEntry[]>()
+  const place = (entry: BaselineEntry) => {
+    const file = JSON.stringify([entry.project, entry.file])
+    const entries = byFile.get(file)
+    if (entries === undefined) byFile.set(file, [entry])
+    else entries.push(entry)
+  }
+  let kept = 0
+  let dropped = 0
+  for (const old of previous?.entries ?? []) {
+    const key = keyOf(old)
+    const now = measured.get(key)
+    if (now !== undefined) {
+      place(now)
+      measured.delete(key)
+    } else if (fates(old) === 'not-run') {
+      place(old)
+      kept += 1
+    } else {
+      dropped += 1
+    }
+  }
+  for (const entry of measured.values()) place(entry)
+  return {
+    content: { version: 1, entries: [...byFile.values()].flat() },
+    fromRun: current.entries.length,
+    kept,
+    dropped,
+  }
+}
+
+/**
+ * Compares this run with the baseline, per evaluation keyed by project, file, test name, the test's ordinal among
+ * same-named tests and assertion index. Baseline entries this run did not match are `not-run` (counted, not listed)
+ * or `missing` (listed), by the run's scope.
  */
 export function compareWithBaseline(
   current: BaselineFile,
   baseline: BaselineFile,
-  { file, tolerance, partial }: { file: string; tolerance: number; partial: boolean },
+  { file, tolerance, scope }: { file: string; tolerance: number; scope: RunScope },
 ): BaselineComparison {
   const before = new Map(baseline.entries.map((entry) => [keyOf(entry), entry]))
   const changes: BaselineChange[] = []
@@ -105,6 +195,7 @@ export function compareWithBaseline(
     unchanged: 0,
     new: 0,
     missing: 0,
+    'not-run': 0,
   }
   for (const entry of current.entries) {
     const key = keyOf(entry)
@@ -114,13 +205,33 @@ export function compareWithBaseline(
     counts[change.status] += 1
     if (change.status !== 'unchanged') changes.push(change)
   }
-  if (!partial) {
-    for (const old of before.values()) {
-      counts.missing += 1
-      changes.push({ ...locationOf(old), status: 'missing', before: outcomeOf(old), after: null, scoreChange: null })
+  const fates = fatesOf(scope)
+  for (const old of before.values()) {
+    const status = fates(old)
+    counts[status] += 1
+    if (status === 'missing') {
+      changes.push({ ...locationOf(old), status, before: outcomeOf(old), after: null, scoreChange: null })
     }
   }
   return { file, tolerance, counts, changes }
+}
+
+/**
+ * What became of a baseline entry this run did not measure. Its file was collected: the test is gone, or it made
+ * no such assertion although it passed, so `missing`; declared but skipped, filtered or failed, so `not-run`. Its
+ * file was not in the run: `not-run` while the file exists (another shard's, a file list, a watch re-run),
+ * `missing` once it was deleted.
+ */
+function fatesOf(scope: RunScope): (entry: BaselineEntry) => 'missing' | 'not-run' {
+  const files = new Map(
+    scope.files.map((collected) => [JSON.stringify([collected.project, collected.file]), collected]),
+  )
+  return (entry) => {
+    const collected = files.get(JSON.stringify([entry.project, entry.file]))
+    if (collected === undefined) return scope.fileExists(entry.file) ? 'not-run' : 'missing'
+    const test = collected.tests.find((declared) => declared.name === entry.test && declared.ordinal === entry.ordinal)
+    return test === undefined || test.completed ? 'missing' : 'not-run'
+  }
 }
 
 function compareEntry(entry: BaselineEntry, old: BaselineEntry | undefined, tolerance: number): BaselineChange {
@@ -138,7 +249,7 @@ function compareEntry(entry: BaselineEntry, old: BaselineEntry | undefined, tole
 }
 
 function keyOf(entry: BaselineEntry): string {
-  return JSON.stringify([entry.project, entry.file, entry.test, entry.assertion])
+  return JSON.stringify([entry.project, entry.file, entry.test, entry.ordinal, entry.assertion])
 }
 
 function locationOf(entry: BaselineEntry) {
@@ -146,6 +257,7 @@ function locationOf(entry: BaselineEntry) {
     project: entry.project,
     file: entry.file,
     test: entry.test,
+    ordinal: entry.ordinal,
     assertion: entry.assertion,
     metric: entry.metric,
   }
@@ -153,37 +265,6 @@ function locationOf(entry: BaselineEntry) {
 
 function outcomeOf(entry: BaselineEntry) {
   return { score: entry.score, passed: entry.passed }
-}
-
-/**
- * Reads a baseline file's text; throws an Error saying what is wrong with it (the caller names the file).
- */
-export function parseBaseline(text: string): BaselineFile {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch (error) {
-    throw new Error(`it is not valid JSON (${(error as Error).message})`)
-  }
-  const file = value as Partial<BaselineFile> | null
-  if (typeof file !== 'object' || file === null || file.version !== 1 || !Array.isArray(file.entries)) {
-    throw new Error('it is not a judgetree baseline (expected { "version": 1, "entries": [...] })')
-  }
-  for (const [index, entry] of file.entries.entries()) {
-    const ok =
-      typeof entry === 'object' &&
-      entry !== null &&
-      typeof entry.project === 'string' &&
-      typeof entry.file === 'string' &&
-      typeof entry.test === 'string' &&
-      typeof entry.assertion === 'number' &&
-      typeof entry.metric === 'string' &&
-      (entry.score === null || typeof entry.score === 'number') &&
-      typeof entry.passed === 'boolean' &&
-      typeof entry.negated === 'boolean'
-    if (!ok) throw new Error(`entries[${index}] is not a baseline entry`)
-  }
-  return file as BaselineFile
 }
 
 const SYMBOLS: Record<BaselineStatus, string> = {
@@ -194,10 +275,12 @@ const SYMBOLS: Record<BaselineStatus, string> = {
   unchanged: '=',
   new: '+',
   missing: '−',
+  'not-run': '·',
 }
 
-/** `2 regressed, 1 new failure, 0 new passes, 1 improved, 3 new, 1 missing, 12 unchanged` */
+/** `2 regressed, 1 new failure, 0 new passes, 1 improved, 3 new, 1 missing, 12 unchanged` (`, 17 not run` if any) */
 export function renderBaselineCounts(counts: BaselineComparison['counts']): string {
+  const notRun = counts['not-run'] > 0 ? [`${counts['not-run']} not run`] : []
   return [
     `${counts.regressed} regressed`,
     `${counts['new-failure']} new ${counts['new-failure'] === 1 ? 'failure' : 'failures'}`,
@@ -206,6 +289,7 @@ export function renderBaselineCounts(counts: BaselineComparison['counts']): stri
     `${counts.new} new`,
     `${counts.missing} missing`,
     `${counts.unchanged} unchanged`,
+    ...notRun,
   ].join(', ')
 }
 
@@ -219,10 +303,18 @@ export function baselineSymbol(change: BaselineChange): string {
   return SYMBOLS[change.status]
 }
 
-/** `|web| tests/a.test.ts > greets #1 · Playful` */
+/** `|web| tests/a.test.ts > greets #1 · Playful`; the second test named `greets` in the file: `greets [2nd] #1`. */
 export function changeLocation(change: BaselineChange): string {
   const project = change.project === '' ? '' : `|${change.project}| `
-  return `${project}${change.file} > ${change.test} #${change.assertion} · ${change.metric}`
+  const ordinal = change.ordinal === 1 ? '' : ` [${ordinalText(change.ordinal)}]`
+  return `${project}${change.file} > ${change.test}${ordinal} #${change.assertion} · ${change.metric}`
+}
+
+/** 2nd, 3rd, 11th, 21st. */
+function ordinalText(count: number): string {
+  const tens = count % 100
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][count % 10] ?? 'th')
+  return `${count}${suffix}`
 }
 
 /** `0.9 → 0.6 (−0.3)`, `… , now fails`, `new, 0.7`, `missing from this run (was 0.8)`. */

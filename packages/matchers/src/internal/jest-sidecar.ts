@@ -16,6 +16,11 @@ export interface SidecarLine {
   readonly testPath: string
   /** The test's full name, as in `assertionResult.fullName`. */
   readonly testName: string
+  /**
+   * Which of the file's tests with this name that ran it is, from 1 in the order they ran: tells apart tests that
+   * share a name. Absent means 1.
+   */
+  readonly ran?: number | undefined
   readonly record: JudgetreeRecord
 }
 
@@ -35,7 +40,7 @@ export function sidecarDirectory(): string | undefined {
   return directory ? directory : undefined
 }
 
-/** Every evaluation the workers recorded, grouped by test file and test name. */
+/** Every evaluation the workers recorded, grouped by test file, test name and which same-named test ran. */
 export function readSidecarLines(directory: string): Map<string, JudgetreeRecord[]> {
   const byTest = new Map<string, JudgetreeRecord[]>()
   if (!existsSync(directory)) return byTest
@@ -45,7 +50,7 @@ export function readSidecarLines(directory: string): Map<string, JudgetreeRecord
     for (const text of readFileSync(join(directory, name), 'utf8').split('\n')) {
       if (text.trim() === '') continue
       const line = JSON.parse(text) as SidecarLine
-      const key = sidecarKey(line.project, line.testPath, line.testName)
+      const key = sidecarKey(line.project, line.testPath, line.testName, line.ran ?? 1)
       byTest.set(key, [...(byTest.get(key) ?? []), line.record])
     }
   }
@@ -53,6 +58,6 @@ export function readSidecarLines(directory: string): Map<string, JudgetreeRecord
 }
 
 /** How sidecar lines are joined with Jest's test results. */
-export function sidecarKey(project: string, testPath: string, testName: string): string {
-  return `${project}\u0000${testPath}\u0000${testName}`
+export function sidecarKey(project: string, testPath: string, testName: string, ran: number): string {
+  return `${project}\u0000${testPath}\u0000${testName}\u0000${ran}`
 }

@@ -1,18 +1,23 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { writeFileAtomically } from '@judgetree/core/runtime'
 import {
   type BaselineComparison,
   type BaselineFile,
   baselineOf,
   baselineSymbol,
+  type CollectedFile,
   changeLocation,
   compareWithBaseline,
   describeChange,
-  parseBaseline,
+  type RefreshedBaseline,
+  type RunScope,
   refreshBaseline,
   renderBaselineChange,
   renderBaselineCounts,
 } from './baseline.js'
+import { parseBaseline } from './baseline-file.js'
+import { withFileLock } from './file-lock.js'
 import type { JudgetreeReporterOptions } from './reporter-options.js'
 import type { JudgetreeReport } from './run-report.js'
 
@@ -41,16 +46,22 @@ export interface BaselineOutcome {
   readonly markdown: string
   /** Set when the run must fail: what to print last. */
   readonly failure: string | undefined
-  /** The file to write and what, when updating. */
-  readonly write: { readonly file: string; readonly content: BaselineFile } | undefined
 }
 
 const MAX_LINES = 20
 
-/** Compares the run with its baseline, or prepares the refreshed baseline; never throws for a bad file. */
-export function checkBaseline(
+/**
+ * Compares the run with its baseline, or refreshes the baseline (JUDGETREE_UPDATE_BASELINE); never throws for a bad
+ * or unwritable file. `collected` is every test file the run collected, with its tests (see RunScope).
+ */
+export function publishBaseline(
   report: JudgetreeReport,
-  { root, options, env }: { root: string; options: JudgetreeReporterOptions; env: NodeJS.ProcessEnv },
+  {
+    root,
+    options,
+    env,
+    collected,
+  }: { root: string; options: JudgetreeReporterOptions; env: NodeJS.ProcessEnv; collected: readonly CollectedFile[] },
 ): BaselineOutcome | undefined {
   const configured = options.baseline
   if (configured === undefined) return undefined
@@ -58,46 +69,33 @@ export function checkBaseline(
   const update = ['1', 'true', 'yes'].includes((env[UPDATE_BASELINE_ENV] ?? '').toLowerCase())
   const tolerance = toleranceOf(options.failOnRegression)
   const current = baselineOf(report)
-  const partial = report.shard !== null
-  let previous: BaselineFile | undefined
-  let error: string | null = null
-  if (existsSync(file)) {
-    try {
-      previous = parseBaseline(readFileSync(file, 'utf8'))
-    } catch (problem) {
-      error = `the baseline ${configured} cannot be read: ${(problem as Error).message}`
-    }
-  }
-  const comparison = previous && compareWithBaseline(current, previous, { file: configured, tolerance, partial })
+  const scope: RunScope = { files: collected, fileExists: (test) => existsSync(resolve(root, test)) }
+  const { previous, error } = readBaseline(file, configured)
+  const comparison = previous && compareWithBaseline(current, previous, { file: configured, tolerance, scope })
   const lines = comparison ? comparisonLines(comparison) : []
   const base = { file: configured, comparison: comparison ?? null, error }
 
   if (update) {
-    if (partial) {
+    if (report.shard !== null) {
       const shard = `${report.shard?.index}/${report.shard?.count}`
       lines.push(
         `judgetree: baseline not written: this run is shard ${shard}. Set ${UPDATE_BASELINE_ENV}=1 on the run that ` +
           "merges the shards' reports (vitest --merge-reports) or on an unsharded run.",
       )
-      return {
-        section: { ...base, status: 'not-written', failedRun: false },
-        lines,
-        markdown: '',
-        failure: undefined,
-        write: undefined,
-      }
+      return { section: { ...base, status: 'not-written', failedRun: false }, lines, markdown: '', failure: undefined }
     }
-    const content = refreshBaseline(current, previous)
-    const verb = previous ? 'updated' : error ? 'rewritten (the old one could not be read)' : 'written'
-    lines.push(`judgetree: baseline ${verb}: ${configured} (${content.entries.length} evaluations)`)
+    let written: { refreshed: RefreshedBaseline; replaced: 'nothing' | 'baseline' | 'unreadable' }
+    try {
+      written = writeBaseline(file, configured, current, scope)
+    } catch (problem) {
+      const message = `could not write the baseline ${configured}: ${(problem as Error).message}`
+      lines.push(`judgetree: warning: ${message}`)
+      const section = { ...base, status: 'not-written' as const, error: message, failedRun: false }
+      return { section, lines, markdown: `${comparisonMarkdown(section)}\n`, failure: undefined }
+    }
+    lines.push(writtenLine(configured, written.refreshed, written.replaced))
     const section = { ...base, status: 'written' as const, failedRun: false }
-    return {
-      section,
-      lines,
-      markdown: `${comparisonMarkdown(section)}\n`,
-      failure: undefined,
-      write: { file, content },
-    }
+    return { section, lines, markdown: `${comparisonMarkdown(section)}\n`, failure: undefined }
   }
 
   let failure: string | undefined
@@ -118,7 +116,48 @@ export function checkBaseline(
   if (failure !== undefined) lines.push(failure)
   const status = error !== null ? 'unreadable' : previous === undefined ? 'missing' : 'compared'
   const section = { ...base, status, failedRun: failure !== undefined } as const
-  return { section, lines, markdown: `${comparisonMarkdown(section)}\n`, failure, write: undefined }
+  return { section, lines, markdown: `${comparisonMarkdown(section)}\n`, failure }
+}
+
+function readBaseline(file: string, configured: string): { previous: BaselineFile | undefined; error: string | null } {
+  if (!existsSync(file)) return { previous: undefined, error: null }
+  try {
+    return { previous: parseBaseline(readFileSync(file, 'utf8')), error: null }
+  } catch (problem) {
+    return { previous: undefined, error: `the baseline ${configured} cannot be read: ${(problem as Error).message}` }
+  }
+}
+
+/**
+ * Refreshes the file under its lock, from the file as it is then: a run that updated it since this run first read it
+ * keeps its entries (two runs updating at once each keep the other's).
+ */
+function writeBaseline(file: string, configured: string, current: BaselineFile, scope: RunScope) {
+  return withFileLock(file, () => {
+    const { previous, error } = readBaseline(file, configured)
+    const refreshed = refreshBaseline(current, previous, scope)
+    writeFileAtomically(file, `${JSON.stringify(refreshed.content, null, 2)}\n`)
+    const replaced = previous !== undefined ? 'baseline' : error !== null ? 'unreadable' : 'nothing'
+    return { refreshed, replaced } as const
+  })
+}
+
+/** `judgetree: baseline updated: b.json (19 evaluations: 3 from this run, 16 kept unchanged …, 1 dropped …)` */
+function writtenLine(
+  configured: string,
+  refreshed: RefreshedBaseline,
+  replaced: 'nothing' | 'baseline' | 'unreadable',
+) {
+  const total = `${refreshed.content.entries.length} evaluations`
+  if (replaced === 'unreadable') {
+    return `judgetree: baseline rewritten (the old one could not be read): ${configured} (${total})`
+  }
+  if (replaced === 'nothing') return `judgetree: baseline written: ${configured} (${total})`
+  const dropped = refreshed.dropped === 0 ? '' : `, ${refreshed.dropped} dropped (their tests no longer exist)`
+  return (
+    `judgetree: baseline updated: ${configured} (${total}: ${refreshed.fromRun} from this run, ` +
+    `${refreshed.kept} kept unchanged from tests that did not run${dropped})`
+  )
 }
 
 function toleranceOf(failOnRegression: JudgetreeReporterOptions['failOnRegression']): number {

@@ -1,7 +1,8 @@
 import { appendFileSync } from 'node:fs'
 import { relative, resolve } from 'node:path'
 import { lastCoordinatorStats, terminalSafe, writeFileAtomically } from '@judgetree/core/runtime'
-import { checkBaseline } from './publish-baseline.js'
+import type { CollectedFile } from './baseline.js'
+import { publishBaseline } from './publish-baseline.js'
 import { DEFAULT_REPORT_FILE, type JudgetreeReporterOptions } from './reporter-options.js'
 import { type JudgetreeReport, renderMarkdown, renderRunOutput } from './run-report.js'
 
@@ -11,24 +12,27 @@ import { type JudgetreeReport, renderMarkdown, renderRunOutput } from './run-rep
  */
 export function publishReport(
   collected: JudgetreeReport,
-  { root, options, print }: { root: string; options: JudgetreeReporterOptions; print: (text: string) => void },
+  {
+    root,
+    options,
+    print,
+    files = [],
+  }: {
+    root: string
+    options: JudgetreeReporterOptions
+    print: (text: string) => void
+    /**
+     * The test files the run collected, which tells the baseline which of its entries' tests did not run; with none,
+     * every entry whose file exists counts as not run (kept).
+     */
+    files?: readonly CollectedFile[]
+  },
 ): { failure: string | undefined } {
   const report = withRateLimits(collected)
-  let baseline =
-    report.summary.evaluations === 0 ? undefined : checkBaseline(report, { root, options, env: process.env })
-  if (baseline?.write) {
-    try {
-      writeFileAtomically(baseline.write.file, `${JSON.stringify(baseline.write.content, null, 2)}\n`)
-    } catch (error) {
-      // Not written after all: say so in place of the line that says it was, and in the report.
-      const problem = `could not write the baseline ${baseline.section.file}: ${(error as Error).message}`
-      baseline = {
-        ...baseline,
-        section: { ...baseline.section, status: 'not-written', error: problem },
-        lines: [...baseline.lines.slice(0, -1), `judgetree: warning: ${problem}`],
-      }
-    }
-  }
+  const baseline =
+    report.summary.evaluations === 0
+      ? undefined
+      : publishBaseline(report, { root, options, env: process.env, collected: files })
   const full = baseline === undefined ? report : { ...report, baseline: baseline.section }
   const file = reportFile(root, options.outputFile, report.shard)
   // Whatever happened to the baseline, the run's own report is written; a report that cannot be (a full disk, a pipe

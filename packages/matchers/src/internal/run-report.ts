@@ -15,6 +15,8 @@ export interface JudgetreeReportTest {
   readonly state: string
   /** Where the test is declared in its file, when the runner says (1-based line and column). */
   readonly location?: { readonly line: number; readonly column: number } | null | undefined
+  /** Present when names repeat in the file: which of its tests with this full name, from 1 in the file's order. */
+  readonly ordinal?: number | undefined
   /** Every `toPassMetric` evaluation of the test, in the order the test called them (see `assertion`). */
   readonly evaluations: readonly JudgetreeRecord[]
 }

@@ -13,6 +13,8 @@ export interface TestTask {
         annotate?: (message: string, type?: string, attachment?: AnnotationAttachment) => Promise<unknown>
         /** Vitest 3.2+: aborts when the test times out, on `--bail` and on Ctrl+C. */
         readonly signal?: AbortSignal | undefined
+        /** Vitest (internal): whether the test has used its context's `expect`. */
+        readonly _local?: boolean | undefined
       }
     | undefined
 }
@@ -78,16 +80,54 @@ export async function attachRecord(
 /**
  * Stores the record in the test's meta, synchronously: Vitest sends the meta with each update of the test, and
  * never again after the last, so what is not there when the test is reported may be lost. One record per
- * assertion: a record for the same assertion replaces the stored one.
+ * assertion: a record for the same assertion replaces the stored one. Warns (once per file) when the record is
+ * likely on the wrong test: see {@link misattribution}.
  */
 export function storeRecord(test: TestTask, record: JudgetreeRecord): void {
   const meta = test.meta as Record<string, unknown>
   const records = Array.isArray(meta[META_KEY]) ? (meta[META_KEY] as JudgetreeRecord[]) : []
+  const replaced = records.find((stored) => stored.assertion === record.assertion)
+  const problem = misattribution(test, replaced, record)
+  if (problem !== undefined && !warned) {
+    warned = true
+    console.warn(
+      `judgetree: warning: ${problem}. Under test.concurrent the global \`expect\` is bound to whichever test ` +
+        "started last, so results land on the wrong test or are lost. Use the test context's expect: " +
+        "test.concurrent('…', async ({ expect }) => { await expect(testCase).toPassMetric(metric) }).",
+    )
+  }
   // In the order the test called the matcher, whatever order the evaluations finished in.
-  meta[META_KEY] = [...records.filter((stored) => stored.assertion !== record.assertion), record].sort(
+  meta[META_KEY] = [...records.filter((stored) => stored !== replaced), record].sort(
     (a, b) => a.assertion - b.assertion,
   )
   meta[textKey(record)] = record.text
+}
+
+/** Set once this file's tests were warned about the global `expect` under test.concurrent. */
+let warned = false
+
+/**
+ * Why a record is likely stored on the wrong test: a concurrent test that never used its context's `expect` got it
+ * (Vitest binds the global one to the test that started last), or it replaces the record of the same assertion for
+ * another test case, which only a second test's assertion counted on this one does.
+ */
+function misattribution(
+  test: TestTask,
+  replaced: JudgetreeRecord | undefined,
+  record: JudgetreeRecord,
+): string | undefined {
+  const before = replaced?.testCase?.digest
+  const after = record.testCase?.digest
+  if (before !== undefined && after !== undefined && before !== after) {
+    return (
+      `the record of toPassMetric() call #${record.assertion} of test "${test.name}" was replaced by one for ` +
+      `another test case (${before} → ${after})`
+    )
+  }
+  if (test.concurrent === true && test.context?._local === false) {
+    return `a concurrent test called toPassMetric() through the global \`expect\`, which gave its result to "${test.name}"`
+  }
+  return undefined
 }
 
 /** Named by the assertion's position in its test, not by finishing order: `judgetree: Tone`, `judgetree: Tone (2)`. */

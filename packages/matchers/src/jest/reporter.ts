@@ -2,6 +2,7 @@
 // the JSON report and the GitHub step summary. withJudgetree() adds it.
 import { mkdirSync, rmSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
+import type { CollectedFile } from '../internal/baseline.js'
 import { JEST_REPORTER_LOADED, projectNameOf } from '../internal/jest-globals.js'
 import { readSidecarLines, SIDECAR_DIR_ENV, sidecarKey } from '../internal/jest-sidecar.js'
 import { publishReport } from '../internal/publish.js'
@@ -24,6 +25,8 @@ interface AggregatedResultsLike {
     readonly testFilePath: string
     /** The project's `displayName`, when it has one: a string or `{ name, color }`. */
     readonly displayName?: unknown
+    /** Set when the file could not run at all (it failed to load, say). */
+    readonly testExecError?: unknown
     readonly testResults: ReadonlyArray<AssertionResultLike>
   }>
 }
@@ -63,23 +66,37 @@ export default class JudgetreeJestReporter {
   onRunComplete(_contexts: unknown, results: AggregatedResultsLike): void {
     const recorded = readSidecarLines(this.#directory)
     const tests: JudgetreeReportTest[] = []
+    const files: CollectedFile[] = []
     // Files come in the order they finished; buildReport orders them. Within a file, Jest lists tests in the order
-    // they ran, which --randomize shuffles: their locations give the file's order.
+    // they ran, which --randomize shuffles: their locations give the file's order. Tests -t skipped are listed too.
     for (const fileResult of results.testResults) {
       const project = projectNameOf(fileResult.displayName)
       const file = relative(this.#root, fileResult.testFilePath).split(sep).join('/')
+      const ran = ranOrdinals(fileResult.testResults)
+      const declared: CollectedFile['tests'][number][] = []
+      const ordinals = new Map<string, number>()
       for (const test of inFileOrder(fileResult.testResults)) {
-        const evaluations = recorded.get(sidecarKey(project, fileResult.testFilePath, test.fullName)) ?? []
+        const name = test.fullName
+        const ordinal = (ordinals.get(name) ?? 0) + 1
+        ordinals.set(name, ordinal)
+        declared.push({ name, ordinal, completed: test.status === 'passed' })
+        const joined = ran.get(test)
+        const evaluations =
+          joined === undefined ? [] : (recorded.get(sidecarKey(project, fileResult.testFilePath, name, joined)) ?? [])
         if (evaluations.length > 0) {
           const location = test.location ? { line: test.location.line, column: test.location.column } : null
-          tests.push({ project, file, name: test.fullName, state: test.status, location, evaluations })
+          const repeated = ordinal > 1 ? { ordinal } : {}
+          tests.push({ project, file, name, state: test.status, location, ...repeated, evaluations })
         }
       }
+      // A file that could not run declares no tests: its baseline entries did not run, they are not gone.
+      if (!fileResult.testExecError) files.push({ project, file, tests: declared })
     }
     const { failure } = publishReport(buildReport('jest', tests, this.#shard), {
       root: this.#root,
       options: this.#options,
       print: (text) => process.stderr.write(`${text}\n`),
+      files,
     })
     this.#failure = failure
   }
@@ -88,6 +105,22 @@ export default class JudgetreeJestReporter {
   getLastError(): Error | undefined {
     return this.#failure === undefined ? undefined : new Error(this.#failure)
   }
+}
+
+/**
+ * Which of the file's same-named tests that ran each test is, counted in the order Jest lists them (the order they
+ * ran), as the setup file counts them when they start: how a test is joined with its sidecar records.
+ */
+function ranOrdinals(results: ReadonlyArray<AssertionResultLike>): Map<AssertionResultLike, number> {
+  const counts = new Map<string, number>()
+  const ran = new Map<AssertionResultLike, number>()
+  for (const result of results) {
+    if (result.status !== 'passed' && result.status !== 'failed') continue
+    const count = (counts.get(result.fullName) ?? 0) + 1
+    counts.set(result.fullName, count)
+    ran.set(result, count)
+  }
+  return ran
 }
 
 /** By line and column when Jest reported every test's location; else as Jest listed them. */

@@ -1,7 +1,7 @@
 // @judgetree/matchers/jest/setup: registers toPassMetric and the forgotten-await check, which also cancels what
 // a test left running. withJudgetree() adds it to `setupFilesAfterEnv`; without it, add
 // '@judgetree/matchers/jest/setup' there yourself.
-import { afterEach, expect } from '@jest/globals'
+import { afterEach, beforeEach, expect } from '@jest/globals'
 import { checkAgreement } from '../internal/agreement.js'
 import { evaluateToPassMetric, type MatcherColours } from '../internal/evaluate.js'
 import { JEST_PROJECT_GLOBAL } from '../internal/jest-globals.js'
@@ -28,6 +28,12 @@ const projectGlobal: unknown = (globalThis as Record<string, unknown>)[JEST_PROJ
 const project = typeof projectGlobal === 'string' ? projectGlobal : ''
 /** `toPassMetric` calls made so far by each test of this file, so reports can list its evaluations in call order. */
 const callsByTest = new Map<string, number>()
+/** Tests of this file that have started so far, by name, so that tests sharing a name are told apart. */
+const startedByName = new Map<string, number>()
+/** Jest 30: which same-named test each running test is, so a retry stays the test it retries. */
+const ranByIdentity = new WeakMap<object, number>()
+/** Which of the same-named tests that ran the current (non-concurrent) test is, from 1. */
+let currentRan = 1
 
 async function toPassMetric(this: MatcherThis, received: unknown, metric: unknown, options?: unknown) {
   // Read before the first await: under test.concurrent, `currentTestName` soon names another test;
@@ -35,10 +41,13 @@ async function toPassMetric(this: MatcherThis, received: unknown, metric: unknow
   const concurrentName = this.currentConcurrentTestName?.()
   const testName = concurrentName ?? this.currentTestName ?? ''
   const testPath = this.testPath ?? ''
-  const assertion = (callsByTest.get(testName) ?? 0) + 1
-  callsByTest.set(testName, assertion)
   const identity = this.currentTestIdentity?.()
   const concurrent = identity === undefined ? concurrentName !== undefined : identity.concurrent === true
+  // Concurrent tests start before their beforeEach hooks settle: only Jest 30's identity tells their names apart.
+  const ran = (identity === undefined ? undefined : ranByIdentity.get(identity)) ?? (concurrent ? 1 : currentRan)
+  const callsKey = `${ran}\u0000${testName}`
+  const assertion = (callsByTest.get(callsKey) ?? 0) + 1
+  callsByTest.set(callsKey, assertion)
   // Concurrent tests share this file's afterEach timing, so one test's assertion would be blamed on another.
   // Jest gives tests no abort signal: the afterEach below is what cancels judge calls after a timeout.
   const callSite = callSiteOf(toPassMetric)
@@ -54,7 +63,7 @@ async function toPassMetric(this: MatcherThis, received: unknown, metric: unknow
     })
     if (outcome.record !== undefined) {
       const record = withSource(outcome.record, callSite, process.cwd())
-      appendSidecarLine({ project, testPath, testName, record })
+      appendSidecarLine({ project, testPath, testName, ran, record })
     }
     // Cancelled after its test ended: the test fails with the guard's error; a rejection here would be unhandled
     // and crash Jest after its summary.
@@ -70,6 +79,21 @@ function toAgreeWith(this: MatcherThis, received: unknown, expected: unknown) {
 }
 
 expect.extend({ toPassMetric, toAgreeWith })
+
+// Counts the tests that start, by name; the reporter counts Jest's results the same way to join them.
+beforeEach(() => {
+  const state = expect.getState() as { currentTestName?: string; currentTestIdentity?: () => object | undefined }
+  const identity = state.currentTestIdentity?.()
+  const known = identity === undefined ? undefined : ranByIdentity.get(identity)
+  if (known !== undefined) {
+    currentRan = known
+    return
+  }
+  const name = state.currentTestName ?? ''
+  currentRan = (startedByName.get(name) ?? 0) + 1
+  startedByName.set(name, currentRan)
+  if (identity !== undefined) ranByIdentity.set(identity, currentRan)
+})
 
 // Nothing keeps running after the test: assertions it did not await, or that its timeout cut short, are cancelled.
 afterEach(async () => {

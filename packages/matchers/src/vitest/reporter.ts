@@ -2,6 +2,7 @@
 // report and the GitHub step summary. The plugin adds it; it also works from `--merge-reports`.
 import { relative, sep } from 'node:path'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
+import type { CollectedFile } from '../internal/baseline.js'
 import { publishReport } from '../internal/publish.js'
 import type { JudgetreeRecord } from '../internal/record.js'
 import { checkReporterOptions, type JudgetreeReporterOptions } from '../internal/reporter-options.js'
@@ -36,12 +37,20 @@ export default class JudgetreeReporter implements Reporter {
     if (vitest === undefined) return
     const root = vitest.config.root
     const tests: JudgetreeReportTest[] = []
+    const files: CollectedFile[] = []
     // Modules come in the order they finished; buildReport orders them. Within one, allTests() keeps the order
-    // of the file, even under --sequence.shuffle (which shuffles a copy).
+    // of the file, even under --sequence.shuffle (which shuffles a copy), and lists the tests -t skipped too.
     for (const testModule of testModules) {
       const project = testModule.project.name
       const file = relative(root, testModule.moduleId).split(sep).join('/')
+      const declared: CollectedFile['tests'][number][] = []
+      const ordinals = new Map<string, number>()
       for (const testCase of testModule.children.allTests()) {
+        const name = testCase.fullName
+        const ordinal = (ordinals.get(name) ?? 0) + 1
+        ordinals.set(name, ordinal)
+        const state = testCase.result().state
+        declared.push({ name, ordinal, completed: state === 'passed' })
         const records = (testCase.meta() as Record<string, unknown>)[META_KEY]
         if (!Array.isArray(records) || records.length === 0) continue
         const evaluations = records as JudgetreeRecord[]
@@ -49,12 +58,15 @@ export default class JudgetreeReporter implements Reporter {
         tests.push({
           project,
           file,
-          name: testCase.fullName,
-          state: testCase.result().state,
+          name,
+          state,
           location: location ? { line: location.line, column: location.column } : null,
+          ...(ordinal > 1 ? { ordinal } : {}),
           evaluations,
         })
       }
+      // A file that failed to load declares no tests: its baseline entries did not run, they are not gone.
+      if (testModule.errors().length === 0) files.push({ project, file, tests: declared })
     }
     const shard = vitest.config.shard ? { index: vitest.config.shard.index, count: vitest.config.shard.count } : null
     const report = buildReport('vitest', tests, shard)
@@ -63,6 +75,7 @@ export default class JudgetreeReporter implements Reporter {
         root,
         options: this.#options,
         print: (text) => vitest.logger.error(text),
+        files,
       })
       // failOnRegression: the tests passed, the run does not. Vitest only ever raises the exit code.
       if (failure !== undefined) process.exitCode = 1

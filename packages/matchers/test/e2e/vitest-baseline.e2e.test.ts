@@ -1,15 +1,22 @@
 // Baselines through real Vitest runs of test/fixtures/vitest-baseline, whose scores the FIXTURE_SCORES variable
 // sets: a baseline is written, a later run with a dropped score, a new test and a gone one is compared with it on
 // every surface, failOnRegression fails that run, refreshing accepts it, and sharded runs neither write nor list
-// other shards' tests as missing while the merged run compares the whole suite. Also: toAgreeWith in Vitest.
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+// other shards' tests as missing (only not run) while the merged run compares the whole suite. Runs filtered with -t or a file
+// list count the tests they did not run once and keep their entries when refreshing; tests sharing a name are
+// compared each with its own entry; out-of-range values are refused; two runs updating at once keep each other's
+// entries; the global expect under test.concurrent is warned about. Also: toAgreeWith in Vitest.
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import {
   AFTER,
   BEFORE,
+  baselineEntry,
+  baselineScores,
+  DRIFTED,
   judgetreeLines as sharedJudgetreeLines,
   stepSummary as sharedStepSummary,
+  writeBaseline,
 } from './support/baseline-suite.js'
 import { readReport } from './support/reports.js'
 import { type RunResult, runVitest, scratchDir } from './support/runner.js'
@@ -104,7 +111,10 @@ describe('a baseline in Vitest', () => {
   test('refreshing accepts the new scores: the next run compares clean and passes under failOnRegression', async () => {
     const refreshed = await run(AFTER, baseline, { JUDGETREE_UPDATE_BASELINE: '1', FIXTURE_TOLERANCE: '0' })
     expect(refreshed.code).toBe(0)
-    expect(judgetreeLines(refreshed)).toContain('judgetree: baseline updated: <scratch>/baseline.json (3 evaluations)')
+    expect(judgetreeLines(refreshed)).toContain(
+      'judgetree: baseline updated: <scratch>/baseline.json (3 evaluations: 3 from this run, 0 kept unchanged from ' +
+        'tests that did not run, 1 dropped (their tests no longer exist))',
+    )
     const entries = JSON.parse(readFileSync(baseline, 'utf8')).entries as { test: string; score: number }[]
     expect(entries.map((entry) => [entry.test, entry.score])).toEqual([
       ['a steady', 0.8],
@@ -168,16 +178,186 @@ describe('a baseline with vitest --shard and --merge-reports', () => {
     expect(judgetreeLines(merged)).toContain('judgetree: baseline written: <scratch>/sharded.json (3 evaluations)')
 
     const dropped = await shards(AFTER, {})
-    // Each shard compares its own tests and lists none of the other shard's as missing.
+    // Each shard compares its own tests and counts the other shard's as not run: only the test gone from a file
+    // the shard ran is missing.
     const shardLines = dropped.map(judgetreeLines).join('\n')
     expect(shardLines).toContain('▼ tests/a.test.ts > a drifts #1')
-    expect(shardLines).not.toContain('missing from this run')
+    expect(shardLines.split('\n').filter((line) => line.includes('missing from this run'))).toEqual([
+      '  − tests/b.test.ts > b retired #1 · Written Score: missing from this run (was 0.7)',
+    ])
+    expect(shardLines).toMatch(/, \d not run\n/)
     const mergedDrop = await run(AFTER, baseline, { FIXTURE_TOLERANCE: '0' }, [`--merge-reports=${blobs}`])
     expect(mergedDrop.code).toBe(1)
     expect(judgetreeLines(mergedDrop)).toContain(
       '1 regressed, 0 new failures, 0 new passes, 0 improved, 1 new, 1 missing, 1 unchanged',
     )
     expect(judgetreeLines(mergedDrop)).toContain('judgetree: failOnRegression: 1 score fell below the baseline')
+  })
+})
+
+describe('a baseline and a run that leaves tests out (-t, a file list)', () => {
+  const baseline = join(scratch, 'filtered.json')
+
+  test('a -t run counts the tests it skipped once, and refreshing keeps their entries', async () => {
+    await run(BEFORE, baseline, { JUDGETREE_UPDATE_BASELINE: '1' })
+    // The command the failOnRegression line suggests, applied to the test that regressed.
+    const accepted = await run(DRIFTED, baseline, { JUDGETREE_UPDATE_BASELINE: '1', FIXTURE_TOLERANCE: '0' }, [
+      '-t',
+      'a drifts',
+    ])
+    expect(accepted.code).toBe(0)
+    expect(judgetreeLines(accepted)).toBe(
+      [
+        'judgetree: against the baseline <scratch>/filtered.json: 1 regressed, 0 new failures, 0 new passes, ' +
+          '0 improved, 0 new, 0 missing, 0 unchanged, 2 not run',
+        '  ▼ tests/a.test.ts > a drifts #1 · Written Score: 0.9 → 0.6 (−0.3)',
+        'judgetree: baseline updated: <scratch>/filtered.json (3 evaluations: 1 from this run, 2 kept unchanged ' +
+          'from tests that did not run)',
+        'judgetree: 1 evaluation, 1 passed, 0 failed, 0 errored · 0 judge calls (0 cached) · 0 tokens · $0.0000',
+      ].join('\n'),
+    )
+    expect(readReport(accepted.report).baseline?.comparison?.counts).toMatchObject({ missing: 0, 'not-run': 2 })
+    expect(baselineScores(baseline)).toEqual([
+      ['a steady', 0.8],
+      ['a drifts', 0.6],
+      ['b retired', 0.7],
+    ])
+  })
+
+  test("a run of one file keeps the others' entries and drops only those of its tests that are gone", async () => {
+    const refreshed = await run(AFTER, baseline, { JUDGETREE_UPDATE_BASELINE: '1' }, ['tests/b.test.ts'])
+    expect(judgetreeLines(refreshed)).toContain(
+      '  − tests/b.test.ts > b retired #1 · Written Score: missing from this run (was 0.7)',
+    )
+    expect(judgetreeLines(refreshed)).toContain(
+      'judgetree: baseline updated: <scratch>/filtered.json (3 evaluations: 1 from this run, 2 kept unchanged from ' +
+        'tests that did not run, 1 dropped (their tests no longer exist))',
+    )
+    expect(baselineScores(baseline)).toEqual([
+      ['a steady', 0.8],
+      ['a drifts', 0.6],
+      ['b added', 0.7],
+    ])
+    const whole = await run(AFTER, baseline, { FIXTURE_TOLERANCE: '0' })
+    expect(whole.code).toBe(0)
+    expect(judgetreeLines(whole)).toContain(
+      ': 0 regressed, 0 new failures, 0 new passes, 0 improved, 0 new, 0 missing, 3 unchanged\n',
+    )
+  })
+})
+
+describe('a baseline of tests that share a name', () => {
+  const baseline = join(scratch, 'same-name.json')
+  const sameNamed = (scores: number[], env: Record<string, string> = {}) =>
+    run({}, baseline, { FIXTURE_INCLUDE: 'more/dup.test.ts', FIXTURE_DUP: JSON.stringify(scores), ...env })
+
+  test('compares each test with its own entry: swapped scores are a regression that fails the run', async () => {
+    await sameNamed([0.9, 0.6], { JUDGETREE_UPDATE_BASELINE: '1' })
+    const unchanged = await sameNamed([0.9, 0.6], { FIXTURE_TOLERANCE: '0' })
+    expect(unchanged.code).toBe(0)
+    expect(judgetreeLines(unchanged)).toContain(
+      ': 0 regressed, 0 new failures, 0 new passes, 0 improved, 0 new, 0 missing, 2 unchanged\n',
+    )
+
+    const swapped = await sameNamed([0.6, 0.9], { FIXTURE_TOLERANCE: '0.05' })
+    expect(swapped.code).toBe(1)
+    expect(judgetreeLines(swapped)).toBe(
+      [
+        'judgetree: against the baseline <scratch>/same-name.json: 1 regressed, 0 new failures, 0 new passes, ' +
+          '1 improved, 0 new, 0 missing, 0 unchanged',
+        '  ▼ more/dup.test.ts > dup #1 · Written Score: 0.9 → 0.6 (−0.3)',
+        '  ▲ more/dup.test.ts > dup [2nd] #1 · Written Score: 0.6 → 0.9 (+0.3)',
+        'judgetree: failOnRegression: 1 score fell below the baseline by more than 0.05; the run fails. If the new ' +
+          'scores are right, accept them with JUDGETREE_UPDATE_BASELINE=1.',
+        'judgetree: 2 evaluations, 2 passed, 0 failed, 0 errored · 0 judge calls (0 cached) · 0 tokens · $0.0000',
+      ].join('\n'),
+    )
+  })
+
+  test('a baseline written before tests were numbered is read in its order, and rewritten with the numbers', async () => {
+    writeBaseline(baseline, [
+      baselineEntry('more/dup.test.ts', 'dup', 0.9),
+      baselineEntry('more/dup.test.ts', 'dup', 0.6),
+    ])
+    const compared = await sameNamed([0.9, 0.6], { JUDGETREE_UPDATE_BASELINE: '1' })
+    expect(judgetreeLines(compared)).toContain(
+      ': 0 regressed, 0 new failures, 0 new passes, 0 improved, 0 new, 0 missing, 2 unchanged\n',
+    )
+    const entries = JSON.parse(readFileSync(baseline, 'utf8')).entries as { ordinal: number; score: number }[]
+    expect(entries.map((entry) => [entry.ordinal, entry.score])).toEqual([
+      [1, 0.9],
+      [2, 0.6],
+    ])
+  })
+})
+
+describe('a baseline with values out of range', () => {
+  test('is refused like a corrupt one, naming each bad value, instead of compared', async () => {
+    const hostile = join(scratch, 'hostile.json')
+    writeBaseline(hostile, [
+      baselineEntry('tests/a.test.ts', 'a steady', 0.8, { score: 1e308 }),
+      baselineEntry('tests/a.test.ts', 'a drifts', 0.9, { assertion: -1, threshold: 99 }),
+    ])
+    const warned = await run(BEFORE, hostile, { FIXTURE_TOLERANCE: '0' })
+    expect(warned.code).toBe(1)
+    expect(judgetreeLines(warned)).toContain(
+      'judgetree: warning: the baseline <scratch>/hostile.json cannot be read: it has 2 bad entries: entries[0]: ' +
+        'score is 1e+308, not null or a number from 0 to 1; entries[1]: assertion is -1, not a whole number from 1 ' +
+        'up; threshold is 99, not a number from 0 to 1. Fix the file, or write a new one with ' +
+        'JUDGETREE_UPDATE_BASELINE=1.',
+    )
+    expect(warned.output).not.toContain('Infinity')
+    expect(readReport(warned.report).baseline).toMatchObject({ status: 'unreadable', failedRun: true })
+  })
+})
+
+describe('two runs updating one baseline at once', () => {
+  test("each keeps the other's entries", async () => {
+    const baseline = join(scratch, 'race.json')
+    const barrier = join(scratch, 'barrier')
+    mkdirSync(barrier)
+    // Many entries of a file neither run covers: reading and writing the file takes long enough for the two runs'
+    // updates to overlap, which the barrier reporter makes them start at the same moment.
+    const filler = Array.from({ length: 20_000 }, (_, index) =>
+      baselineEntry('tests/calibration.test.ts', `filler ${index}`, 0.5),
+    )
+    writeBaseline(baseline, [
+      baselineEntry('tests/a.test.ts', 'a steady', 0.8),
+      baselineEntry('tests/a.test.ts', 'a drifts', 0.9),
+      baselineEntry('tests/b.test.ts', 'b retired', 0.7),
+      ...filler,
+    ])
+    const env = { JUDGETREE_UPDATE_BASELINE: '1', FIXTURE_BARRIER: barrier }
+    const [first, second] = await Promise.all([
+      run({ 'a steady': 0.55, 'a drifts': 0.65 }, baseline, env, ['tests/a.test.ts']),
+      run({ 'b retired': 0.75 }, baseline, env, ['tests/b.test.ts']),
+    ])
+    expect(readdirSync(barrier)).toHaveLength(2)
+    expect(judgetreeLines(first ?? second)).toContain('judgetree: baseline updated: <scratch>/race.json')
+    const scores = baselineScores(baseline)
+    expect(scores).toHaveLength(20_003)
+    expect(scores.filter(([name]) => !name.startsWith('filler'))).toEqual([
+      ['a steady', 0.55],
+      ['a drifts', 0.65],
+      ['b retired', 0.75],
+    ])
+    expect(existsSync(`${baseline}.lock`)).toBe(false)
+  })
+})
+
+describe('the global expect under test.concurrent', () => {
+  const concurrent = (env: Record<string, string>) =>
+    run({}, join(scratch, 'none.json'), { FIXTURE_INCLUDE: 'more/concurrent.test.ts', ...env })
+  const warning =
+    /judgetree: warning: a concurrent test called toPassMetric\(\) through the global `expect`, which gave its result to "(first|second|third)"\. Under test\.concurrent the global `expect` is bound to whichever test started last, so results land on the wrong test or are lost\. Use the test context's expect: test\.concurrent\('…', async \(\{ expect \}\) => \{ await expect\(testCase\)\.toPassMetric\(metric\) \}\)\./
+
+  test('is warned about once per file, and the context expect is not', async () => {
+    const global = await concurrent({ FIXTURE_GLOBAL_EXPECT: '1' })
+    expect(global.output).toMatch(warning)
+    expect(global.output.match(/judgetree: warning/g)).toHaveLength(1)
+    const context = await concurrent({})
+    expect(context.output).not.toContain('judgetree: warning')
+    expect(readReport(context.report).summary.evaluations).toBe(3)
   })
 })
 

@@ -1,0 +1,39 @@
+import { afterEach, describe, expect, test, vi } from 'vitest'
+import { unmeasuredRecord } from './record.js'
+import { META_KEY, storeRecord, type TestTask } from './vitest-task.js'
+
+function record(assertion: number, digest: string) {
+  const base = unmeasuredRecord({
+    metric: { name: 'Polite', threshold: 0.5 },
+    assertion,
+    negated: false,
+    summary: () => 'PASS Polite',
+    error: { name: 'Error', code: 'X', message: 'x' },
+  })
+  return { ...base, testCase: { name: null, digest } }
+}
+
+afterEach(() => {
+  vi.restoreAllMocks()
+})
+
+describe('storeRecord', () => {
+  test("stores one record per assertion quietly, and warns once when one is replaced by another test case's", () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    const task: TestTask = { name: 'greets', meta: {}, concurrent: true, context: { _local: true } }
+    storeRecord(task, record(2, 'bbb'))
+    storeRecord(task, record(1, 'aaa'))
+    // The same assertion of the same test case again (a late result): replaced quietly.
+    storeRecord(task, record(1, 'aaa'))
+    const stored = (task.meta as Record<string, { assertion: number }[]>)[META_KEY]
+    expect(stored?.map((kept) => kept.assertion)).toEqual([1, 2])
+    expect(warn).not.toHaveBeenCalled()
+
+    storeRecord(task, record(1, 'ccc'))
+    storeRecord(task, record(1, 'ddd'))
+    expect(warn).toHaveBeenCalledTimes(1)
+    expect(warn.mock.calls[0]?.[0]).toMatch(
+      /^judgetree: warning: the record of toPassMetric\(\) call #1 of test "greets" was replaced by one for another test case \(aaa → ccc\)\. Under test\.concurrent the global `expect` is bound to whichever test started last, .* Use the test context's expect: /,
+    )
+  })
+})
