@@ -311,7 +311,7 @@ test("the cache's own scrub also takes out the key a judge knows (its scrubSecre
   }
 })
 
-test("OpenAIJudge tells the cache its key, so a key given as apiKey (not key-shaped) is scrubbed from cache entries too", () => {
+test('OpenAIJudge tells the cache its key, so a key given as apiKey (not key-shaped) is scrubbed from cache entries too', () => {
   const key = 'gateway-token-Zq81bXk29wLm7Pt'
   const judge = new OpenAIJudge({ apiKey: key, baseURL: 'http://127.0.0.1:9/v1' })
   const scrubbed = judge.scrubSecrets(`auth ${key} and ${unicodeEscaped(key)} and ${encodeURIComponent(key)}`)
