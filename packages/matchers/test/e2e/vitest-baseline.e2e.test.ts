@@ -19,7 +19,7 @@ import {
   writeBaseline,
 } from './support/baseline-suite.js'
 import { readReport } from './support/reports.js'
-import { type RunResult, runVitest, scratchDir } from './support/runner.js'
+import { majorVersion, type RunResult, runVitest, scratchDir } from './support/runner.js'
 
 const scratch = scratchDir()
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
@@ -351,10 +351,15 @@ describe('the global expect under test.concurrent', () => {
   const warning =
     /judgetree: warning: a concurrent test called toPassMetric\(\) through the global `expect`, which gave its result to "(first|second|third)"\. Under test\.concurrent the global `expect` is bound to whichever test started last, so results land on the wrong test or are lost\. Use the test context's expect: test\.concurrent\('…', async \(\{ expect \}\) => \{ await expect\(testCase\)\.toPassMetric\(metric\) \}\)\./
 
-  test('is warned about once per file, and the context expect is not', async () => {
+  // Vitest 3.2 drops such records before the reporter sees them (nothing to warn about; see the matchers README):
+  // the warning reads the context Vitest 4 gives each concurrent test.
+  test.skipIf(majorVersion('vitest') < 4)('is warned about once per file', async () => {
     const global = await concurrent({ FIXTURE_GLOBAL_EXPECT: '1' })
     expect(global.output).toMatch(warning)
     expect(global.output.match(/judgetree: warning/g)).toHaveLength(1)
+  })
+
+  test('the context expect gives each test its own result, with no warning', async () => {
     const context = await concurrent({})
     expect(context.output).not.toContain('judgetree: warning')
     expect(readReport(context.report).summary.evaluations).toBe(3)
