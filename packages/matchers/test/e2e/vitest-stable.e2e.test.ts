@@ -73,7 +73,7 @@ describe('one replayed suite, run with 4 workers, shuffled on 1 worker, and as 2
       runs[`shard${index}`] = await replay(`shard${index}`, [`--shard=${index}/2`, '--reporter=blob', blob])
     }
     runs.merged = await replay('merged', [`--merge-reports=${blobs}`])
-  }, 240_000)
+  }, 480_000)
   afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
   test('the recording run judged every evaluation, and the replays asked no judge', () => {
