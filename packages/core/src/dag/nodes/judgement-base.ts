@@ -1,5 +1,5 @@
-import type { InputView } from '../../test-case/view.js'
 import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
+import { VerdictParent } from './add-verdict.js'
 import {
   byText,
   childrenOption,
@@ -9,11 +9,11 @@ import {
   optionalLabel,
   requireText,
 } from './construction.js'
-import { NodeBase } from './node-base.js'
+import { type ReadingOptions, readingView, staticsOf } from './node-base.js'
 import { isVerdictNode, type VerdictNodeBase } from './verdict-node.js'
 
 /** Options shared by every judgement node kind. */
-export interface JudgementNodeBaseOptions<Verdict> {
+export interface JudgementNodeBaseOptions<Verdict> extends ReadingOptions {
   /** The question the judge answers about the data. No need to list the answers: they come from the verdicts. */
   criteria: string
   /**
@@ -31,26 +31,25 @@ const byCriteria = byText('criteria')
  * The part binary and non-binary judgements share: a criteria, verdict children, one judge call whose verdict
  * picks the child to continue with.
  */
-export abstract class JudgementNodeBase extends NodeBase<VerdictNodeBase> implements DagNode {
-  readonly childEdge = 'choice' as const
-  readonly canBeRoot = true
+export abstract class JudgementNodeBase<
+    Value extends boolean | string,
+    Mode extends NodeMode,
+    Options extends JudgementNodeBaseOptions<unknown>,
+  >
+  extends VerdictParent<Value, Mode>
+  implements DagNode
+{
   readonly readsInput = true
   readonly inheritsInput = true
-  readonly traceRole = 'judgement' as const
-  readonly step = true
   readonly criteria: string
 
-  protected constructor(
-    kind: string,
-    mode: NodeMode,
-    options: JudgementNodeBaseOptions<unknown>,
-    view: (report: ReportIssue) => InputView,
-  ) {
+  constructor(options: Options) {
+    const { kind, mode } = staticsOf(new.target)
     const { report, done } = nodeOptionIssues(kind, options, byCriteria)
     const criteria = requireText(options, 'criteria', report, 'the question the judge answers')
     const label = optionalLabel(options, report)
     const children = childrenOption<VerdictNodeBase>(options, report)
-    super(kind, mode, { label, children, view: view(report) })
+    super({ label, children, view: readingView(mode, options, report) })
     this.criteria = criteria
     done()
   }
