@@ -91,7 +91,4 @@ export abstract class VerdictParent<Value extends boolean | string, Mode extends
     }
     return this.appendChild(node, 'addVerdict') as Verdicts[Mode]['node']
   }
-
-  /** A short human name for messages and traces. */
-  abstract describe(): string
 }

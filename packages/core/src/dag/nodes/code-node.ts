@@ -12,15 +12,7 @@ import {
 } from '../../test-case/view.js'
 import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue, TaskInput } from '../node.js'
 import { VerdictParent } from './add-verdict.js'
-import {
-  childrenOption,
-  compact,
-  describeNodeOptions,
-  type Identify,
-  nodeOptionIssues,
-  optionalLabel,
-  requireText,
-} from './construction.js'
+import { childrenOption, compact, type Identify, nodeOptionIssues, optionalLabel, requireText } from './construction.js'
 import { type ReadingOptions, staticsOf } from './node-base.js'
 import { checkVerdictChildren } from './verdict-children.js'
 import type { ConversationalVerdictNode, VerdictNode, VerdictNodeBase } from './verdict-node.js'
@@ -134,7 +126,7 @@ abstract class CodeNodeBase<Mode extends NodeMode, Options extends CodeNodeBaseO
     const children = childrenOption<VerdictNodeBase>(options, report)
     // It decides in code, so its view shows data (fields by name, outputs by label), not a judge's prompt input.
     const view = mode === 'single-turn' ? fieldsView(options, report) : conversationView(options, report)
-    super({ label, children, view })
+    super({ label, children, view, identify: byName })
     this.name = name
     this.#check = check as (view: never, context: CodeCheckContext) => CodeCheckResult
     done()
@@ -165,10 +157,6 @@ abstract class CodeNodeBase<Mode extends NodeMode, Options extends CodeNodeBaseO
 
   fields() {
     return compact({ name: this.name, ...this.readingFields() })
-  }
-
-  describe(): string {
-    return describeNodeOptions(this.kind, { label: this.label, name: this.name }, byName)
   }
 
   validateChildren(report: ReportIssue): void {

@@ -1,14 +1,6 @@
 import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
 import { VerdictParent } from './add-verdict.js'
-import {
-  byText,
-  childrenOption,
-  compact,
-  describeNodeOptions,
-  nodeOptionIssues,
-  optionalLabel,
-  requireText,
-} from './construction.js'
+import { byText, childrenOption, compact, nodeOptionIssues, optionalLabel, requireText } from './construction.js'
 import { type ReadingOptions, readingView, staticsOf } from './node-base.js'
 import { isVerdictNode, type VerdictNodeBase } from './verdict-node.js'
 
@@ -49,7 +41,7 @@ export abstract class JudgementNodeBase<
     const criteria = requireText(options, 'criteria', report, 'the question the judge answers')
     const label = optionalLabel(options, report)
     const children = childrenOption<VerdictNodeBase>(options, report)
-    super({ label, children, view: readingView(mode, options, report) })
+    super({ label, children, view: readingView(mode, options, report), identify: byCriteria })
     this.criteria = criteria
     done()
   }
@@ -68,10 +60,6 @@ export abstract class JudgementNodeBase<
 
   fields() {
     return compact({ criteria: this.criteria, ...this.readingFields() })
-  }
-
-  describe(): string {
-    return describeNodeOptions(this.kind, { label: this.label, criteria: this.criteria }, byCriteria)
   }
 
   /** Checks that every child is a verdict; the kind adds its own rules on the verdict values. */

@@ -8,6 +8,7 @@ import {
   singleTurnView,
 } from '../../test-case/view.js'
 import type { DagNode, NodeMode, ReportIssue, ShownInput, TaskInput } from '../node.js'
+import { describeNodeOptions, type Identify } from './construction.js'
 
 // Nodes a built graph holds: their children are fixed from then on.
 const sealed = new WeakSet<object>()
@@ -23,6 +24,8 @@ export interface NodeParts<Child> {
   readonly children: readonly Child[]
   /** Which parameters and turns the node reads. */
   readonly view: InputView
+  /** How messages name the node from its fields when it has no label (as its option messages do). */
+  readonly identify?: Identify | undefined
 }
 
 /** What each node class says of itself in statics: its kind name (as `toJSON` writes it) and its mode. */
@@ -85,6 +88,7 @@ export abstract class NodeBase<Child = DagNode, Mode extends NodeMode = NodeMode
   /** Inclusive turn range for conversational nodes. */
   readonly turnWindow: readonly [number, number] | undefined
   readonly #view: InputView
+  readonly #identify: Identify | undefined
 
   protected constructor(parts: NodeParts<Child>) {
     const { kind, mode } = staticsOf(new.target)
@@ -94,6 +98,7 @@ export abstract class NodeBase<Child = DagNode, Mode extends NodeMode = NodeMode
     this.#children = [...parts.children]
     this.#shownChildren = Object.isFrozen(parts.children) ? parts.children : undefined
     this.#view = parts.view
+    this.#identify = parts.identify
     this.evaluationParams = parts.view.params
     this.turnWindow = parts.view.turnWindow
   }
@@ -114,7 +119,7 @@ export abstract class NodeBase<Child = DagNode, Mode extends NodeMode = NodeMode
       throw new DagValidationError([
         {
           rule: 'node-sealed',
-          node: (this as unknown as DagNode).describe(),
+          node: this.describe(),
           message:
             `${method} was called on a node that is already part of a built DeepAcyclicGraph, which was checked and ` +
             'planned without the new child. Add every child before building the graph; to change a built graph, ' +
@@ -125,6 +130,14 @@ export abstract class NodeBase<Child = DagNode, Mode extends NodeMode = NodeMode
     this.#children.push(child)
     this.#shownChildren = undefined
     return child
+  }
+
+  /** The node's own options, not its children, as JSON-ready data (a verdict's child metric is `metric`). */
+  abstract fields(): Readonly<Record<string, unknown>>
+
+  /** A short human name for messages and traces: its label, else what its kind picks from its fields. */
+  describe(): string {
+    return describeNodeOptions(this.kind, this.fields(), this.#identify)
   }
 
   /** The `toJSON` fields of what the node reads, and its label: kinds list their own fields, then these. */

@@ -1,15 +1,7 @@
 import { TASK_NODE_PROMPT, taskNodePrompt, taskOutputSchema } from '../../prompts/task-node.js'
 import type { LLMTestCaseParam, TurnParam } from '../../test-case/params.js'
 import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
-import {
-  byText,
-  childrenOption,
-  compact,
-  describeNodeOptions,
-  nodeOptionIssues,
-  optionalLabel,
-  requireText,
-} from './construction.js'
+import { byText, childrenOption, compact, nodeOptionIssues, optionalLabel, requireText } from './construction.js'
 import { NodeBase, type ReadingOptions, readingView, staticsOf } from './node-base.js'
 import type { ConversationalNode, SingleTurnNode } from './types.js'
 
@@ -78,7 +70,7 @@ abstract class TaskNodeBase<Mode extends NodeMode, Options extends TaskNodeBaseO
     const outputLabel = requireText(options, 'outputLabel', report, 'the name children see the output under')
     const label = optionalLabel(options, report)
     const children = childrenOption<DagNode>(options, report)
-    super({ label, children, view: readingView(mode, options, report) })
+    super({ label, children, view: readingView(mode, options, report), identify: byInstructions })
     this.instructions = instructions
     this.outputLabel = outputLabel
     done()
@@ -98,10 +90,6 @@ abstract class TaskNodeBase<Mode extends NodeMode, Options extends TaskNodeBaseO
 
   fields() {
     return compact({ instructions: this.instructions, outputLabel: this.outputLabel, ...this.readingFields() })
-  }
-
-  describe(): string {
-    return describeNodeOptions(this.kind, { label: this.label, instructions: this.instructions }, byInstructions)
   }
 
   validateChildren(report: ReportIssue): void {

@@ -103,7 +103,7 @@ abstract class ToolCallNodeBase<Mode extends NodeMode, Options extends ToolCallN
     })
   }
 
-  describe(): string {
+  override describe(): string {
     return this.label === undefined ? `${this.kind} (${this.text})` : `${this.kind} "${this.label}"`
   }
 

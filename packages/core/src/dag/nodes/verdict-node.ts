@@ -8,7 +8,7 @@ import {
   type NodeRunResult,
   type ReportIssue,
 } from '../node.js'
-import { compact, describeNodeOptions, type Identify, nodeOptionIssues } from './construction.js'
+import { compact, type Identify, nodeOptionIssues } from './construction.js'
 import { type Builds, NO_VIEW, NodeBase, staticsOf } from './node-base.js'
 import type { ConversationalNode, SingleTurnNode } from './types.js'
 
@@ -108,7 +108,7 @@ export abstract class VerdictNodeBase<Mode extends NodeMode = NodeMode>
         )
       }
     }
-    super({ label: undefined, children: Object.freeze(node ? [node] : []), view: NO_VIEW })
+    super({ label: undefined, children: Object.freeze(node ? [node] : []), view: NO_VIEW, identify: byVerdict })
     this.verdict = verdict
     this.score = hasScore ? score : undefined
     this.child = node
@@ -141,10 +141,6 @@ export abstract class VerdictNodeBase<Mode extends NodeMode = NodeMode>
 
   fields() {
     return compact({ verdict: this.verdict, score: this.score, metric: this.metric })
-  }
-
-  describe(): string {
-    return describeNodeOptions(this.kind, { verdict: this.verdict }, byVerdict)
   }
 
   validateChildren(report: ReportIssue): void {
