@@ -1,25 +1,18 @@
 import { BINARY_JUDGEMENT_PROMPT, binaryJudgementPrompt, binaryVerdictSchema } from '../../prompts/binary-judgement.js'
-import type { LLMTestCaseParam, TurnParam } from '../../test-case/params.js'
 import type { NodeMode, NodeRunContext, ReportIssue } from '../node.js'
-import { JudgementNodeBase, type JudgementNodeBaseOptions } from './judgement-base.js'
-import type { ConversationalVerdictNode, VerdictNode, VerdictNodeBase } from './verdict-node.js'
+import {
+  type ConversationalJudgementOptions,
+  JudgementNodeBase,
+  type JudgementNodeBaseOptions,
+  type SingleTurnJudgementOptions,
+} from './judgement-base.js'
+import type { VerdictNodeBase } from './verdict-node.js'
 
 /** Options for {@link BinaryJudgementNode}. */
-export interface BinaryJudgementNodeOptions extends JudgementNodeBaseOptions<VerdictNode> {
-  /** Test-case fields the judge is shown, after any parent TaskNode outputs. @default [] */
-  evaluationParams?: readonly LLMTestCaseParam[] | undefined
-}
+export interface BinaryJudgementNodeOptions extends SingleTurnJudgementOptions {}
 
 /** Options for {@link ConversationalBinaryJudgementNode}. */
-export interface ConversationalBinaryJudgementNodeOptions extends JudgementNodeBaseOptions<ConversationalVerdictNode> {
-  /** Turn-level and conversation-level fields the judge is shown. @default [] */
-  evaluationParams?: readonly TurnParam[] | undefined
-  /**
-   * Inclusive range of turns to show: an index >= 0 counts from the first turn (0), one < 0 from the end (-1 is the
-   * last turn), so `[-2, -1]` is the last two turns of any conversation. @default every turn
-   */
-  turnWindow?: readonly [number, number] | undefined
-}
+export interface ConversationalBinaryJudgementNodeOptions extends ConversationalJudgementOptions {}
 
 abstract class BinaryJudgementBase<
   Mode extends NodeMode,

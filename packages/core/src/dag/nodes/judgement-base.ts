@@ -1,8 +1,14 @@
+import type { LLMTestCaseParam, TurnParam } from '../../test-case/params.js'
 import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
 import { VerdictParent } from './add-verdict.js'
 import { byText, childrenOption, compact, nodeOptionIssues, optionalLabel, requireText } from './construction.js'
 import { type ReadingOptions, readingView, staticsOf } from './node-base.js'
-import { isVerdictNode, type VerdictNodeBase } from './verdict-node.js'
+import {
+  type ConversationalVerdictNode,
+  isVerdictNode,
+  type VerdictNode,
+  type VerdictNodeBase,
+} from './verdict-node.js'
 
 /** Options shared by every judgement node kind. */
 export interface JudgementNodeBaseOptions<Verdict> extends ReadingOptions {
@@ -15,6 +21,23 @@ export interface JudgementNodeBaseOptions<Verdict> extends ReadingOptions {
   children?: readonly Verdict[] | undefined
   /** Shown in traces instead of the criteria. */
   label?: string | undefined
+}
+
+/** Options of a single-turn judgement, binary or not. */
+export interface SingleTurnJudgementOptions extends JudgementNodeBaseOptions<VerdictNode> {
+  /** Test-case fields the judge is shown, after any parent TaskNode outputs. @default [] */
+  evaluationParams?: readonly LLMTestCaseParam[] | undefined
+}
+
+/** Options of a conversational judgement, binary or not. */
+export interface ConversationalJudgementOptions extends JudgementNodeBaseOptions<ConversationalVerdictNode> {
+  /** Turn-level and conversation-level fields the judge is shown. @default [] */
+  evaluationParams?: readonly TurnParam[] | undefined
+  /**
+   * Inclusive range of turns to show: an index >= 0 counts from the first turn (0), one < 0 from the end (-1 is the
+   * last turn), so `[-2, -1]` is the last two turns of any conversation. @default every turn
+   */
+  turnWindow?: readonly [number, number] | undefined
 }
 
 const byCriteria = byText('criteria')
