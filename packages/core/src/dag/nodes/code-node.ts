@@ -7,6 +7,7 @@ import type { ConversationalTestCase, LLMTestCase, Turn } from '../../test-case/
 import {
   checkConversationalOptions,
   checkSingleTurnParams,
+  conversationalView,
   type InputView,
   resolveTurnWindow,
 } from '../../test-case/view.js'
@@ -250,12 +251,12 @@ function conversationView(options: ReadingOptions, report: ReportIssue): InputVi
   const turnFields = params.filter((param) => TURN_LEVEL_PARAMS.has(param) && param !== 'role')
   const readsTurns = params.some((param) => TURN_LEVEL_PARAMS.has(param))
   const caseFields = params.filter((param) => !TURN_LEVEL_PARAMS.has(param))
+  // Missing are the conversation-level fields, as for a judge: turn-level ones are optional per turn.
+  const { missingParams } = conversationalView(params, turnWindow)
   return {
     params,
     turnWindow,
-    // Turn-level fields are optional per turn (user turns have no retrieval context), so they are never missing.
-    missingParams: (testCase) =>
-      caseFields.filter((param) => (testCase as ConversationalTestCase)[param as keyof ConversationalTestCase] == null),
+    missingParams,
     show: (testCase, inputs) => {
       const conversation = testCase as ConversationalTestCase
       const turns = turnWindow ? resolveTurnWindow(turnWindow, conversation.turns.length) : undefined
