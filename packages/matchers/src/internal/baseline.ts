@@ -2,8 +2,8 @@
 // reads the file and publish-baseline.ts writes it.
 import type { JudgetreeReport } from './run-report.js'
 
-/** One evaluation as a baseline keeps it: where it is, and how it came out. */
-export interface BaselineEntry {
+/** Where an evaluation is: its test, which of the test's assertions, and the metric it asserted. */
+export interface BaselinePlace {
   readonly project: string
   readonly file: string
   readonly test: string
@@ -16,6 +16,10 @@ export interface BaselineEntry {
   /** Which `toPassMetric` call of the test, from 1. */
   readonly assertion: number
   readonly metric: string
+}
+
+/** One evaluation as a baseline keeps it: where it is, and how it came out. */
+export interface BaselineEntry extends BaselinePlace {
   /** Null when the metric errored. */
   readonly score: number | null
   readonly threshold: number
@@ -72,13 +76,7 @@ export interface RunScope {
 }
 
 /** One evaluation of this run or of the baseline, compared. */
-export interface BaselineChange {
-  readonly project: string
-  readonly file: string
-  readonly test: string
-  readonly ordinal: number
-  readonly assertion: number
-  readonly metric: string
+export interface BaselineChange extends BaselinePlace {
   readonly status: BaselineStatus
   /** Null for a new evaluation. */
   readonly before: { readonly score: number | null; readonly passed: boolean } | null
@@ -252,7 +250,7 @@ function keyOf(entry: BaselineEntry): string {
   return JSON.stringify([entry.project, entry.file, entry.test, entry.ordinal, entry.assertion])
 }
 
-function locationOf(entry: BaselineEntry) {
+function locationOf(entry: BaselineEntry): BaselinePlace {
   return {
     project: entry.project,
     file: entry.file,

@@ -7,29 +7,16 @@ import type { ConversationalTestCase, LLMTestCase, Turn } from '../../test-case/
 import {
   checkConversationalOptions,
   checkSingleTurnParams,
+  conversationalView,
   type InputView,
   resolveTurnWindow,
 } from '../../test-case/view.js'
 import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue, TaskInput } from '../node.js'
-import { addVerdictTo, type VerdictOutcome } from './add-verdict.js'
-import {
-  childrenOption,
-  compact,
-  describeNodeOptions,
-  type Identify,
-  nodeOptionIssues,
-  optionalLabel,
-  requireText,
-} from './construction.js'
-import { NodeBase } from './node-base.js'
+import { VerdictParent } from './add-verdict.js'
+import { childrenOption, compact, type Identify, nodeOptionIssues, optionalLabel, requireText } from './construction.js'
+import { type ReadingOptions, staticsOf } from './node-base.js'
 import { checkVerdictChildren } from './verdict-children.js'
-import {
-  type ConversationalVerdictChild,
-  ConversationalVerdictNode,
-  type VerdictChild,
-  VerdictNode,
-  type VerdictNodeBase,
-} from './verdict-node.js'
+import type { ConversationalVerdictNode, VerdictNode, VerdictNodeBase } from './verdict-node.js'
 
 /** What a check returns: a verdict (`true`/`false`, or one of its children's string verdicts), or one with a reason. */
 export type CodeCheckResult =
@@ -79,7 +66,7 @@ export interface ConversationalCodeNodeView {
   readonly tags?: readonly string[] | undefined
 }
 
-interface CodeNodeBaseOptions<View, Child> {
+interface CodeNodeBaseOptions<View, Child> extends ReadingOptions {
   /** Names the check in traces, messages and Mermaid, e.g. "Under 200 words". */
   name: string
   /**
@@ -116,26 +103,20 @@ export interface ConversationalCodeNodeOptions
 const byName: Identify = (options) =>
   typeof options.name === 'string' && options.name.trim() !== '' ? `"${options.name}"` : undefined
 
-abstract class CodeNodeBase extends NodeBase<VerdictNodeBase> implements DagNode {
-  readonly childEdge = 'choice' as const
-  readonly canBeRoot = true
+abstract class CodeNodeBase<Mode extends NodeMode, Options extends CodeNodeBaseOptions<never, unknown>>
+  extends VerdictParent<boolean | string, Mode>
+  implements DagNode
+{
   // A check with nothing to read could only return a constant: the graph rejects it like an empty judgement.
   readonly readsInput = true
   // What a judgement above was shown is a prompt's data, not the fields a check is written against.
   readonly inheritsInput = false
-  readonly traceRole = 'judgement' as const
-  readonly step = true
   readonly unserializable = 'its check is a function, and a function is not data'
   readonly name: string
   readonly #check: (view: never, context: CodeCheckContext) => CodeCheckResult | Promise<CodeCheckResult>
 
-  protected constructor(
-    kind: string,
-    mode: NodeMode,
-    options: CodeNodeBaseOptions<never, unknown>,
-    // It decides in code, so its view shows data (fields by name, outputs by label), not a judge's prompt input.
-    view: (report: ReportIssue) => InputView,
-  ) {
+  constructor(options: Options) {
+    const { kind, mode } = staticsOf(new.target)
     const { report, done } = nodeOptionIssues(kind, options, byName)
     const name = requireText(options, 'name', report, 'what the check decides, shown in traces')
     const check = (options as { check?: unknown }).check
@@ -144,7 +125,9 @@ abstract class CodeNodeBase extends NodeBase<VerdictNodeBase> implements DagNode
     }
     const label = optionalLabel(options, report)
     const children = childrenOption<VerdictNodeBase>(options, report)
-    super(kind, mode, { label, children, view: view(report) })
+    // It decides in code, so its view shows data (fields by name, outputs by label), not a judge's prompt input.
+    const view = mode === 'single-turn' ? fieldsView(options, report) : conversationView(options, report)
+    super({ label, children, view, identify: byName })
     this.name = name
     this.#check = check as (view: never, context: CodeCheckContext) => CodeCheckResult
     done()
@@ -175,10 +158,6 @@ abstract class CodeNodeBase extends NodeBase<VerdictNodeBase> implements DagNode
 
   fields() {
     return compact({ name: this.name, ...this.readingFields() })
-  }
-
-  describe(): string {
-    return describeNodeOptions(this.kind, { label: this.label, name: this.name }, byName)
   }
 
   validateChildren(report: ReportIssue): void {
@@ -239,90 +218,59 @@ function outputsOf(inputs: readonly TaskInput[]): Record<string, string> {
 }
 
 /** Decides a single-turn verdict with your own function: no judge call. */
-export class CodeNode extends CodeNodeBase {
+export class CodeNode extends CodeNodeBase<'single-turn', CodeNodeOptions> {
   static readonly kind = 'CodeNode'
-  // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
-  declare readonly mode: 'single-turn'
-
-  constructor(options: CodeNodeOptions) {
-    super(CodeNode.kind, 'single-turn', options as never, (report): InputView => {
-      const params = checkSingleTurnParams(options?.evaluationParams, report)
-      return {
-        params,
-        turnWindow: undefined,
-        missingParams: (testCase) => params.filter((param) => (testCase as LLMTestCase)[param] === undefined),
-        show: (testCase, inputs) => ({
-          data: {
-            outputs: outputsOf(inputs),
-            ...Object.fromEntries(params.map((param) => [param, (testCase as LLMTestCase)[param]])),
-          },
-        }),
-      }
-    })
-  }
-
-  /**
-   * Adds an outcome top-down and returns it: `{ score }` ends the walk there, `{ then }` continues at a node or
-   * metric. Pass an existing VerdictNode instead to share it with another node.
-   */
-  addVerdict(verdict: boolean | string, outcome: VerdictOutcome<VerdictChild>): VerdictNode
-  addVerdict(shared: VerdictNode): VerdictNode
-  addVerdict(verdict: boolean | string | VerdictNode, outcome?: VerdictOutcome<VerdictChild>): VerdictNode {
-    return addVerdictTo(this, verdict, outcome, VerdictNode, (node) => this.appendChild(node, 'addVerdict'))
-  }
+  static readonly mode = 'single-turn'
 }
 
 /** Decides a verdict about a conversation with your own function: no judge call. */
-export class ConversationalCodeNode extends CodeNodeBase {
+export class ConversationalCodeNode extends CodeNodeBase<'conversational', ConversationalCodeNodeOptions> {
   static readonly kind = 'ConversationalCodeNode'
-  // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
-  declare readonly mode: 'conversational'
+  static readonly mode = 'conversational'
+}
 
-  constructor(options: ConversationalCodeNodeOptions) {
-    super(ConversationalCodeNode.kind, 'conversational', options as never, (report): InputView => {
-      const { params, turnWindow } = checkConversationalOptions(options?.evaluationParams, options?.turnWindow, report)
-      const turnFields = params.filter((param) => TURN_LEVEL_PARAMS.has(param) && param !== 'role')
-      const readsTurns = params.some((param) => TURN_LEVEL_PARAMS.has(param))
-      const caseFields = params.filter((param) => !TURN_LEVEL_PARAMS.has(param))
-      return {
-        params,
-        turnWindow,
-        // Turn-level fields are optional per turn (user turns have no retrieval context), so they are never missing.
-        missingParams: (testCase) =>
-          caseFields.filter(
-            (param) => (testCase as ConversationalTestCase)[param as keyof ConversationalTestCase] == null,
-          ),
-        show: (testCase, inputs) => {
-          const conversation = testCase as ConversationalTestCase
-          const turns = turnWindow ? resolveTurnWindow(turnWindow, conversation.turns.length) : undefined
-          const data: Record<string, unknown> = { outputs: outputsOf(inputs) }
-          if (readsTurns) {
-            const [start, end] = turns ?? [0, conversation.turns.length - 1]
-            data.turns = conversation.turns.slice(start, end + 1).map((turn, offset) => ({
-              index: start + offset,
-              role: turn.role,
-              ...Object.fromEntries(turnFields.map((field) => [field, turn[field as keyof Turn]])),
-            }))
-          }
-          for (const field of caseFields) data[field] = conversation[field as keyof ConversationalTestCase]
-          return { data, ...(turns ? { turns } : {}) }
-        },
-      }
-    })
+/** What a single-turn check is given: the fields it names, and its TaskNode parents' outputs by label. */
+function fieldsView(options: ReadingOptions, report: ReportIssue): InputView {
+  const params = checkSingleTurnParams(options.evaluationParams, report)
+  return {
+    params,
+    turnWindow: undefined,
+    missingParams: (testCase) => params.filter((param) => (testCase as LLMTestCase)[param] === undefined),
+    show: (testCase, inputs) => ({
+      data: {
+        outputs: outputsOf(inputs),
+        ...Object.fromEntries(params.map((param) => [param, (testCase as LLMTestCase)[param]])),
+      },
+    }),
   }
+}
 
-  /**
-   * Adds an outcome top-down and returns it: `{ score }` ends the walk there, `{ then }` continues at a node or
-   * metric. Pass an existing ConversationalVerdictNode instead to share it with another node.
-   */
-  addVerdict(verdict: boolean | string, outcome: VerdictOutcome<ConversationalVerdictChild>): ConversationalVerdictNode
-  addVerdict(shared: ConversationalVerdictNode): ConversationalVerdictNode
-  addVerdict(
-    verdict: boolean | string | ConversationalVerdictNode,
-    outcome?: VerdictOutcome<ConversationalVerdictChild>,
-  ): ConversationalVerdictNode {
-    return addVerdictTo(this, verdict, outcome, ConversationalVerdictNode, (node) =>
-      this.appendChild(node, 'addVerdict'),
-    )
+/** What a conversational check is given: the turns in its window, the conversation's fields, its parents' outputs. */
+function conversationView(options: ReadingOptions, report: ReportIssue): InputView {
+  const { params, turnWindow } = checkConversationalOptions(options.evaluationParams, options.turnWindow, report)
+  const turnFields = params.filter((param) => TURN_LEVEL_PARAMS.has(param) && param !== 'role')
+  const readsTurns = params.some((param) => TURN_LEVEL_PARAMS.has(param))
+  const caseFields = params.filter((param) => !TURN_LEVEL_PARAMS.has(param))
+  // Missing are the conversation-level fields, as for a judge: turn-level ones are optional per turn.
+  const { missingParams } = conversationalView(params, turnWindow)
+  return {
+    params,
+    turnWindow,
+    missingParams,
+    show: (testCase, inputs) => {
+      const conversation = testCase as ConversationalTestCase
+      const turns = turnWindow ? resolveTurnWindow(turnWindow, conversation.turns.length) : undefined
+      const data: Record<string, unknown> = { outputs: outputsOf(inputs) }
+      if (readsTurns) {
+        const [start, end] = turns ?? [0, conversation.turns.length - 1]
+        data.turns = conversation.turns.slice(start, end + 1).map((turn, offset) => ({
+          index: start + offset,
+          role: turn.role,
+          ...Object.fromEntries(turnFields.map((field) => [field, turn[field as keyof Turn]])),
+        }))
+      }
+      for (const field of caseFields) data[field] = conversation[field as keyof ConversationalTestCase]
+      return { data, ...(turns ? { turns } : {}) }
+    },
   }
 }

@@ -1,19 +1,17 @@
-import type { InputView } from '../../test-case/view.js'
+import type { LLMTestCaseParam, TurnParam } from '../../test-case/params.js'
 import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
+import { VerdictParent } from './add-verdict.js'
+import { byText, childrenOption, compact, nodeOptionIssues, optionalLabel, requireText } from './construction.js'
+import { type ReadingOptions, readingView, staticsOf } from './node-base.js'
 import {
-  byText,
-  childrenOption,
-  compact,
-  describeNodeOptions,
-  nodeOptionIssues,
-  optionalLabel,
-  requireText,
-} from './construction.js'
-import { NodeBase } from './node-base.js'
-import { isVerdictNode, type VerdictNodeBase } from './verdict-node.js'
+  type ConversationalVerdictNode,
+  isVerdictNode,
+  type VerdictNode,
+  type VerdictNodeBase,
+} from './verdict-node.js'
 
 /** Options shared by every judgement node kind. */
-export interface JudgementNodeBaseOptions<Verdict> {
+export interface JudgementNodeBaseOptions<Verdict> extends ReadingOptions {
   /** The question the judge answers about the data. No need to list the answers: they come from the verdicts. */
   criteria: string
   /**
@@ -25,32 +23,48 @@ export interface JudgementNodeBaseOptions<Verdict> {
   label?: string | undefined
 }
 
+/** Options of a single-turn judgement, binary or not. */
+export interface SingleTurnJudgementOptions extends JudgementNodeBaseOptions<VerdictNode> {
+  /** Test-case fields the judge is shown, after any parent TaskNode outputs. @default [] */
+  evaluationParams?: readonly LLMTestCaseParam[] | undefined
+}
+
+/** Options of a conversational judgement, binary or not. */
+export interface ConversationalJudgementOptions extends JudgementNodeBaseOptions<ConversationalVerdictNode> {
+  /** Turn-level and conversation-level fields the judge is shown. @default [] */
+  evaluationParams?: readonly TurnParam[] | undefined
+  /**
+   * Inclusive range of turns to show: an index >= 0 counts from the first turn (0), one < 0 from the end (-1 is the
+   * last turn), so `[-2, -1]` is the last two turns of any conversation. @default every turn
+   */
+  turnWindow?: readonly [number, number] | undefined
+}
+
 const byCriteria = byText('criteria')
 
 /**
  * The part binary and non-binary judgements share: a criteria, verdict children, one judge call whose verdict
  * picks the child to continue with.
  */
-export abstract class JudgementNodeBase extends NodeBase<VerdictNodeBase> implements DagNode {
-  readonly childEdge = 'choice' as const
-  readonly canBeRoot = true
+export abstract class JudgementNodeBase<
+    Value extends boolean | string,
+    Mode extends NodeMode,
+    Options extends JudgementNodeBaseOptions<unknown>,
+  >
+  extends VerdictParent<Value, Mode>
+  implements DagNode
+{
   readonly readsInput = true
   readonly inheritsInput = true
-  readonly traceRole = 'judgement' as const
-  readonly step = true
   readonly criteria: string
 
-  protected constructor(
-    kind: string,
-    mode: NodeMode,
-    options: JudgementNodeBaseOptions<unknown>,
-    view: (report: ReportIssue) => InputView,
-  ) {
+  constructor(options: Options) {
+    const { kind, mode } = staticsOf(new.target)
     const { report, done } = nodeOptionIssues(kind, options, byCriteria)
     const criteria = requireText(options, 'criteria', report, 'the question the judge answers')
     const label = optionalLabel(options, report)
     const children = childrenOption<VerdictNodeBase>(options, report)
-    super(kind, mode, { label, children, view: view(report) })
+    super({ label, children, view: readingView(mode, options, report), identify: byCriteria })
     this.criteria = criteria
     done()
   }
@@ -69,10 +83,6 @@ export abstract class JudgementNodeBase extends NodeBase<VerdictNodeBase> implem
 
   fields() {
     return compact({ criteria: this.criteria, ...this.readingFields() })
-  }
-
-  describe(): string {
-    return describeNodeOptions(this.kind, { label: this.label, criteria: this.criteria }, byCriteria)
   }
 
   /** Checks that every child is a verdict; the kind adds its own rules on the verdict values. */

@@ -3,43 +3,25 @@ import {
   nonBinaryJudgementPrompt,
   nonBinaryVerdictSchema,
 } from '../../prompts/non-binary-judgement.js'
-import type { LLMTestCaseParam, TurnParam } from '../../test-case/params.js'
+import type { NodeMode, NodeRunContext, ReportIssue } from '../node.js'
 import {
-  checkConversationalOptions,
-  checkSingleTurnParams,
-  conversationalView,
-  singleTurnView,
-} from '../../test-case/view.js'
-import type { NodeRunContext, ReportIssue } from '../node.js'
-import { addVerdictTo, type VerdictOutcome } from './add-verdict.js'
-import { JudgementNodeBase, type JudgementNodeBaseOptions } from './judgement-base.js'
-import {
-  type ConversationalVerdictChild,
-  ConversationalVerdictNode,
-  type VerdictChild,
-  VerdictNode,
-  type VerdictNodeBase,
-} from './verdict-node.js'
+  type ConversationalJudgementOptions,
+  JudgementNodeBase,
+  type JudgementNodeBaseOptions,
+  type SingleTurnJudgementOptions,
+} from './judgement-base.js'
+import type { VerdictNodeBase } from './verdict-node.js'
 
 /** Options for {@link NonBinaryJudgementNode}. */
-export interface NonBinaryJudgementNodeOptions extends JudgementNodeBaseOptions<VerdictNode> {
-  /** Test-case fields the judge is shown, after any parent TaskNode outputs. @default [] */
-  evaluationParams?: readonly LLMTestCaseParam[] | undefined
-}
+export interface NonBinaryJudgementNodeOptions extends SingleTurnJudgementOptions {}
 
 /** Options for {@link ConversationalNonBinaryJudgementNode}. */
-export interface ConversationalNonBinaryJudgementNodeOptions
-  extends JudgementNodeBaseOptions<ConversationalVerdictNode> {
-  /** Turn-level and conversation-level fields the judge is shown. @default [] */
-  evaluationParams?: readonly TurnParam[] | undefined
-  /**
-   * Inclusive range of turns to show: an index >= 0 counts from the first turn (0), one < 0 from the end (-1 is the
-   * last turn), so `[-2, -1]` is the last two turns of any conversation. @default every turn
-   */
-  turnWindow?: readonly [number, number] | undefined
-}
+export interface ConversationalNonBinaryJudgementNodeOptions extends ConversationalJudgementOptions {}
 
-abstract class NonBinaryJudgementBase extends JudgementNodeBase {
+abstract class NonBinaryJudgementBase<
+  Mode extends NodeMode,
+  Options extends JudgementNodeBaseOptions<unknown>,
+> extends JudgementNodeBase<string, Mode, Options> {
   // One schema object per node (its verdicts never change): judges and the cache memoise JSON schemas by identity.
   #schema: ReturnType<typeof nonBinaryVerdictSchema> | undefined
 
@@ -90,54 +72,16 @@ abstract class NonBinaryJudgementBase extends JudgementNodeBase {
 }
 
 /** Asks the judge to pick one of several answers about a single-turn test case; the walk follows that verdict. */
-export class NonBinaryJudgementNode extends NonBinaryJudgementBase {
+export class NonBinaryJudgementNode extends NonBinaryJudgementBase<'single-turn', NonBinaryJudgementNodeOptions> {
   static readonly kind = 'NonBinaryJudgementNode'
-  // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
-  declare readonly mode: 'single-turn'
-
-  constructor(options: NonBinaryJudgementNodeOptions) {
-    super(NonBinaryJudgementNode.kind, 'single-turn', options, (report) =>
-      singleTurnView(checkSingleTurnParams(options.evaluationParams, report)),
-    )
-  }
-
-  /**
-   * Adds an outcome top-down and returns it: `{ score }` ends the walk there, `{ then }` continues at a node or
-   * metric. Pass an existing VerdictNode instead to share it with another judgement.
-   * @example present.addVerdict('Yes', { score: 0 })
-   */
-  addVerdict(verdict: string, outcome: VerdictOutcome<VerdictChild>): VerdictNode
-  addVerdict(shared: VerdictNode): VerdictNode
-  addVerdict(verdict: string | VerdictNode, outcome?: VerdictOutcome<VerdictChild>): VerdictNode {
-    return addVerdictTo(this, verdict, outcome, VerdictNode, (node) => this.appendChild(node, 'addVerdict'))
-  }
+  static readonly mode = 'single-turn'
 }
 
 /** Asks the judge to pick one of several answers about a conversation; the walk follows that verdict. */
-export class ConversationalNonBinaryJudgementNode extends NonBinaryJudgementBase {
+export class ConversationalNonBinaryJudgementNode extends NonBinaryJudgementBase<
+  'conversational',
+  ConversationalNonBinaryJudgementNodeOptions
+> {
   static readonly kind = 'ConversationalNonBinaryJudgementNode'
-  // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
-  declare readonly mode: 'conversational'
-
-  constructor(options: ConversationalNonBinaryJudgementNodeOptions) {
-    super(ConversationalNonBinaryJudgementNode.kind, 'conversational', options, (report) => {
-      const checked = checkConversationalOptions(options.evaluationParams, options.turnWindow, report)
-      return conversationalView(checked.params, checked.turnWindow)
-    })
-  }
-
-  /**
-   * Adds an outcome top-down and returns it: `{ score }` ends the walk there, `{ then }` continues at a node or
-   * metric. Pass an existing ConversationalVerdictNode instead to share it with another judgement.
-   */
-  addVerdict(verdict: string, outcome: VerdictOutcome<ConversationalVerdictChild>): ConversationalVerdictNode
-  addVerdict(shared: ConversationalVerdictNode): ConversationalVerdictNode
-  addVerdict(
-    verdict: string | ConversationalVerdictNode,
-    outcome?: VerdictOutcome<ConversationalVerdictChild>,
-  ): ConversationalVerdictNode {
-    return addVerdictTo(this, verdict, outcome, ConversationalVerdictNode, (node) =>
-      this.appendChild(node, 'addVerdict'),
-    )
-  }
+  static readonly mode = 'conversational'
 }

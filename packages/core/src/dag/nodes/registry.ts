@@ -1,4 +1,4 @@
-import type { DagNode } from '../node.js'
+import type { DagNode, NodeMode } from '../node.js'
 import { BinaryJudgementNode, ConversationalBinaryJudgementNode } from './binary-judgement-node.js'
 import { CodeNode, ConversationalCodeNode } from './code-node.js'
 import { ConversationalNonBinaryJudgementNode, NonBinaryJudgementNode } from './non-binary-judgement-node.js'
@@ -10,6 +10,8 @@ import { ConversationalVerdictNode, VerdictNode } from './verdict-node.js'
 export interface NodeKind<Node extends DagNode = DagNode> {
   /** The class name, as `toJSON` writes it in `type`. */
   readonly kind: string
+  /** The mode its nodes have: the bases of a family read it, as they read `kind`, while building a node. */
+  readonly mode: NodeMode
   /** Builds the node from its serialised fields and its already-built children (a verdict's metric is in fields). */
   fromFields(fields: Readonly<Record<string, unknown>>, children: readonly DagNode[]): Node
 }
@@ -59,6 +61,17 @@ export const NODE_KINDS = [
 type Listed = InstanceType<(typeof NODE_KINDS)[number]>
 const agree: [Listed, RegisteredNode] extends [RegisteredNode, Listed] ? true : never = true
 void agree
+
+// Fails to compile when a class's static mode is not the mode its instances are typed with.
+type MisBranded = (typeof NODE_KINDS)[number] extends infer Kind
+  ? Kind extends { readonly mode: infer Static; prototype: { readonly mode: infer Instance } }
+    ? [Static] extends [Instance]
+      ? never
+      : Kind
+    : Kind
+  : never
+const branded: [MisBranded] extends [never] ? true : never = true
+void branded
 
 /** The registered kinds by name, for `fromJSON`. */
 export const NODE_KINDS_BY_NAME: ReadonlyMap<string, NodeKind> = new Map(

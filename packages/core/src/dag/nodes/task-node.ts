@@ -1,27 +1,12 @@
 import { TASK_NODE_PROMPT, taskNodePrompt, taskOutputSchema } from '../../prompts/task-node.js'
 import type { LLMTestCaseParam, TurnParam } from '../../test-case/params.js'
-import {
-  checkConversationalOptions,
-  checkSingleTurnParams,
-  conversationalView,
-  type InputView,
-  singleTurnView,
-} from '../../test-case/view.js'
 import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
-import {
-  byText,
-  childrenOption,
-  compact,
-  describeNodeOptions,
-  nodeOptionIssues,
-  optionalLabel,
-  requireText,
-} from './construction.js'
-import { NodeBase } from './node-base.js'
+import { byText, childrenOption, compact, nodeOptionIssues, optionalLabel, requireText } from './construction.js'
+import { NodeBase, type ReadingOptions, readingView, staticsOf } from './node-base.js'
 import type { ConversationalNode, SingleTurnNode } from './types.js'
 
 /** Options shared by both TaskNode kinds. */
-interface TaskNodeBaseOptions<Child> {
+interface TaskNodeBaseOptions<Child> extends ReadingOptions {
   /** What the judge should do with the data, e.g. "Extract all headings in the actual output". */
   instructions: string
   /** The name children see the output under, e.g. "Summary headings". */
@@ -58,31 +43,34 @@ export interface ConversationalTaskNodeOptions extends TaskNodeBaseOptions<Conve
   turnWindow?: readonly [number, number] | undefined
 }
 
+/** What a TaskNode of each mode takes as a child (in `addNode`). */
+interface TaskChildren {
+  'single-turn': TaskNodeChild
+  conversational: ConversationalTaskNodeChild
+}
+
 const byInstructions = byText('instructions')
 
-abstract class TaskNodeBase extends NodeBase implements DagNode {
+abstract class TaskNodeBase<Mode extends NodeMode, Options extends TaskNodeBaseOptions<unknown>>
+  extends NodeBase<DagNode, Mode>
+  implements DagNode
+{
   readonly childEdge = 'data' as const
-  readonly canBeRoot = true
   readonly readsInput = true
   // A task transforms data it is given; it never borrows what a judgement above it was shown.
   readonly inheritsInput = false
   readonly traceRole = 'task' as const
-  readonly step = true
   readonly instructions: string
   readonly outputLabel: string
 
-  protected constructor(
-    kind: string,
-    mode: NodeMode,
-    options: TaskNodeBaseOptions<DagNode>,
-    view: (report: ReportIssue) => InputView,
-  ) {
+  constructor(options: Options) {
+    const { kind, mode } = staticsOf(new.target)
     const { report, done } = nodeOptionIssues(kind, options, byInstructions)
     const instructions = requireText(options, 'instructions', report, 'what the judge should do with the data')
     const outputLabel = requireText(options, 'outputLabel', report, 'the name children see the output under')
     const label = optionalLabel(options, report)
     const children = childrenOption<DagNode>(options, report)
-    super(kind, mode, { label, children, view: view(report) })
+    super({ label, children, view: readingView(mode, options, report), identify: byInstructions })
     this.instructions = instructions
     this.outputLabel = outputLabel
     done()
@@ -102,10 +90,6 @@ abstract class TaskNodeBase extends NodeBase implements DagNode {
 
   fields() {
     return compact({ instructions: this.instructions, outputLabel: this.outputLabel, ...this.readingFields() })
-  }
-
-  describe(): string {
-    return describeNodeOptions(this.kind, { label: this.label, instructions: this.instructions }, byInstructions)
   }
 
   validateChildren(report: ReportIssue): void {
@@ -128,6 +112,14 @@ abstract class TaskNodeBase extends NodeBase implements DagNode {
     }
   }
 
+  /**
+   * Adds a node that reads this task's output (top-down building) and returns it, to continue from there.
+   * @example const present = extract.addNode(new BinaryJudgementNode({ criteria: 'Are all headings there?' }))
+   */
+  addNode<Child extends TaskChildren[Mode]>(child: Child): Child {
+    return this.appendChild(child, 'addNode')
+  }
+
   async run(context: NodeRunContext): Promise<NodeRunResult> {
     const answer = await context.judge({
       messages: taskNodePrompt(this.instructions, this.outputLabel, context.input()),
@@ -143,41 +135,13 @@ abstract class TaskNodeBase extends NodeBase implements DagNode {
 }
 
 /** Has the judge transform single-turn test-case fields (or parent outputs) into text its children judge. */
-export class TaskNode extends TaskNodeBase {
+export class TaskNode extends TaskNodeBase<'single-turn', TaskNodeOptions> {
   static readonly kind = 'TaskNode'
-  // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
-  declare readonly mode: 'single-turn'
-
-  constructor(options: TaskNodeOptions) {
-    super(TaskNode.kind, 'single-turn', options, (report) =>
-      singleTurnView(checkSingleTurnParams(options.evaluationParams, report)),
-    )
-  }
-
-  /**
-   * Adds a node that reads this task's output (top-down building) and returns it, to continue from there.
-   * @example const present = extract.addNode(new BinaryJudgementNode({ criteria: 'Are all headings there?' }))
-   */
-  addNode<Child extends TaskNodeChild>(child: Child): Child {
-    return this.appendChild(child, 'addNode')
-  }
+  static readonly mode = 'single-turn'
 }
 
 /** Has the judge transform turns of a conversation (or parent outputs) into text its children judge. */
-export class ConversationalTaskNode extends TaskNodeBase {
+export class ConversationalTaskNode extends TaskNodeBase<'conversational', ConversationalTaskNodeOptions> {
   static readonly kind = 'ConversationalTaskNode'
-  // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
-  declare readonly mode: 'conversational'
-
-  constructor(options: ConversationalTaskNodeOptions) {
-    super(ConversationalTaskNode.kind, 'conversational', options, (report) => {
-      const checked = checkConversationalOptions(options.evaluationParams, options.turnWindow, report)
-      return conversationalView(checked.params, checked.turnWindow)
-    })
-  }
-
-  /** Adds a node that reads this task's output (top-down building) and returns it, to continue from there. */
-  addNode<Child extends ConversationalTaskNodeChild>(child: Child): Child {
-    return this.appendChild(child, 'addNode')
-  }
+  static readonly mode = 'conversational'
 }

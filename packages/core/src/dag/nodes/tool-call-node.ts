@@ -2,17 +2,11 @@ import { describeValue } from '../../internal/describe-value.js'
 import type { ConversationalTestCase, LLMTestCase } from '../../test-case/schemas.js'
 import { checkConversationalOptions, type InputView, resolveTurnWindow } from '../../test-case/view.js'
 import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
-import { addVerdictTo, type VerdictOutcome } from './add-verdict.js'
+import { VerdictParent } from './add-verdict.js'
 import { childrenOption, compact, nodeOptionIssues, optionalLabel } from './construction.js'
-import { NodeBase } from './node-base.js'
+import { staticsOf } from './node-base.js'
 import { checkVerdictChildren } from './verdict-children.js'
-import {
-  type ConversationalVerdictChild,
-  ConversationalVerdictNode,
-  type VerdictChild,
-  VerdictNode,
-  type VerdictNodeBase,
-} from './verdict-node.js'
+import type { ConversationalVerdictNode, VerdictNode, VerdictNodeBase } from './verdict-node.js'
 
 interface ToolCallNodeBaseOptions<Child> {
   /** Tool names that must all have been called. @default [] */
@@ -42,23 +36,19 @@ interface Call {
   readonly turn?: number
 }
 
-abstract class ToolCallNodeBase extends NodeBase<VerdictNodeBase> implements DagNode {
-  readonly childEdge = 'choice' as const
-  readonly canBeRoot = true
+abstract class ToolCallNodeBase<Mode extends NodeMode, Options extends ToolCallNodeBaseOptions<unknown>>
+  extends VerdictParent<boolean, Mode>
+  implements DagNode
+{
   // It reads `toolsCalled` itself and shows no judge anything.
   readonly readsInput = false
   readonly inheritsInput = false
-  readonly traceRole = 'judgement' as const
-  readonly step = true
   readonly required: readonly string[]
   readonly forbidden: readonly string[]
   readonly inOrder: boolean
 
-  protected constructor(
-    kind: string,
-    mode: NodeMode,
-    options: ToolCallNodeBaseOptions<unknown> & { turnWindow?: unknown },
-  ) {
+  constructor(options: Options) {
+    const { kind, mode } = staticsOf(new.target)
     const { report, done } = nodeOptionIssues(kind, options)
     const required = toolNames(options, 'required', report)
     const forbidden = toolNames(options, 'forbidden', report)
@@ -78,7 +68,8 @@ abstract class ToolCallNodeBase extends NodeBase<VerdictNodeBase> implements Dag
     }
     const label = optionalLabel(options, report)
     const children = childrenOption<VerdictNodeBase>(options, report)
-    super(kind, mode, { label, children, view: callsView(mode, options.turnWindow, report) })
+    const { turnWindow } = options as { turnWindow?: unknown }
+    super({ label, children, view: callsView(mode, turnWindow, report) })
     this.required = required
     this.forbidden = forbidden
     this.inOrder = inOrder === true
@@ -112,7 +103,7 @@ abstract class ToolCallNodeBase extends NodeBase<VerdictNodeBase> implements Dag
     })
   }
 
-  describe(): string {
+  override describe(): string {
     return this.label === undefined ? `${this.kind} (${this.text})` : `${this.kind} "${this.label}"`
   }
 
@@ -164,50 +155,15 @@ abstract class ToolCallNodeBase extends NodeBase<VerdictNodeBase> implements Dag
 }
 
 /** Decides true or false from the tools a single-turn test case called, without a judge call. */
-export class ToolCallNode extends ToolCallNodeBase {
+export class ToolCallNode extends ToolCallNodeBase<'single-turn', ToolCallNodeOptions> {
   static readonly kind = 'ToolCallNode'
-  // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
-  declare readonly mode: 'single-turn'
-
-  constructor(options: ToolCallNodeOptions) {
-    super(ToolCallNode.kind, 'single-turn', options)
-  }
-
-  /**
-   * Adds an outcome top-down and returns it: `{ score }` ends the walk there, `{ then }` continues at a node or
-   * metric. Pass an existing VerdictNode instead to share it with another node.
-   */
-  addVerdict(verdict: boolean, outcome: VerdictOutcome<VerdictChild>): VerdictNode
-  addVerdict(shared: VerdictNode): VerdictNode
-  addVerdict(verdict: boolean | VerdictNode, outcome?: VerdictOutcome<VerdictChild>): VerdictNode {
-    return addVerdictTo(this, verdict, outcome, VerdictNode, (node) => this.appendChild(node, 'addVerdict'))
-  }
+  static readonly mode = 'single-turn'
 }
 
 /** Decides true or false from the tools called across a conversation's turns, without a judge call. */
-export class ConversationalToolCallNode extends ToolCallNodeBase {
+export class ConversationalToolCallNode extends ToolCallNodeBase<'conversational', ConversationalToolCallNodeOptions> {
   static readonly kind = 'ConversationalToolCallNode'
-  // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
-  declare readonly mode: 'conversational'
-
-  constructor(options: ConversationalToolCallNodeOptions) {
-    super(ConversationalToolCallNode.kind, 'conversational', options)
-  }
-
-  /**
-   * Adds an outcome top-down and returns it: `{ score }` ends the walk there, `{ then }` continues at a node or
-   * metric. Pass an existing ConversationalVerdictNode instead to share it with another node.
-   */
-  addVerdict(verdict: boolean, outcome: VerdictOutcome<ConversationalVerdictChild>): ConversationalVerdictNode
-  addVerdict(shared: ConversationalVerdictNode): ConversationalVerdictNode
-  addVerdict(
-    verdict: boolean | ConversationalVerdictNode,
-    outcome?: VerdictOutcome<ConversationalVerdictChild>,
-  ): ConversationalVerdictNode {
-    return addVerdictTo(this, verdict, outcome, ConversationalVerdictNode, (node) =>
-      this.appendChild(node, 'addVerdict'),
-    )
-  }
+  static readonly mode = 'conversational'
 }
 
 /** What a tool-call node reads: every call (single-turn), or the calls of each turn in its window, with the turn. */

@@ -8,8 +8,8 @@ import {
   type NodeRunResult,
   type ReportIssue,
 } from '../node.js'
-import { compact, describeNodeOptions, type Identify, nodeOptionIssues } from './construction.js'
-import { NO_VIEW, NodeBase } from './node-base.js'
+import { compact, type Identify, nodeOptionIssues } from './construction.js'
+import { type Builds, NO_VIEW, NodeBase, staticsOf } from './node-base.js'
 import type { ConversationalNode, SingleTurnNode } from './types.js'
 
 /** A verdict ends the walk with a score, or continues it at a node or a metric. */
@@ -40,17 +40,26 @@ export type VerdictNodeOptions = VerdictNodeBaseOptions<VerdictChild>
 /** Options for {@link ConversationalVerdictNode}. */
 export type ConversationalVerdictNodeOptions = VerdictNodeBaseOptions<ConversationalVerdictChild>
 
+// By mode, not as a class argument: the options name the nodes a verdict continues with, which include the class.
+interface VerdictOptions {
+  'single-turn': VerdictNodeOptions
+  conversational: ConversationalVerdictNodeOptions
+}
+
 const byVerdict: Identify = (options) =>
   'verdict' in options ? `(verdict: ${describeValue(options.verdict)})` : undefined
 
 /** The shared implementation of both verdict kinds. */
-export abstract class VerdictNodeBase extends NodeBase implements DagNode {
+export abstract class VerdictNodeBase<Mode extends NodeMode = NodeMode>
+  extends NodeBase<DagNode, Mode>
+  implements DagNode
+{
   readonly childEdge = 'control' as const
-  readonly canBeRoot = false
+  override readonly canBeRoot = false
   readonly readsInput = false
   readonly inheritsInput = false
   readonly traceRole = 'verdict' as const
-  readonly step = false
+  override readonly step = false
   readonly verdict: boolean | string
   /** Integer 0..10 when the walk ends here. */
   readonly score: number | undefined
@@ -59,9 +68,10 @@ export abstract class VerdictNodeBase extends NodeBase implements DagNode {
   /** The metric whose score becomes the DAG's score, if any. */
   readonly metric: Metric<never> | undefined
 
-  protected constructor(kind: string, mode: NodeMode, options: VerdictNodeBaseOptions<unknown>) {
+  constructor(options: VerdictOptions[Mode]) {
+    const { kind, mode } = staticsOf(new.target)
     const { report, done } = nodeOptionIssues(kind, options, byVerdict)
-    const { verdict, score, child } = options
+    const { verdict, score, child } = options as VerdictNodeBaseOptions<unknown>
     if (typeof verdict !== 'boolean' && !(typeof verdict === 'string' && verdict.trim().length > 0)) {
       report(
         'verdict',
@@ -98,7 +108,7 @@ export abstract class VerdictNodeBase extends NodeBase implements DagNode {
         )
       }
     }
-    super(kind, mode, { label: undefined, children: Object.freeze(node ? [node] : []), view: NO_VIEW })
+    super({ label: undefined, children: Object.freeze(node ? [node] : []), view: NO_VIEW, identify: byVerdict })
     this.verdict = verdict
     this.score = hasScore ? score : undefined
     this.child = node
@@ -112,9 +122,7 @@ export abstract class VerdictNodeBase extends NodeBase implements DagNode {
 
   /** A verdict's child is a node among the built children, or a metric named in its fields. */
   static override fromFields<Node>(
-    this: new (
-      options: never,
-    ) => Node,
+    this: Builds<Node>,
     fields: Readonly<Record<string, unknown>>,
     children: readonly DagNode[],
   ): Node {
@@ -135,10 +143,6 @@ export abstract class VerdictNodeBase extends NodeBase implements DagNode {
     return compact({ verdict: this.verdict, score: this.score, metric: this.metric })
   }
 
-  describe(): string {
-    return describeNodeOptions(this.kind, { verdict: this.verdict }, byVerdict)
-  }
-
   validateChildren(report: ReportIssue): void {
     if (this.child && this.child.traceRole === 'verdict') {
       report('verdict-verdict-child', 'a VerdictNode cannot continue at another VerdictNode; give it a score instead.')
@@ -157,25 +161,15 @@ export abstract class VerdictNodeBase extends NodeBase implements DagNode {
 }
 
 /** One outcome of a single-turn judgement: a score that ends the walk, or a node or metric to continue with. */
-export class VerdictNode extends VerdictNodeBase {
+export class VerdictNode extends VerdictNodeBase<'single-turn'> {
   static readonly kind = 'VerdictNode'
-  // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
-  declare readonly mode: 'single-turn'
-
-  constructor(options: VerdictNodeOptions) {
-    super(VerdictNode.kind, 'single-turn', options)
-  }
+  static readonly mode = 'single-turn'
 }
 
 /** One outcome of a conversational judgement: a score that ends the walk, or a node or metric to continue with. */
-export class ConversationalVerdictNode extends VerdictNodeBase {
+export class ConversationalVerdictNode extends VerdictNodeBase<'conversational'> {
   static readonly kind = 'ConversationalVerdictNode'
-  // Brands the class so TypeScript keeps single-turn and conversational nodes apart.
-  declare readonly mode: 'conversational'
-
-  constructor(options: ConversationalVerdictNodeOptions) {
-    super(ConversationalVerdictNode.kind, 'conversational', options)
-  }
+  static readonly mode = 'conversational'
 }
 
 /** Whether a node is a verdict (of either kind). */
