@@ -355,17 +355,20 @@ test('every bad input fails with a message that names what is wrong and how to f
       1. [outputLabel] TaskNode (instructions: "Extract"): outputLabel must be a non-empty string (the name children see the output under); got undefined.",
       "a BigInt in a tool parameter": "result error TEST_CASE_INVALID: The metric "Polite" cannot show this test case to the judge, which sees it as JSON:
       - turns.1.toolsCalled.0.inputParameters.cents is a BigInt (10n), which JSON cannot show: convert it with String() or Number().",
-      "a cache directory with a NUL in it": "ConfigurationError: Expected \`cacheDir\` to be a directory path (without NUL characters), got "a\\u0000b".",
+      "a cache directory with a NUL in it": "ConfigurationError: Invalid options for createJudgeRuntime:
+      - Expected \`cacheDir\` to be a directory path (without NUL characters), got 'a\\u0000b' (string).",
       "a circular tool output": "result error TEST_CASE_INVALID: The metric "Polite" cannot show this test case to the judge, which sees it as JSON:
       - turns.0.toolsCalled.0.output.self.back is circular: it contains itself, so it cannot be shown as JSON.",
       "a conversation given to DAGMetric": "result error TEST_CASE_INVALID: The metric "Format" is a DAGMetric, which judges single-turn test cases ({ input, actualOutput }), but it was given a conversation ({ turns }). Use ConversationalDAGMetric with Conversational* nodes for conversations.",
       "a conversation without the scenario a node reads": "result error TEST_CASE_PARAM_MISSING: The test case has no 'scenario' but the metric "Scenario" needs it (needed by ConversationalTaskNode (instructions: "Restate the scenario")). Add 'scenario' to the test case, or remove it from the metric's evaluationParams.",
       "a conversation without turns": "result error TEST_CASE_INVALID: The metric "Polite" needs a conversational test case ({ turns: [...] }), but the test case is invalid:
       - turns: a conversation needs at least one turn",
-      "a runtime given null": "ConfigurationError: createJudgeRuntime(options) takes an options object (or nothing); got \`null\`.",
+      "a runtime given null": "ConfigurationError: Invalid options for createJudgeRuntime:
+      - Expected \`options\` to be an options object (or nothing), got \`null\` (null).",
       "a runtime with 1e-300 requests per minute (a spacing no timer can wait)": "ConfigurationError: Invalid options for createJudgeRuntime:
       - Expected \`requestsPerMinute\` to be a number of requests per minute from 0.0000279 (one per 24.8 days) up, got \`1e-300\` (number).",
-      "a runtime with a coordinator URL that is not a URL": "ConfigurationError: Expected \`coordinatorUrl\` to be the coordinator's http:// URL, as startCoordinator() gives it (e.g. \`http://127.0.0.1:4100\`); got "garbage".",
+      "a runtime with a coordinator URL that is not a URL": "ConfigurationError: Invalid options for createJudgeRuntime:
+      - Expected \`coordinatorUrl\` to be the coordinator's http:// URL, as startCoordinator() gives it (e.g. \`http://127.0.0.1:4100\`), got 'garbage' (string).",
       "a single-turn case given to ConversationalDAGMetric": "result error TEST_CASE_INVALID: The metric "Polite" is a ConversationalDAGMetric, which judges conversations ({ turns: [...] }), but it was given a single-turn test case ({ input, ... }). Use DAGMetric with single-turn nodes for those.",
       "a string verdict shared with a binary judgement": "DagValidationError: Invalid DAG (1 problem):
       1. [binary-verdicts] BinaryJudgementNode (criteria: "B?"): a binary judgement needs exactly two VerdictNode children, one with verdict true and one with verdict false; got false, "Warm". Use a NonBinaryJudgementNode for string verdicts.",
