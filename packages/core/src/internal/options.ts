@@ -185,3 +185,14 @@ function kindOf(value: unknown): string {
   }
   return typeof value
 }
+
+/** An option that is on or off. */
+export const flagSchema = expecting(z.boolean(), 'true or false')
+
+/** An option that takes a function; what it is called with belongs in the expectation's words. */
+export function functionSchema<Fn>(expected: string): z.ZodType<Fn> {
+  return expecting(
+    z.custom<Fn>((value) => typeof value === 'function'),
+    expected,
+  )
+}

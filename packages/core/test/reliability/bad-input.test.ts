@@ -393,9 +393,9 @@ test('every bad input fails with a message that names what is wrong and how to f
       "empty rootNodes": "DagValidationError: Invalid DAG (1 problem):
       1. [root-nodes] DeepAcyclicGraph: rootNodes must be a non-empty array of nodes; got [].",
       "evaluate() given a string as signal": "ConfigurationError: Invalid evaluate() arguments:
-      - Expected \`signal\` to be an AbortSignal, got \`x\` (string).",
+      - Expected \`signal\` to be an AbortSignal (such as controller.signal or AbortSignal.timeout(30_000)), got 'x' (string).",
       "evaluate() given null options": "ConfigurationError: Invalid evaluate() arguments:
-      - options must be an object (or left out); got null.",
+      - Expected \`options\` to be an object (or left out), got \`null\` (null).",
       "evaluationParams from the other enum": "DagValidationError: Invalid DAG (1 problem):
       1. [evaluation-params] BinaryJudgementNode (criteria: "Ok?"): evaluationParams contains "content", which is one of TurnParams; this node needs LLMTestCaseParams.",
       "evaluationParams with a typo": "DagValidationError: Invalid DAG (1 problem):
