@@ -49,7 +49,7 @@ describe('parseOptions', () => {
   it('reports a nested problem as the worded option that holds it, with the value given there', () => {
     const checked = checkOptions(schema, { limit: { tolerance: 2 } })
     expect(checked.ok ? [] : checked.problems.map((problem) => problem.message)).toEqual([
-      'Expected `limit` to be { tolerance } from 0 to 1, got an object with keys `tolerance` (object).',
+      'Expected `limit` to be { tolerance } from 0 to 1, got `{ tolerance: 2 }` (object).',
     ])
   })
 

@@ -164,6 +164,11 @@ function shortForm(value: unknown): string {
   if (typeof value === 'object' && value !== null) {
     const keys = Object.keys(value)
     if (keys.length === 0) return '`{}`'
+    const entries = Object.entries(value)
+    // A small bag of plain values is clearer shown whole: `{ tolerance: 2 }`.
+    if (entries.length <= 3 && entries.every(([, inner]) => isPlain(inner))) {
+      return `\`{ ${entries.map(([key, inner]) => `${key}: ${typeof inner === 'string' ? `'${visible(inner.slice(0, 40))}'` : String(inner)}`).join(', ')} }\``
+    }
     const shown = keys.slice(0, 5).map((key) => `\`${key}\``)
     return `an object with keys ${shown.join(', ')}${keys.length > 5 ? ', …' : ''}`
   }
@@ -174,6 +179,10 @@ function shortForm(value: unknown): string {
 function visible(text: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
   return text.replace(/[\u0000-\u001f\u007f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
+function isPlain(value: unknown): boolean {
+  return value === null || value === undefined || ['string', 'number', 'boolean', 'bigint'].includes(typeof value)
 }
 
 function kindOf(value: unknown): string {
