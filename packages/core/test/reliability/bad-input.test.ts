@@ -404,8 +404,10 @@ test('every bad input fails with a message that names what is wrong and how to f
       1. [node-without-input] BinaryJudgementNode (criteria: "Polite?"): would be shown nothing: it names no evaluationParams, has no TaskNode parent and is not under a verdict of a judgement (whose input it would then be shown). Add evaluationParams (e.g. [LLMTestCaseParams.ACTUAL_OUTPUT]) or list it among a TaskNode's children so it reads that task's output.",
       "judgement without criteria": "DagValidationError: Invalid DAG (1 problem):
       1. [criteria] BinaryJudgementNode: criteria must be a non-empty string (the question the judge answers); got undefined.",
-      "measure() given a string as signal": "result error CONFIGURATION_INVALID: The metric "Format": measure()'s \`signal\` must be an AbortSignal (e.g. AbortSignal.timeout(60_000) or an AbortController's signal); got "x".",
-      "measure() given null options": "result error CONFIGURATION_INVALID: The metric "Format": measure(testCase, options) takes an options object ({ signal, trials, aggregate }) or nothing; got null.",
+      "measure() given a string as signal": "result error CONFIGURATION_INVALID: Invalid options for DAGMetric "Format".measure(testCase, options):
+      - Expected \`signal\` to be an AbortSignal (such as controller.signal or AbortSignal.timeout(30_000)), got 'x' (string).",
+      "measure() given null options": "result error CONFIGURATION_INVALID: Invalid options for DAGMetric "Format".measure(testCase, options):
+      - Expected \`options\` to be an options object ({ signal, trials, aggregate }) or nothing, got \`null\` (null).",
       "metadata with a throwing getter": "result error TEST_CASE_INVALID: The metric "Tools" could not read the test case:
       - metadata.secret could not be read (not loaded); pass plain data instead.",
       "mixed single-turn and conversational nodes": "DagValidationError: Invalid DAG (1 problem):
