@@ -1,6 +1,5 @@
 import { setMaxListeners } from 'node:events'
-import { ConfigurationError, TestCaseError } from '../errors.js'
-import { describeValue } from '../internal/describe-value.js'
+import { TestCaseError } from '../errors.js'
 import { parseOptions } from '../internal/options.js'
 import { parseConversationalTestCase, parseLLMTestCase } from '../test-case/parse.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
