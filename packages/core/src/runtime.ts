@@ -2,6 +2,19 @@
 // integration, a benchmark, a custom cache directory per run). Test files need only the root entry.
 
 export { closestName } from './internal/closest-name.js'
+// For the runners' option bags: one parser and the schemas they share with core, so one option is one rule with one
+// wording everywhere.
+export {
+  checkOptions,
+  describeGiven,
+  type Expectation,
+  expecting,
+  flagSchema,
+  listProblems,
+  type OptionCheck,
+  type OptionProblem,
+  parseOptions,
+} from './internal/options.js'
 // For report writers: what judges and test cases wrote, made safe to print (terminals, CI logs) and to put in XML.
 export { terminalSafe, xmlSafe } from './internal/safe-text.js'
 export { type ScrubbableToken, type Secrets, scrubSecrets, scrubTokens, scrubValue } from './internal/scrub.js'
@@ -11,6 +24,7 @@ export { writeFileAtomically } from './internal/write-file.js'
 export { answerExcerpt, type ParsedAnswer, parseJudgeAnswer, withSchemaInstruction } from './judge/answer.js'
 // For test-runner integrations: their default test timeout outlasts a default judge's own timeout and retries.
 export { DEFAULT_JUDGE_CALL_BUDGET_MS } from './judge/default-timing.js'
+export { aggregateSchema, signalSchema, thresholdSchema, trialsSchema } from './metric/measure-options.js'
 export type { CacheMode } from './runtime/cache.js'
 export { type CacheProblem, type CacheReport, verifyCache } from './runtime/cache-verify.js'
 export {
@@ -29,3 +43,4 @@ export {
   type JudgeRuntimeOptions,
   type JudgeRuntimeStats,
 } from './runtime/judge-runtime.js'
+export { concurrencySchema, MAX_TIMER_MS, requestsPerMinuteSchema, timerMsSchema } from './runtime/limits.js'

@@ -173,6 +173,19 @@ describe('calibrate() input', () => {
     )
   })
 
+  test('every wrong option is listed at once, a mistyped one with the name it meant', async () => {
+    await expect(
+      calibrate(metric, cases([1], [{ pass: true }]), { concurrency: 0, signal: 'stop', sumary: false } as never),
+    ).rejects.toThrow(
+      [
+        'Invalid options for calibrate():',
+        "  - Expected `signal` to be an AbortSignal (such as controller.signal or AbortSignal.timeout(30_000)), got 'stop' (string).",
+        '  - Expected `concurrency` to be a whole number from 1 and up, got `0` (number).',
+        '  - unknown option `sumary`; did you mean `summary`?',
+      ].join('\n'),
+    )
+  })
+
   test('an aborted calibration rejects', async () => {
     const controller = new AbortController()
     controller.abort()

@@ -3,8 +3,9 @@ import { ConfigurationError, type JudgetreeError, MeasurementAbortedError } from
 import { type EvaluationMetric, measureSafely } from '../evaluate/evaluate.js'
 import { printSummary } from '../evaluate/print-summary.js'
 import { type EvaluationProgress, type OutputStream, ProgressBar, ProgressTally } from '../evaluate/progress-bar.js'
-import { runOptionProblems } from '../evaluate/run-options.js'
+import { calibrateOptionsSchema } from '../evaluate/run-options.js'
 import { defaultSummaryStream } from '../internal/env.js'
+import { parseOptions } from '../internal/options.js'
 import type { Metric, MetricResult, MetricUsage } from '../metric/types.js'
 import { addUsage, NO_USAGE } from '../metric/usage.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
@@ -143,14 +144,7 @@ export async function calibrate<TestCase extends LLMTestCase | ConversationalTes
     )
   }
   const labels = checkLabelledCases(labelled, metric.kind)
-  if (typeof options !== 'object' || options === null) {
-    throw new ConfigurationError(
-      `calibrate(metric, labelled, options): options must be an object (or left out); got ${String(options)}.`,
-    )
-  }
-  // `undefined` is the default; `null` or any other wrong value is refused, every problem at once.
-  const problems = runOptionProblems(options as Record<string, unknown>)
-  if (problems.length > 0) throw new ConfigurationError(`Invalid calibrate() options:\n  - ${problems.join('\n  - ')}`)
+  parseOptions(calibrateOptionsSchema, options, 'calibrate()')
   const concurrency = options.concurrency ?? 64
   const started = performance.now()
   const stop = new AbortController()

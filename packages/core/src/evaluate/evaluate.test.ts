@@ -277,7 +277,17 @@ describe('evaluate', () => {
         'Invalid evaluate() arguments:',
         '  - testCases[0] is not an object.',
         '  - metrics[0] is not a metric (an object with a measure() method).',
-        '  - Expected `concurrency` to be a whole number from 1 and up, got `0`.',
+        '  - Expected `concurrency` to be a whole number from 1 and up, got `0` (number).',
+      ].join('\n'),
+    )
+  })
+
+  it('names the option a mistyped key meant, beside every other wrong option', async () => {
+    await expect(evaluate([], [{} as never], { outptFile: 'x.json', progress: 'yes' } as never)).rejects.toThrow(
+      [
+        '  - metrics[0] is not a metric (an object with a measure() method).',
+        "  - Expected `progress` to be true or false, got 'yes' (string).",
+        '  - unknown option `outptFile`; did you mean `outputFile`?',
       ].join('\n'),
     )
   })

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events'
 import { ConfigurationError, MeasurementAbortedError, toJudgetreeError } from '../errors.js'
 import { defaultSummaryStream } from '../internal/env.js'
+import { checkOptions } from '../internal/options.js'
 import type { MetricResult } from '../metric/types.js'
 import { NO_USAGE } from '../metric/usage.js'
 import { defaultJudgeRuntime } from '../runtime/judge-runtime.js'
@@ -19,7 +20,7 @@ export type { EvaluationMetric } from './summary.js'
 import { printSummary, REPORT_NOT_WRITTEN, tell } from './print-summary.js'
 import { type EvaluationProgress, type OutputStream, ProgressBar, ProgressTally } from './progress-bar.js'
 import { writeEvaluationReport } from './report-files.js'
-import { runOptionProblems } from './run-options.js'
+import { evaluateOptionsSchema } from './run-options.js'
 
 /** Options of {@link evaluate}. */
 export interface EvaluateOptions {
@@ -207,11 +208,6 @@ export async function measureSafely(
 }
 
 function checkArguments(testCases: unknown, metrics: unknown, options: EvaluateOptions): number {
-  if (typeof options !== 'object' || options === null) {
-    throw new ConfigurationError(
-      `Invalid evaluate() arguments:\n  - options must be an object (or left out); got ${String(options)}.`,
-    )
-  }
   const problems: string[] = []
   if (!Array.isArray(testCases)) problems.push('testCases must be an array of test cases.')
   else {
@@ -227,13 +223,8 @@ function checkArguments(testCases: unknown, metrics: unknown, options: EvaluateO
       }
     }
   }
-  if (options.outputFile !== undefined && (typeof options.outputFile !== 'string' || options.outputFile === '')) {
-    problems.push(
-      `Expected \`outputFile\` to be a file path such as '.judgetree/evaluation.json', got \`${String(options.outputFile)}\`.`,
-    )
-  }
-  // The options evaluate() shares with calibrate(): `undefined` is the default, `null` a wrong value like any other.
-  problems.push(...runOptionProblems(options as Record<string, unknown>))
+  const checked = checkOptions(evaluateOptionsSchema, options)
+  if (!checked.ok) problems.push(...checked.problems.map((problem) => problem.message))
   if (problems.length > 0) throw new ConfigurationError(`Invalid evaluate() arguments:\n  - ${problems.join('\n  - ')}`)
   // Checked above: undefined is the default, anything else a whole number from 1.
   return options.concurrency ?? Math.max(64, 8 * defaultJudgeRuntime().concurrency)

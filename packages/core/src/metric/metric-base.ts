@@ -1,9 +1,10 @@
 import { setMaxListeners } from 'node:events'
-import { ConfigurationError, TestCaseError } from '../errors.js'
-import { describeValue } from '../internal/describe-value.js'
+import { TestCaseError } from '../errors.js'
+import { parseOptions } from '../internal/options.js'
 import { parseConversationalTestCase, parseLLMTestCase } from '../test-case/parse.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import { renderResult } from '../trace/render.js'
+import { measureOptionsSchema } from './measure-options.js'
 import {
   type CommonMetricOptions,
   checkKnownOptions,
@@ -13,7 +14,7 @@ import {
 } from './options.js'
 import { errorResult, type MeasurementContext } from './result.js'
 import { combineTrials } from './trial-result.js'
-import { aggregateOption, inTrial, RUNS_OWN_TRIALS, type TrialAggregate, TrialGroup, trialsOption } from './trials.js'
+import { inTrial, RUNS_OWN_TRIALS, type TrialAggregate, TrialGroup } from './trials.js'
 import type { MeasureOptions, Metric, MetricResult } from './types.js'
 
 /** The kind a metric declares for the test cases it judges. */
@@ -82,8 +83,14 @@ export abstract class MetricBase<TestCase extends LLMTestCase | ConversationalTe
     const measurement: MeasurementContext = { options: this.options, started: performance.now() }
     let result: MetricResult
     try {
-      const signal = measureSignal(options, this.name)
-      const { trials, aggregate } = this.#trialOptions(options)
+      const given = parseOptions(
+        measureOptionsSchema,
+        options,
+        `${this.#type} "${this.name}".measure(testCase, options)`,
+      )
+      const signal = given.signal === undefined ? undefined : relayOf(given.signal)
+      const trials = given.trials ?? this.options.trials
+      const aggregate = given.aggregate ?? this.options.aggregate
       const parsed = this.parse(testCase)
       result =
         trials === 1
@@ -95,17 +102,6 @@ export abstract class MetricBase<TestCase extends LLMTestCase | ConversationalTe
     // verboseMode is an explicit request to print, like the reference library's; reports use verboseLogs instead.
     if (this.options.verboseMode) console.log(`${'─'.repeat(60)}\n${renderResult(result)}\n${'─'.repeat(60)}`)
     return result
-  }
-
-  /** The measurement's trials and aggregate: the metric's own unless `measure` was given others. */
-  #trialOptions(options: MeasureOptions): { trials: number; aggregate: TrialAggregate } {
-    if (options.trials === undefined && options.aggregate === undefined) return this.options
-    const problems = new OptionProblems(`${this.#type} "${this.name}".measure(testCase, options)`)
-    const trials = options.trials === undefined ? this.options.trials : trialsOption(options.trials, problems)
-    const aggregate =
-      options.aggregate === undefined ? this.options.aggregate : aggregateOption(options.aggregate, problems)
-    problems.throwIfAny()
-    return { trials, aggregate }
   }
 
   /** Runs the trials side by side, their identical judge calls shared (see TrialGroup), and combines them. */
@@ -174,31 +170,7 @@ export abstract class MetricBase<TestCase extends LLMTestCase | ConversationalTe
 /** One relay per caller's signal: every measurement listens to the relay, so the caller's signal gets one listener. */
 const relays = new WeakMap<AbortSignal, AbortSignal>()
 
-/**
- * The signal a measurement listens to, checked: a bad `options` is a ConfigurationError (an error result, since
- * measure never throws). Many measurements may share one caller's signal without a MaxListenersExceededWarning.
- */
-function measureSignal(options: unknown, metric: string): AbortSignal | undefined {
-  if (options === undefined) return undefined
-  if (typeof options !== 'object' || options === null) {
-    throw new ConfigurationError(
-      `The metric "${metric}": measure(testCase, options) takes an options object ({ signal, trials, aggregate }) or nothing; got ` +
-        `${describeValue(options)}.`,
-    )
-  }
-  const signal = (options as { signal?: unknown }).signal
-  if (signal === undefined) return undefined
-  // By shape, not instanceof: a signal from another realm (jsdom, a worker) is still a signal.
-  const shaped = signal as Partial<AbortSignal> | null
-  if (typeof shaped?.aborted !== 'boolean' || typeof shaped.addEventListener !== 'function') {
-    throw new ConfigurationError(
-      `The metric "${metric}": measure()'s \`signal\` must be an AbortSignal (e.g. AbortSignal.timeout(60_000) or ` +
-        `an AbortController's signal); got ${describeValue(signal)}.`,
-    )
-  }
-  return relayOf(signal as AbortSignal)
-}
-
+/** The signal a measurement listens to: many measurements may share one caller's signal without a MaxListenersExceededWarning. */
 function relayOf(signal: AbortSignal): AbortSignal {
   let relay = relays.get(signal)
   if (relay === undefined) {

@@ -1,7 +1,8 @@
+import { parseOptions } from '../internal/options.js'
 import { formatScore, renderTrace } from '../trace/render.js'
 import type { MetricTrace, TraceNode } from '../trace/types.js'
-import { OptionProblems } from './options.js'
-import { aggregateOption, inTrial, RUNS_OWN_TRIALS, type TrialAggregate, TrialGroup, trialsOption } from './trials.js'
+import { measureOptionsSchema } from './measure-options.js'
+import { inTrial, RUNS_OWN_TRIALS, type TrialAggregate, TrialGroup } from './trials.js'
 import type { MeasureOptions, Metric, MetricResult, MetricUsage, TrialResult, TrialSpread } from './types.js'
 import { addUsage, NO_USAGE } from './usage.js'
 
@@ -240,11 +241,8 @@ export async function measureTrials<TestCase>(
 ): Promise<MetricResult> {
   if (runsOwnTrials(metric)) return metric.measure(testCase, options)
   const started = performance.now()
-  const problems = new OptionProblems(`measureTrials(metric "${metric.name}", testCase, options)`)
-  const trials = trialsOption(options.trials, problems)
-  const aggregate = aggregateOption(options.aggregate, problems)
-  problems.throwIfAny()
-  const { signal } = options
+  const given = parseOptions(measureOptionsSchema, options, `measureTrials(metric "${metric.name}", testCase, options)`)
+  const { signal, trials = 1, aggregate = 'mean' } = given
   if (trials === 1) return metric.measure(testCase, { signal })
   const group = new TrialGroup(trials)
   const results = await Promise.all(

@@ -497,10 +497,10 @@ describe('bad trials options', () => {
 
   it('refuses 101 trials given to measure(), and to measureTrials() for a metric of any kind', async () => {
     const result = await geval().measure(testCase, { trials: 101 })
-    expect(result.error?.message).toContain('trials must be at most 100')
+    expect(result.error?.message).toContain('Expected `trials` to be at most 100')
     const plain: Metric<LLMTestCase> = { name: 'Plain', kind: 'single-turn', threshold: 0.5, measure: vi.fn() }
     await expect(measureTrials(plain, testCase, { trials: 101 })).rejects.toThrow(
-      'Invalid options for measureTrials(metric "Plain", testCase, options):\n  - trials must be at most 100',
+      'Invalid options for measureTrials(metric "Plain", testCase, options):\n  - Expected `trials` to be at most 100',
     )
     expect(plain.measure).not.toHaveBeenCalled()
     expect(server.requests).toEqual([])
@@ -509,6 +509,19 @@ describe('bad trials options', () => {
   it('names the option given to measure()', async () => {
     const result = await geval().measure(testCase, { trials: 0 })
     expect(result.error?.message).toContain('measure(testCase, options)')
-    expect(result.error?.message).toContain('trials must be a whole number from 1 to 100')
+    expect(result.error?.message).toContain('Expected `trials` to be a whole number from 1 to 100')
+  })
+
+  it('lists every wrong option given to measure() at once, a mistyped one with the name it meant', async () => {
+    const result = await geval().measure(testCase, { trials: 0, aggregate: 'avg', trails: 3 } as never)
+    expect(result.error?.message).toBe(
+      [
+        'Invalid options for GEval "Correctness".measure(testCase, options):',
+        '  - Expected `trials` to be a whole number from 1 to 100 (how many times to measure, e.g. 5), got `0` (number).',
+        "  - Expected `aggregate` to be one of 'mean', 'median', 'min', 'majority' (how the trials' scores combine), got 'avg' (string).",
+        '  - unknown option `trails`; did you mean `trials`?',
+      ].join('\n'),
+    )
+    expect(server.requests).toEqual([])
   })
 })

@@ -1,7 +1,15 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
+import { z } from 'zod'
+import { parseOptions } from '../internal/options.js'
 import { AdaptiveLimit } from './adaptive-limit.js'
-import { envConcurrency, envRequestsPerMinute, validateLimits } from './limits.js'
+import {
+  concurrencySchema,
+  envConcurrency,
+  envRequestsPerMinute,
+  requestsPerMinuteSchema,
+  timerMsSchema,
+} from './limits.js'
 
 /** Options of {@link startCoordinator}. */
 export interface CoordinatorOptions {
@@ -12,6 +20,12 @@ export interface CoordinatorOptions {
   /** A slot held longer than this is taken back, so a hung worker cannot block the run forever. @default 600_000 */
   leaseTimeoutMs?: number | undefined
 }
+
+const coordinatorOptionsSchema = z.strictObject({
+  concurrency: concurrencySchema.optional(),
+  requestsPerMinute: requestsPerMinuteSchema.optional(),
+  leaseTimeoutMs: timerMsSchema.optional(),
+})
 
 /** Counters of a running coordinator, for tests and diagnostics (`GET <url>/status` returns the same). */
 export interface CoordinatorStats {
@@ -57,10 +71,10 @@ export interface Coordinator {
  * return () => coordinator.close()
  */
 export async function startCoordinator(options: CoordinatorOptions = {}): Promise<Coordinator> {
+  parseOptions(coordinatorOptionsSchema, options, 'startCoordinator')
   const concurrency = options.concurrency ?? envConcurrency()
   const requestsPerMinute = 'requestsPerMinute' in options ? options.requestsPerMinute : envRequestsPerMinute()
   const leaseTimeoutMs = options.leaseTimeoutMs ?? 600_000
-  validateLimits('startCoordinator', { concurrency, requestsPerMinute, leaseTimeoutMs })
   const spacingMs = requestsPerMinute === undefined ? 0 : 60_000 / requestsPerMinute
 
   const waiting: ServerResponse[] = []

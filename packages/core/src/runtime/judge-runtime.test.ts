@@ -129,7 +129,20 @@ describe('JudgeRuntime', () => {
       'Expected `concurrency` to be a whole number from 1 and up, got `1.5` (number).',
     )
     expect(() => createJudgeRuntime({ cache: 'sometimes' as never, cacheDir: dir, concurrency: 1 })).toThrow(
-      "Expected `cache` to be one of 'read-write', 'read-only', 'replay', 'off', got `sometimes`.",
+      "Expected `cache` to be one of 'read-write', 'read-only', 'replay', 'off', got 'sometimes' (string).",
+    )
+  })
+
+  it('lists every wrong option at once, and names the option a mistyped key meant', () => {
+    expect(() =>
+      createJudgeRuntime({ cache: 'sometimes', cacheDir: dir, requestsPerMinute: 0, concurency: 4 } as never),
+    ).toThrow(
+      [
+        'Invalid options for createJudgeRuntime:',
+        "  - Expected `cache` to be one of 'read-write', 'read-only', 'replay', 'off', got 'sometimes' (string).",
+        '  - Expected `requestsPerMinute` to be a number of requests per minute from 0.0000279 (one per 24.8 days) up, got `0` (number).',
+        '  - unknown option `concurency`; did you mean `concurrency`?',
+      ].join('\n'),
     )
   })
 })

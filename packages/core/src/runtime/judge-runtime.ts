@@ -1,12 +1,21 @@
 import { resolve } from 'node:path'
 import { CacheMissError, ConfigurationError, JudgeCallError } from '../errors.js'
 import { readEnv } from '../internal/env.js'
+import { parseOptions } from '../internal/options.js'
 import type { JudgeModel, JudgeRequest, JudgeResponse } from '../judge/types.js'
 import { currentTrial, TRIAL_TEMPERATURE } from '../metric/trials.js'
-import { CACHE_MODES, type CacheLookup, type CacheMode, JudgeCacheStore } from './cache.js'
+import { type CacheLookup, type CacheMode, JudgeCacheStore } from './cache.js'
 import { cacheKeyOf } from './cache-key.js'
 import { CallLimiter } from './limiter.js'
-import { envCacheDir, envCacheMode, envConcurrency, envRequestsPerMinute, validateLimits } from './limits.js'
+import {
+  COORDINATOR_URL_EXPECTED,
+  envCacheDir,
+  envCacheMode,
+  envConcurrency,
+  envRequestsPerMinute,
+  isCoordinatorUrl,
+  judgeRuntimeOptionsSchema,
+} from './limits.js'
 import { SharedCall, type SharedOutcome } from './shared-call.js'
 
 /** Options of {@link createJudgeRuntime}; each one left out is read from its JUDGETREE_* variable, then defaulted. */
@@ -67,33 +76,12 @@ const RUNTIME = Symbol.for('judgetree.judgeRuntime')
  * const metric = new DAGMetric({ name: 'Format', dag, model: runtime.wrap(new OpenAIJudge()) })
  */
 export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRuntime {
-  if (typeof options !== 'object' || options === null) {
-    throw new ConfigurationError(
-      `createJudgeRuntime(options) takes an options object (or nothing); got \`${String(options)}\`.`,
-    )
-  }
-  // `undefined` reads the JUDGETREE_* variable; `null` is a value, refused below like any other wrong one.
+  parseOptions(judgeRuntimeOptionsSchema, options, 'createJudgeRuntime')
+  // `undefined` reads the JUDGETREE_* variable; `null` is a value, refused above like any other wrong one.
   const mode = options.cache === undefined ? envCacheMode() : options.cache
   const cacheDir = options.cacheDir === undefined ? envCacheDir() : options.cacheDir
   const concurrency = options.concurrency === undefined ? envConcurrency() : options.concurrency
   const requestsPerMinute = 'requestsPerMinute' in options ? options.requestsPerMinute : envRequestsPerMinute()
-  if (!CACHE_MODES.includes(mode)) {
-    throw new ConfigurationError(
-      `Expected \`cache\` to be one of ${CACHE_MODES.map((m) => `'${m}'`).join(', ')}, got \`${String(mode)}\`.`,
-    )
-  }
-  if (typeof cacheDir !== 'string' || cacheDir.trim() === '' || cacheDir.includes('\0')) {
-    throw new ConfigurationError(
-      `Expected \`cacheDir\` to be a directory path (without NUL characters), got ${typeof cacheDir === 'string' ? JSON.stringify(cacheDir) : `\`${String(cacheDir)}\``}.`,
-    )
-  }
-  validateLimits('createJudgeRuntime', { concurrency, requestsPerMinute })
-  if (options.warn !== undefined && typeof options.warn !== 'function') {
-    throw new ConfigurationError(
-      `Expected \`warn\` to be a function that takes the warning text, got \`${String(options.warn)}\` (${typeof options.warn}).`,
-    )
-  }
-  if (options.coordinatorUrl !== undefined) checkCoordinatorUrl(options.coordinatorUrl, '`coordinatorUrl`')
   const envCoordinator = readEnv('JUDGETREE_COORDINATOR_URL')
   if (envCoordinator !== undefined) checkCoordinatorUrl(envCoordinator, 'JUDGETREE_COORDINATOR_URL')
   const warn = options.warn ?? ((message: string) => console.warn(message))
@@ -334,18 +322,9 @@ function trialOf(request: JudgeRequest<unknown>): string {
 }
 
 /** A coordinator URL is the `http://host:port` startCoordinator printed; anything else is named with its setting. */
-function checkCoordinatorUrl(url: unknown, setting: string): void {
-  let parsed: URL | undefined
-  try {
-    parsed = typeof url === 'string' ? new URL(url) : undefined
-  } catch {
-    parsed = undefined
-  }
-  if (parsed === undefined || parsed.protocol !== 'http:') {
-    throw new ConfigurationError(
-      `Expected ${setting} to be the coordinator's http:// URL, as startCoordinator() gives it (e.g. ` +
-        `\`http://127.0.0.1:4100\`); got ${typeof url === 'string' ? JSON.stringify(url) : String(url)}.`,
-    )
+function checkCoordinatorUrl(url: string, setting: string): void {
+  if (!isCoordinatorUrl(url)) {
+    throw new ConfigurationError(`Expected ${setting} to be ${COORDINATOR_URL_EXPECTED}; got ${JSON.stringify(url)}.`)
   }
 }
 

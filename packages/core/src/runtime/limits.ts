@@ -1,5 +1,7 @@
+import { z } from 'zod'
 import { ConfigurationError } from '../errors.js'
 import { readEnv } from '../internal/env.js'
+import { expecting } from '../internal/options.js'
 import { CACHE_MODES, type CacheMode } from './cache.js'
 
 export const DEFAULT_CONCURRENCY = 8
@@ -36,40 +38,52 @@ export function envCacheDir(): string {
   return readEnv('JUDGETREE_CACHE_DIR') ?? DEFAULT_CACHE_DIR
 }
 
-/** Checks limits passed as options, p-queue style: what was expected, and what was given. */
-export function validateLimits(
-  owner: string,
-  limits: { concurrency: unknown; requestsPerMinute?: unknown; leaseTimeoutMs?: unknown },
-): void {
-  const problems: string[] = []
-  const { concurrency, requestsPerMinute, leaseTimeoutMs } = limits
-  if (!(typeof concurrency === 'number' && Number.isInteger(concurrency) && concurrency >= 1)) {
-    problems.push(expected('concurrency', 'a whole number from 1 and up', concurrency))
+/** `concurrency`: judge calls in flight at once. */
+export const concurrencySchema = expecting(z.number().int().min(1), 'a whole number from 1 and up')
+
+/** `requestsPerMinute`: the most judge calls started per minute; slower than one per 24.8 days a timer cannot wait. */
+export const requestsPerMinuteSchema = expecting(z.number().min(MIN_REQUESTS_PER_MINUTE), RPM_EXPECTED)
+
+/** A delay a timer can wait: a whole number of milliseconds from 1 to {@link MAX_TIMER_MS}. */
+export const timerMsSchema = expecting(
+  z.number().int().min(1).max(MAX_TIMER_MS),
+  `a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`,
+)
+
+/** An http:// URL, such as the one startCoordinator() gives. */
+export function isCoordinatorUrl(url: unknown): boolean {
+  try {
+    return typeof url === 'string' && new URL(url).protocol === 'http:'
+  } catch {
+    return false
   }
-  if (
-    requestsPerMinute !== undefined &&
-    !(
-      typeof requestsPerMinute === 'number' &&
-      Number.isFinite(requestsPerMinute) &&
-      requestsPerMinute >= MIN_REQUESTS_PER_MINUTE
-    )
-  ) {
-    problems.push(expected('requestsPerMinute', RPM_EXPECTED, requestsPerMinute))
-  }
-  if (
-    leaseTimeoutMs !== undefined &&
-    !(Number.isInteger(leaseTimeoutMs) && (leaseTimeoutMs as number) > 0 && (leaseTimeoutMs as number) <= MAX_TIMER_MS)
-  ) {
-    problems.push(
-      expected('leaseTimeoutMs', `a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`, leaseTimeoutMs),
-    )
-  }
-  if (problems.length > 0) throw new ConfigurationError(`Invalid options for ${owner}:\n${problems.join('\n')}`)
 }
 
-function expected(name: string, what: string, got: unknown): string {
-  return `  - Expected \`${name}\` to be ${what}, got \`${String(got)}\` (${typeof got}).`
-}
+/** The coordinator URL's expectation, for the option and for JUDGETREE_COORDINATOR_URL alike. */
+export const COORDINATOR_URL_EXPECTED =
+  "the coordinator's http:// URL, as startCoordinator() gives it (e.g. `http://127.0.0.1:4100`)"
+
+/** The options of createJudgeRuntime (JudgeRuntimeOptions); `undefined` reads the JUDGETREE_* variable. */
+export const judgeRuntimeOptionsSchema = expecting(
+  z.strictObject({
+    cache: expecting(
+      z.enum(CACHE_MODES as [CacheMode, ...CacheMode[]]),
+      `one of ${CACHE_MODES.map((m) => `'${m}'`).join(', ')}`,
+    ).optional(),
+    cacheDir: expecting(
+      z.string().refine((dir) => dir.trim() !== '' && !dir.includes('\0')),
+      'a directory path (without NUL characters)',
+    ).optional(),
+    concurrency: concurrencySchema.optional(),
+    requestsPerMinute: requestsPerMinuteSchema.optional(),
+    coordinatorUrl: expecting(z.string().refine(isCoordinatorUrl), COORDINATOR_URL_EXPECTED).optional(),
+    warn: expecting(
+      z.custom<(message: string) => void>((value) => typeof value === 'function'),
+      'a function that takes the warning text',
+    ).optional(),
+  }),
+  'an options object (or nothing)',
+)
 
 function envNumber(name: string, what: string, ok: (value: number) => boolean): number | undefined {
   const raw = readEnv(name)

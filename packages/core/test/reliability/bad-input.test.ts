@@ -355,17 +355,20 @@ test('every bad input fails with a message that names what is wrong and how to f
       1. [outputLabel] TaskNode (instructions: "Extract"): outputLabel must be a non-empty string (the name children see the output under); got undefined.",
       "a BigInt in a tool parameter": "result error TEST_CASE_INVALID: The metric "Polite" cannot show this test case to the judge, which sees it as JSON:
       - turns.1.toolsCalled.0.inputParameters.cents is a BigInt (10n), which JSON cannot show: convert it with String() or Number().",
-      "a cache directory with a NUL in it": "ConfigurationError: Expected \`cacheDir\` to be a directory path (without NUL characters), got "a\\u0000b".",
+      "a cache directory with a NUL in it": "ConfigurationError: Invalid options for createJudgeRuntime:
+      - Expected \`cacheDir\` to be a directory path (without NUL characters), got 'a\\u0000b' (string).",
       "a circular tool output": "result error TEST_CASE_INVALID: The metric "Polite" cannot show this test case to the judge, which sees it as JSON:
       - turns.0.toolsCalled.0.output.self.back is circular: it contains itself, so it cannot be shown as JSON.",
       "a conversation given to DAGMetric": "result error TEST_CASE_INVALID: The metric "Format" is a DAGMetric, which judges single-turn test cases ({ input, actualOutput }), but it was given a conversation ({ turns }). Use ConversationalDAGMetric with Conversational* nodes for conversations.",
       "a conversation without the scenario a node reads": "result error TEST_CASE_PARAM_MISSING: The test case has no 'scenario' but the metric "Scenario" needs it (needed by ConversationalTaskNode (instructions: "Restate the scenario")). Add 'scenario' to the test case, or remove it from the metric's evaluationParams.",
       "a conversation without turns": "result error TEST_CASE_INVALID: The metric "Polite" needs a conversational test case ({ turns: [...] }), but the test case is invalid:
       - turns: a conversation needs at least one turn",
-      "a runtime given null": "ConfigurationError: createJudgeRuntime(options) takes an options object (or nothing); got \`null\`.",
+      "a runtime given null": "ConfigurationError: Invalid options for createJudgeRuntime:
+      - Expected \`options\` to be an options object (or nothing), got \`null\` (null).",
       "a runtime with 1e-300 requests per minute (a spacing no timer can wait)": "ConfigurationError: Invalid options for createJudgeRuntime:
       - Expected \`requestsPerMinute\` to be a number of requests per minute from 0.0000279 (one per 24.8 days) up, got \`1e-300\` (number).",
-      "a runtime with a coordinator URL that is not a URL": "ConfigurationError: Expected \`coordinatorUrl\` to be the coordinator's http:// URL, as startCoordinator() gives it (e.g. \`http://127.0.0.1:4100\`); got "garbage".",
+      "a runtime with a coordinator URL that is not a URL": "ConfigurationError: Invalid options for createJudgeRuntime:
+      - Expected \`coordinatorUrl\` to be the coordinator's http:// URL, as startCoordinator() gives it (e.g. \`http://127.0.0.1:4100\`), got 'garbage' (string).",
       "a single-turn case given to ConversationalDAGMetric": "result error TEST_CASE_INVALID: The metric "Polite" is a ConversationalDAGMetric, which judges conversations ({ turns: [...] }), but it was given a single-turn test case ({ input, ... }). Use DAGMetric with single-turn nodes for those.",
       "a string verdict shared with a binary judgement": "DagValidationError: Invalid DAG (1 problem):
       1. [binary-verdicts] BinaryJudgementNode (criteria: "B?"): a binary judgement needs exactly two VerdictNode children, one with verdict true and one with verdict false; got false, "Warm". Use a NonBinaryJudgementNode for string verdicts.",
@@ -390,9 +393,9 @@ test('every bad input fails with a message that names what is wrong and how to f
       "empty rootNodes": "DagValidationError: Invalid DAG (1 problem):
       1. [root-nodes] DeepAcyclicGraph: rootNodes must be a non-empty array of nodes; got [].",
       "evaluate() given a string as signal": "ConfigurationError: Invalid evaluate() arguments:
-      - Expected \`signal\` to be an AbortSignal, got \`x\` (string).",
+      - Expected \`signal\` to be an AbortSignal (such as controller.signal or AbortSignal.timeout(30_000)), got 'x' (string).",
       "evaluate() given null options": "ConfigurationError: Invalid evaluate() arguments:
-      - options must be an object (or left out); got null.",
+      - Expected \`options\` to be an object (or left out), got \`null\` (null).",
       "evaluationParams from the other enum": "DagValidationError: Invalid DAG (1 problem):
       1. [evaluation-params] BinaryJudgementNode (criteria: "Ok?"): evaluationParams contains "content", which is one of TurnParams; this node needs LLMTestCaseParams.",
       "evaluationParams with a typo": "DagValidationError: Invalid DAG (1 problem):
@@ -401,8 +404,10 @@ test('every bad input fails with a message that names what is wrong and how to f
       1. [node-without-input] BinaryJudgementNode (criteria: "Polite?"): would be shown nothing: it names no evaluationParams, has no TaskNode parent and is not under a verdict of a judgement (whose input it would then be shown). Add evaluationParams (e.g. [LLMTestCaseParams.ACTUAL_OUTPUT]) or list it among a TaskNode's children so it reads that task's output.",
       "judgement without criteria": "DagValidationError: Invalid DAG (1 problem):
       1. [criteria] BinaryJudgementNode: criteria must be a non-empty string (the question the judge answers); got undefined.",
-      "measure() given a string as signal": "result error CONFIGURATION_INVALID: The metric "Format": measure()'s \`signal\` must be an AbortSignal (e.g. AbortSignal.timeout(60_000) or an AbortController's signal); got "x".",
-      "measure() given null options": "result error CONFIGURATION_INVALID: The metric "Format": measure(testCase, options) takes an options object ({ signal, trials, aggregate }) or nothing; got null.",
+      "measure() given a string as signal": "result error CONFIGURATION_INVALID: Invalid options for DAGMetric "Format".measure(testCase, options):
+      - Expected \`signal\` to be an AbortSignal (such as controller.signal or AbortSignal.timeout(30_000)), got 'x' (string).",
+      "measure() given null options": "result error CONFIGURATION_INVALID: Invalid options for DAGMetric "Format".measure(testCase, options):
+      - Expected \`options\` to be an options object ({ signal, trials, aggregate }) or nothing, got \`null\` (null).",
       "metadata with a throwing getter": "result error TEST_CASE_INVALID: The metric "Tools" could not read the test case:
       - metadata.secret could not be read (not loaded); pass plain data instead.",
       "mixed single-turn and conversational nodes": "DagValidationError: Invalid DAG (1 problem):

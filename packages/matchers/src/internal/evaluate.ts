@@ -1,20 +1,28 @@
 import { createHash } from 'node:crypto'
 import {
   formatScore,
-  MAX_TRIALS,
   type Metric,
   type MetricResult,
   measureTrials,
   renderResult,
   renderSummaryLine,
-  TRIAL_AGGREGATES,
   type TrialAggregate,
   toJudgetreeError,
   trialsSummary,
   withoutAdvice,
   withThreshold,
 } from '@judgetree/core'
-import { closestName, terminalSafe } from '@judgetree/core/runtime'
+import {
+  aggregateSchema,
+  checkOptions,
+  expecting,
+  listProblems,
+  signalSchema,
+  terminalSafe,
+  thresholdSchema,
+  trialsSchema,
+} from '@judgetree/core/runtime'
+import { z } from 'zod'
 import { describeValue } from './describe-value.js'
 import { anySignal } from './pending.js'
 import { ASSERTION_REJECTED, adviceOf, type JudgetreeRecord, toPlainResult, unmeasuredRecord } from './record.js'
@@ -169,19 +177,16 @@ function testCaseIdentity(received: unknown): { name: string | null; digest: str
   }
 }
 
-/** Every option of toPassMetric: a key outside this list is a mistake (a typo would otherwise be ignored). */
-const OPTION_NAMES: readonly string[] = ['threshold', 'signal', 'trials', 'aggregate']
-
-function unknownOptionsProblem(keys: readonly string[]): string {
-  const lines = keys.map((key) => {
-    const meant = closestName(key, OPTION_NAMES)
-    return meant === undefined ? `\`${key}\`` : `\`${key}\` (did you mean \`${meant}\`?)`
-  })
-  return (
-    `${MATCHER}(metric, options) got unknown option${keys.length === 1 ? '' : 's'} ${lines.join(', ')}; ` +
-    `the options are ${OPTION_NAMES.map((name) => `\`${name}\``).join(', ')}.`
-  )
-}
+/** The options of toPassMetric (ToPassMetricOptions): a key outside them is a mistake (a typo would otherwise be ignored). */
+const toPassMetricOptionsSchema = expecting(
+  z.strictObject({
+    threshold: thresholdSchema.optional(),
+    signal: signalSchema.optional(),
+    trials: trialsSchema.optional(),
+    aggregate: aggregateSchema.optional(),
+  }),
+  'an object such as { threshold: 0.7 }',
+)
 
 /** Checks the arguments before any judge call, so misuse fails at once with what was expected. */
 function usageProblem(received: unknown, metric: unknown, options: unknown): string | undefined {
@@ -192,30 +197,10 @@ function usageProblem(received: unknown, metric: unknown, options: unknown): str
     )
   }
   if (options !== undefined) {
-    if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-      return `${MATCHER}(metric, options) expects options to be an object such as { threshold: 0.7 }, but got ${describeValue(options)}.`
-    }
-    const unknown = Object.keys(options).filter((key) => !OPTION_NAMES.includes(key))
-    if (unknown.length > 0) return unknownOptionsProblem(unknown)
-    const { threshold, signal, trials, aggregate } = options as Record<string, unknown>
-    if (trials !== undefined && !(typeof trials === 'number' && Number.isInteger(trials) && trials >= 1)) {
-      return `${MATCHER}(metric, { trials }) expects \`trials\` to be a whole number from 1 to ${MAX_TRIALS} (how many times to measure, e.g. 5), but got ${describeValue(trials)}.`
-    }
-    if (typeof trials === 'number' && trials > MAX_TRIALS) {
-      return `${MATCHER}(metric, { trials }) expects \`trials\` to be at most ${MAX_TRIALS} (each trial may cost a judge call per step, and the aggregate of a few dozen trials is already steady), but got ${describeValue(trials)}.`
-    }
-    if (aggregate !== undefined && !TRIAL_AGGREGATES.includes(aggregate as TrialAggregate)) {
-      const valid = TRIAL_AGGREGATES.map((name) => `'${name}'`).join(', ')
-      return `${MATCHER}(metric, { aggregate }) expects \`aggregate\` to be one of ${valid} (how the trials' scores combine), but got ${describeValue(aggregate)}.`
-    }
-    if (threshold !== undefined && (typeof threshold !== 'number' || !(threshold >= 0 && threshold <= 1))) {
-      return `${MATCHER}(metric, { threshold }) expects \`threshold\` to be a number from 0 to 1, but got ${describeValue(threshold)}.`
-    }
-    if (signal !== undefined && !isAbortSignal(signal)) {
-      return (
-        `${MATCHER}(metric, { signal }) expects \`signal\` to be an AbortSignal (such as controller.signal or ` +
-        `AbortSignal.timeout(30_000)), but got ${describeValue(signal)}.`
-      )
+    const checked = checkOptions(toPassMetricOptionsSchema, options)
+    if (!checked.ok) {
+      const problems = checked.problems.map((problem) => problem.message)
+      return `Invalid options for ${MATCHER}(metric, options):\n${listProblems(problems)}`
     }
   }
   const shape = testCaseShape(received)
@@ -232,11 +217,6 @@ function usageProblem(received: unknown, metric: unknown, options: unknown): str
     return `The metric "${metric.name}" judges single-turn test cases ({ input, actualOutput }), but received a conversation ({ turns: [...] }).`
   }
   return undefined
-}
-
-/** An AbortSignal, also one from another realm (Jest runs tests in a VM context). */
-function isAbortSignal(value: unknown): value is AbortSignal {
-  return value instanceof AbortSignal || Object.prototype.toString.call(value) === '[object AbortSignal]'
 }
 
 function isMetric(value: unknown): value is Metric {

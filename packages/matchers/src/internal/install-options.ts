@@ -1,5 +1,14 @@
 import { ConfigurationError } from '@judgetree/core'
-import { describeValue } from './describe-value.js'
+import {
+  checkOptions,
+  concurrencySchema,
+  expecting,
+  flagSchema,
+  listProblems,
+  MAX_TIMER_MS,
+  requestsPerMinuteSchema,
+} from '@judgetree/core/runtime'
+import { z } from 'zod'
 import { checkReporterOptions, type JudgetreeReporterOptions } from './reporter-options.js'
 
 /** The limits of the run's judge-call coordinator; a limit left out is read from its JUDGETREE_* variable. */
@@ -25,18 +34,35 @@ export interface InstallOptions {
  */
 export const DEFAULT_TEST_TIMEOUT_MS = 300_000
 
-/** The longest delay Node's timers can wait; a larger one fires after 1 ms. */
-const MAX_TIMER_MS = 2 ** 31 - 1
+/** The options both runner integrations take, with the integration's own on/off `flags`. */
+function installOptionsSchema(flags: readonly string[]) {
+  return expecting(
+    z.strictObject({
+      timeout: expecting(z.number().positive().max(MAX_TIMER_MS), (given) =>
+        typeof given === 'number' && given > MAX_TIMER_MS
+          ? `at most ${MAX_TIMER_MS} ms (2^31−1, the longest timer Node can set; a longer one fires at once)`
+          : 'a number of milliseconds above 0',
+      ).optional(),
+      reporter: expecting(z.union([z.boolean(), z.looseObject({})]), 'true, false or reporter options').optional(),
+      concurrency: concurrencySchema.optional(),
+      requestsPerMinute: requestsPerMinuteSchema.optional(),
+      // The reporter's options, checked with the others of the reporter.
+      baseline: z.unknown().optional(),
+      failOnRegression: z.unknown().optional(),
+      ...Object.fromEntries(flags.map((flag) => [flag, flagSchema.optional()])),
+    }),
+    'an options object',
+  )
+}
 
 /**
  * Checks `{ timeout, reporter, concurrency, requestsPerMinute, baseline, failOnRegression }` and any extra flags, throwing one
  * ConfigurationError that lists every problem.
  */
 export function checkInstallOptions(options: unknown, where: string, flags: readonly string[] = []): InstallOptions {
-  if (typeof options !== 'object' || options === null) {
-    throw new ConfigurationError(`${where}: expected an options object, got ${describeValue(options)}.`)
-  }
-  const values = options as Record<string, unknown>
+  const checked = checkOptions(installOptionsSchema(flags), options)
+  const problems = checked.ok ? [] : checked.problems.map((problem) => problem.message)
+  const values = (typeof options === 'object' && options !== null ? options : {}) as Record<string, unknown>
   const {
     timeout = DEFAULT_TEST_TIMEOUT_MS,
     reporter = true,
@@ -45,44 +71,10 @@ export function checkInstallOptions(options: unknown, where: string, flags: read
     baseline,
     failOnRegression,
   } = values
-  const problems: string[] = []
-  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) {
-    problems.push(`Expected \`timeout\` to be a number of milliseconds above 0, got ${describeValue(timeout)}.`)
-  }
-  if (typeof timeout === 'number' && timeout > MAX_TIMER_MS) {
-    problems.push(
-      `Expected \`timeout\` to be at most ${MAX_TIMER_MS} ms (2^31−1, the longest timer Node can set; a longer one ` +
-        `fires at once), got ${describeValue(timeout)}.`,
-    )
-  }
-  if (typeof reporter !== 'boolean' && (typeof reporter !== 'object' || reporter === null)) {
-    problems.push(`Expected \`reporter\` to be true, false or reporter options, got ${describeValue(reporter)}.`)
-  }
-  if (
-    concurrency !== undefined &&
-    !(typeof concurrency === 'number' && Number.isInteger(concurrency) && concurrency >= 1)
-  ) {
-    problems.push(`Expected \`concurrency\` to be a whole number from 1 and up, got ${describeValue(concurrency)}.`)
-  }
-  if (
-    requestsPerMinute !== undefined &&
-    !(typeof requestsPerMinute === 'number' && Number.isFinite(requestsPerMinute) && requestsPerMinute > 0)
-  ) {
-    problems.push(
-      `Expected \`requestsPerMinute\` to be a number of requests per minute above 0, got ${describeValue(requestsPerMinute)}.`,
-    )
-  }
-  for (const flag of flags) {
-    if (values[flag] !== undefined && typeof values[flag] !== 'boolean') {
-      problems.push(`Expected \`${flag}\` to be true or false, got ${describeValue(values[flag])}.`)
-    }
-  }
   if (reporter === false && (baseline !== undefined || failOnRegression !== undefined)) {
     problems.push('`baseline` and `failOnRegression` need the judgetree reporter; remove `reporter: false`.')
   }
-  if (problems.length > 0) {
-    throw new ConfigurationError(`${where}:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`)
-  }
+  if (problems.length > 0) throw new ConfigurationError(`Invalid options for ${where}:\n${listProblems(problems)}`)
   // The baseline options are the reporter's; the top level takes them too, where users look for them.
   const baselineOptions = {
     ...(baseline === undefined ? {} : { baseline }),

@@ -1,5 +1,6 @@
 import { ConfigurationError } from '@judgetree/core'
-import { describeValue } from './describe-value.js'
+import { checkOptions, expecting, flagSchema, listProblems } from '@judgetree/core/runtime'
+import { z } from 'zod'
 
 /** Options of the judgetree reporter, for Vitest and Jest alike. */
 export interface JudgetreeReporterOptions {
@@ -29,42 +30,29 @@ export interface JudgetreeReporterOptions {
 /** The JSON report's default location, relative to the project root. */
 export const DEFAULT_REPORT_FILE = '.judgetree/report.json'
 
+/** The reporter options' schema (JudgetreeReporterOptions). */
+const reporterOptionsSchema = expecting(
+  z.strictObject({
+    outputFile: expecting(z.union([z.literal(false), z.string().min(1)]), 'a path or false').optional(),
+    githubSummary: flagSchema.optional(),
+    baseline: expecting(z.string().min(1), "a path such as '.judgetree/baseline.json'").optional(),
+    failOnRegression: expecting(
+      z.union([z.boolean(), z.strictObject({ tolerance: z.number().min(0).max(1) })]),
+      'true, false or { tolerance } with a tolerance from 0 to 1',
+    ).optional(),
+  }),
+  'an object',
+)
+
 /** Throws a ConfigurationError listing every problem with the reporter options. */
 export function checkReporterOptions(options: unknown, where: string): JudgetreeReporterOptions {
   if (options === undefined) return {}
-  if (typeof options !== 'object' || options === null) {
-    throw new ConfigurationError(`${where}: expected reporter options to be an object, got ${describeValue(options)}.`)
-  }
-  const { outputFile, githubSummary, baseline, failOnRegression } = options as Record<string, unknown>
-  const problems: string[] = []
-  if (outputFile !== undefined && outputFile !== false && (typeof outputFile !== 'string' || outputFile === '')) {
-    problems.push(`Expected \`outputFile\` to be a path or false, got ${describeValue(outputFile)}.`)
-  }
-  if (githubSummary !== undefined && typeof githubSummary !== 'boolean') {
-    problems.push(`Expected \`githubSummary\` to be true or false, got ${describeValue(githubSummary)}.`)
-  }
-  if (baseline !== undefined && (typeof baseline !== 'string' || baseline === '')) {
-    problems.push(
-      `Expected \`baseline\` to be a path such as '.judgetree/baseline.json', got ${describeValue(baseline)}.`,
-    )
-  }
-  const tolerance = (failOnRegression as { tolerance?: unknown } | null)?.tolerance
-  if (
-    failOnRegression !== undefined &&
-    typeof failOnRegression !== 'boolean' &&
-    !(typeof tolerance === 'number' && tolerance >= 0 && tolerance <= 1)
-  ) {
-    problems.push(
-      `Expected \`failOnRegression\` to be true, false or { tolerance } with a tolerance from 0 to 1, got ${
-        typeof failOnRegression === 'object' && failOnRegression !== null
-          ? `{ tolerance: ${describeValue(tolerance)} }`
-          : describeValue(failOnRegression)
-      }.`,
-    )
-  }
+  const checked = checkOptions(reporterOptionsSchema, options)
+  const problems = checked.ok ? [] : checked.problems.map((problem) => problem.message)
+  const { baseline, failOnRegression } = (options ?? {}) as Record<string, unknown>
   if (failOnRegression !== undefined && failOnRegression !== false && baseline === undefined) {
     problems.push("`failOnRegression` needs a `baseline` to compare with, e.g. baseline: '.judgetree/baseline.json'.")
   }
-  if (problems.length > 0) throw new ConfigurationError(`${where}:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+  if (problems.length > 0) throw new ConfigurationError(`Invalid options for ${where}:\n${listProblems(problems)}`)
   return options as JudgetreeReporterOptions
 }

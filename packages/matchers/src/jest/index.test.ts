@@ -174,17 +174,17 @@ describe('withJudgetree', () => {
   test('bad options fail at once, listing every problem', () => {
     expect(() => withJudgetree({}, { timeout: 0, reporter: 'yes' } as never)).toThrow(ConfigurationError)
     expect(() => withJudgetree({}, { timeout: 0, reporter: 'yes' } as never)).toThrow(
-      'withJudgetree(config, options):\n' +
+      'Invalid options for withJudgetree(config, options):\n' +
         '  - Expected `timeout` to be a number of milliseconds above 0, got `0` (number).\n' +
         "  - Expected `reporter` to be true, false or reporter options, got 'yes' (string).",
     )
     expect(() => withJudgetree({}, { concurrency: 0, requestsPerMinute: '60' } as never)).toThrow(
-      'withJudgetree(config, options):\n' +
+      'Invalid options for withJudgetree(config, options):\n' +
         '  - Expected `concurrency` to be a whole number from 1 and up, got `0` (number).\n' +
-        "  - Expected `requestsPerMinute` to be a number of requests per minute above 0, got '60' (string).",
+        "  - Expected `requestsPerMinute` to be a number of requests per minute from 0.0000279 (one per 24.8 days) up, got '60' (string).",
     )
     expect(() => withJudgetree({}, { reporter: { outputFile: 3 } } as never)).toThrow(
-      'withJudgetree(config, options) reporter:\n  - Expected `outputFile` to be a path or false, got `3` (number).',
+      'Invalid options for withJudgetree(config, options) reporter:\n  - Expected `outputFile` to be a path or false, got `3` (number).',
     )
     expect(() => withJudgetree(null as never)).toThrow(
       'withJudgetree(config): expected a Jest config object, got `null` (null).',

@@ -127,9 +127,9 @@ describe('judgetree() plugin', () => {
       ],
     ])
     expect(() => judgetree({ baseline: '', failOnRegression: { tolerance: 2 } } as never)).toThrow(
-      'judgetree(options) reporter:\n' +
+      'Invalid options for judgetree(options) reporter:\n' +
         "  - Expected `baseline` to be a path such as '.judgetree/baseline.json', got '' (string).\n" +
-        '  - Expected `failOnRegression` to be true, false or { tolerance } with a tolerance from 0 to 1, got { tolerance: `2` (number) }.',
+        '  - Expected `failOnRegression` to be true, false or { tolerance } with a tolerance from 0 to 1, got `{ tolerance: 2 }` (object).',
     )
     expect(() => judgetree({ failOnRegression: true })).toThrow(
       "`failOnRegression` needs a `baseline` to compare with, e.g. baseline: '.judgetree/baseline.json'.",
@@ -146,27 +146,27 @@ describe('judgetree() plugin', () => {
 
   test('bad options fail at once, listing every problem', () => {
     expect(() => judgetree({ timeout: -1, annotatePassing: 'yes' } as never)).toThrow(
-      'judgetree(options):\n' +
+      'Invalid options for judgetree(options):\n' +
         '  - Expected `timeout` to be a number of milliseconds above 0, got `-1` (number).\n' +
         "  - Expected `annotatePassing` to be true or false, got 'yes' (string).",
     )
     expect(() => judgetree({ concurrency: 2.5, requestsPerMinute: 0 })).toThrow(
-      'judgetree(options):\n' +
+      'Invalid options for judgetree(options):\n' +
         '  - Expected `concurrency` to be a whole number from 1 and up, got `2.5` (number).\n' +
-        '  - Expected `requestsPerMinute` to be a number of requests per minute above 0, got `0` (number).',
+        '  - Expected `requestsPerMinute` to be a number of requests per minute from 0.0000279 (one per 24.8 days) up, got `0` (number).',
     )
     expect(() => judgetree({ concurrency: '4', requestsPerMinute: Number.POSITIVE_INFINITY } as never)).toThrow(
-      'judgetree(options):\n' +
+      'Invalid options for judgetree(options):\n' +
         "  - Expected `concurrency` to be a whole number from 1 and up, got '4' (string).\n" +
-        '  - Expected `requestsPerMinute` to be a number of requests per minute above 0, got `Infinity` (number).',
+        '  - Expected `requestsPerMinute` to be a number of requests per minute from 0.0000279 (one per 24.8 days) up, got `Infinity` (number).',
     )
     expect(() => judgetree({ timeout: 2 ** 31 })).toThrow(
-      'judgetree(options):\n' +
+      'Invalid options for judgetree(options):\n' +
         '  - Expected `timeout` to be at most 2147483647 ms (2^31−1, the longest timer Node can set; a longer one ' +
         'fires at once), got `2147483648` (number).',
     )
     expect(() => judgetree({ reporter: { githubSummary: 'no' } } as never)).toThrow(
-      "judgetree(options) reporter:\n  - Expected `githubSummary` to be true or false, got 'no' (string).",
+      "Invalid options for judgetree(options) reporter:\n  - Expected `githubSummary` to be true or false, got 'no' (string).",
     )
   })
 })

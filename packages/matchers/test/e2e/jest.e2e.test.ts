@@ -102,7 +102,7 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
       "expect(testCase).toPassMetric(metric) expects a test case: a conversation { turns: [...] } or a single-turn test case { input, actualOutput }, but received 'Will it rain tomorrow?' (string).",
     )
     expect(message('errors: a mistyped option')).toContain(
-      'toPassMetric(metric, options) got unknown option `treshold` (did you mean `threshold`?); the options are `threshold`, `signal`, `trials`, `aggregate`.',
+      'Invalid options for toPassMetric(metric, options):\n  - unknown option `treshold`; did you mean `threshold`?',
     )
   })
 

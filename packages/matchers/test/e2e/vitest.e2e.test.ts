@@ -202,10 +202,11 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
       "expect(testCase).toPassMetric(metric) expects a test case: a conversation { turns: [...] } or a single-turn test case { input, actualOutput }, but received 'Will it rain tomorrow?' (string).",
     )
     expect(junitCase(junit, 'errors: a threshold above 1').failureMessage).toBe(
-      'toPassMetric(metric, { threshold }) expects `threshold` to be a number from 0 to 1, but got `70` (number).',
+      'Invalid options for toPassMetric(metric, options):\n' +
+        '  - Expected `threshold` to be a number from 0 to 1 (a score of 0.7 passes a threshold of 0.7), got `70` (number).',
     )
     expect(junitCase(junit, 'errors: a mistyped option').failureMessage).toBe(
-      'toPassMetric(metric, options) got unknown option `treshold` (did you mean `threshold`?); the options are `threshold`, `signal`, `trials`, `aggregate`.',
+      'Invalid options for toPassMetric(metric, options):\n  - unknown option `treshold`; did you mean `threshold`?',
     )
     expect(junitCase(junit, 'errors: not a metric').failureMessage).toContain(
       'toPassMetric(metric) expects a judgetree metric (an object with `name` and `measure(testCase)`',

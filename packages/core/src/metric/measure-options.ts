@@ -1,0 +1,48 @@
+import { z } from 'zod'
+import { expecting } from '../internal/options.js'
+import { MAX_TRIALS, TRIAL_AGGREGATES } from './trials.js'
+
+// The schemas of the options a measurement takes (MeasureOptions) and a metric's threshold: shared by the metrics,
+// measureTrials and the matchers' toPassMetric, so each option is one rule with one wording everywhere.
+
+/** `trials`: a whole number from 1 to {@link MAX_TRIALS}. */
+export const trialsSchema = expecting(z.number().int().min(1).max(MAX_TRIALS), (given) =>
+  typeof given === 'number' && given > MAX_TRIALS
+    ? `at most ${MAX_TRIALS} (each trial may cost a judge call per step, and the aggregate of a few dozen trials ` +
+      'is already steady)'
+    : `a whole number from 1 to ${MAX_TRIALS} (how many times to measure, e.g. 5)`,
+)
+
+/** `aggregate`: how the trials' scores combine. */
+export const aggregateSchema = expecting(
+  z.enum(TRIAL_AGGREGATES as ['mean', 'median', 'min', 'majority']),
+  `one of ${TRIAL_AGGREGATES.map((name) => `'${name}'`).join(', ')} (how the trials' scores combine)`,
+)
+
+/** `threshold`: the lowest passing score. */
+export const thresholdSchema = expecting(
+  z.number().min(0).max(1),
+  'a number from 0 to 1 (a score of 0.7 passes a threshold of 0.7)',
+)
+
+/**
+ * `signal`: an AbortSignal, recognised by shape rather than `instanceof`, so that a signal from another realm (Jest's
+ * VM context, jsdom, a worker) is still one.
+ */
+export const signalSchema = expecting(
+  z.custom<AbortSignal>((value) => {
+    const shaped = value as Partial<AbortSignal> | null | undefined
+    return typeof shaped?.aborted === 'boolean' && typeof shaped.addEventListener === 'function'
+  }),
+  'an AbortSignal (such as controller.signal or AbortSignal.timeout(30_000))',
+)
+
+/** The options of `measure(testCase, options)` and `measureTrials`. */
+export const measureOptionsSchema = expecting(
+  z.strictObject({
+    signal: signalSchema.optional(),
+    trials: trialsSchema.optional(),
+    aggregate: aggregateSchema.optional(),
+  }),
+  'an options object ({ signal, trials, aggregate }) or nothing',
+)
