@@ -1,19 +1,22 @@
 import { setMaxListeners } from 'node:events'
 import { ConfigurationError, TestCaseError } from '../errors.js'
 import { describeValue } from '../internal/describe-value.js'
+import { runTrials } from '../runtime/trial-batch.js'
 import { parseConversationalTestCase, parseLLMTestCase } from '../test-case/parse.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import { renderResult } from '../trace/render.js'
 import {
+  aggregateOption,
   type CommonMetricOptions,
   checkKnownOptions,
   OptionProblems,
   type ResolvedMetricOptions,
   resolveCommonOptions,
+  type TrialAggregate,
+  trialsOption,
 } from './options.js'
 import { errorResult, type MeasurementContext } from './result.js'
-import { combineTrials } from './trial-result.js'
-import { aggregateOption, inTrial, RUNS_OWN_TRIALS, type TrialAggregate, TrialGroup, trialsOption } from './trials.js'
+import { combineTrials, RUNS_OWN_TRIALS } from './trial-result.js'
 import type { MeasureOptions, Metric, MetricResult } from './types.js'
 
 /** The kind a metric declares for the test cases it judges. */
@@ -116,21 +119,14 @@ export abstract class MetricBase<TestCase extends LLMTestCase | ConversationalTe
     trials: number,
     aggregate: TrialAggregate,
   ): Promise<MetricResult> {
-    const group = new TrialGroup(trials)
-    const results = await Promise.all(
-      Array.from({ length: trials }, (_, index) =>
-        inTrial(group, index + 1, async () => {
-          const own: MeasurementContext = { options: this.options, started: performance.now() }
-          try {
-            return await this.run(testCase, own, signal)
-          } catch (error) {
-            return errorResult(own, error)
-          } finally {
-            group.finish(index + 1)
-          }
-        }),
-      ),
-    )
+    const results = await runTrials(trials, async () => {
+      const own: MeasurementContext = { options: this.options, started: performance.now() }
+      try {
+        return await this.run(testCase, own, signal)
+      } catch (error) {
+        return errorResult(own, error)
+      }
+    })
     return combineTrials(measurement.started, results, aggregate, this.options.includeReason)
   }
 

@@ -1,9 +1,12 @@
+import { runTrials } from '../runtime/trial-batch.js'
 import { formatScore, renderTrace } from '../trace/render.js'
 import type { MetricTrace, TraceNode } from '../trace/types.js'
-import { OptionProblems } from './options.js'
-import { aggregateOption, inTrial, RUNS_OWN_TRIALS, type TrialAggregate, TrialGroup, trialsOption } from './trials.js'
+import { aggregateOption, OptionProblems, type TrialAggregate, trialsOption } from './options.js'
 import type { MeasureOptions, Metric, MetricResult, MetricUsage, TrialResult, TrialSpread } from './types.js'
 import { addUsage, NO_USAGE } from './usage.js'
+
+/** Marks metrics whose `measure(testCase, { trials, aggregate })` runs the trials itself. */
+export const RUNS_OWN_TRIALS = Symbol.for('judgetree.runsOwnTrials')
 
 /** The aggregated score and verdict of some trial outcomes against a threshold. */
 export interface TrialVerdict {
@@ -246,18 +249,7 @@ export async function measureTrials<TestCase>(
   problems.throwIfAny()
   const { signal } = options
   if (trials === 1) return metric.measure(testCase, { signal })
-  const group = new TrialGroup(trials)
-  const results = await Promise.all(
-    Array.from({ length: trials }, (_, index) =>
-      inTrial(group, index + 1, async () => {
-        try {
-          return await metric.measure(testCase, { signal })
-        } finally {
-          group.finish(index + 1)
-        }
-      }),
-    ),
-  )
+  const results = await runTrials(trials, () => metric.measure(testCase, { signal }))
   return combineTrials(started, results, aggregate)
 }
 

@@ -2,12 +2,12 @@ import { resolve } from 'node:path'
 import { CacheMissError, ConfigurationError, JudgeCallError } from '../errors.js'
 import { readEnv } from '../internal/env.js'
 import type { JudgeModel, JudgeRequest, JudgeResponse } from '../judge/types.js'
-import { currentTrial, TRIAL_TEMPERATURE } from '../metric/trials.js'
 import { CACHE_MODES, type CacheLookup, type CacheMode, JudgeCacheStore } from './cache.js'
 import { cacheKeyOf } from './cache-key.js'
 import { CallLimiter } from './limiter.js'
 import { envCacheDir, envCacheMode, envConcurrency, envRequestsPerMinute, validateLimits } from './limits.js'
 import { SharedCall, type SharedOutcome } from './shared-call.js'
+import { currentTrial, TRIAL_TEMPERATURE } from './trial-batch.js'
 
 /** Options of {@link createJudgeRuntime}; each one left out is read from its JUDGETREE_* variable, then defaulted. */
 export interface JudgeRuntimeOptions {
