@@ -1,0 +1,94 @@
+import { ConfigurationError } from '../errors.js'
+import { readEnv } from '../internal/env.js'
+import { CACHE_MODES, type CacheMode } from './cache.js'
+import { envCacheDir, envCacheMode, envConcurrency, envRequestsPerMinute, validateLimits } from './limits.js'
+
+/** Options of {@link createJudgeRuntime}; each one left out is read from its JUDGETREE_* variable, then defaulted. */
+export interface JudgeRuntimeOptions {
+  /** @default process.env.JUDGETREE_CACHE ?? 'read-write' */
+  cache?: CacheMode | undefined
+  /** Relative paths are resolved against process.cwd(). @default process.env.JUDGETREE_CACHE_DIR ?? '.judgetree/cache' */
+  cacheDir?: string | undefined
+  /** Judge calls in flight at once in this process. @default process.env.JUDGETREE_CONCURRENCY ?? 8 */
+  concurrency?: number | undefined
+  /** Judge calls started per minute in this process, spaced evenly; pass `undefined` for no limit. @default process.env.JUDGETREE_RPM, else unlimited */
+  requestsPerMinute?: number | undefined
+  /** A coordinator (see startCoordinator) whose limit this process shares. @default process.env.JUDGETREE_COORDINATOR_URL at the first call */
+  coordinatorUrl?: string | undefined
+  /** Where warnings go (damaged cache entries, rate limits, an unreachable coordinator). @default console.warn */
+  warn?: ((message: string) => void) | undefined
+}
+
+/** A runtime's settings once checked, with the environment read for every option left out. */
+export interface RuntimeSettings {
+  readonly mode: CacheMode
+  readonly cacheDir: string
+  readonly concurrency: number
+  readonly requestsPerMinute: number | undefined
+  readonly warn: (message: string) => void
+  /** The coordinator to share limits with, read at the first call (a runner's set-up may set it later). */
+  readonly coordinatorUrl: () => string | undefined
+}
+
+/** Checks createJudgeRuntime's options and reads the environment for those left out; throws a ConfigurationError. */
+export function runtimeSettings(options: JudgeRuntimeOptions): RuntimeSettings {
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigurationError(
+      `createJudgeRuntime(options) takes an options object (or nothing); got \`${String(options)}\`.`,
+    )
+  }
+  // `undefined` reads the JUDGETREE_* variable; `null` is a value, refused below like any other wrong one.
+  const mode = options.cache === undefined ? envCacheMode() : options.cache
+  const cacheDir = options.cacheDir === undefined ? envCacheDir() : options.cacheDir
+  const concurrency = options.concurrency === undefined ? envConcurrency() : options.concurrency
+  const requestsPerMinute = 'requestsPerMinute' in options ? options.requestsPerMinute : envRequestsPerMinute()
+  if (!CACHE_MODES.includes(mode)) {
+    throw new ConfigurationError(
+      `Expected \`cache\` to be one of ${CACHE_MODES.map((m) => `'${m}'`).join(', ')}, got \`${String(mode)}\`.`,
+    )
+  }
+  if (typeof cacheDir !== 'string' || cacheDir.trim() === '' || cacheDir.includes('\0')) {
+    throw new ConfigurationError(
+      `Expected \`cacheDir\` to be a directory path (without NUL characters), got ${typeof cacheDir === 'string' ? JSON.stringify(cacheDir) : `\`${String(cacheDir)}\``}.`,
+    )
+  }
+  validateLimits('createJudgeRuntime', { concurrency, requestsPerMinute })
+  if (options.warn !== undefined && typeof options.warn !== 'function') {
+    throw new ConfigurationError(
+      `Expected \`warn\` to be a function that takes the warning text, got \`${String(options.warn)}\` (${typeof options.warn}).`,
+    )
+  }
+  if (options.coordinatorUrl !== undefined) checkCoordinatorUrl(options.coordinatorUrl, '`coordinatorUrl`')
+  const envCoordinator = readEnv('JUDGETREE_COORDINATOR_URL')
+  if (envCoordinator !== undefined) checkCoordinatorUrl(envCoordinator, 'JUDGETREE_COORDINATOR_URL')
+  return {
+    mode,
+    cacheDir,
+    concurrency,
+    requestsPerMinute,
+    warn: options.warn ?? ((message: string) => console.warn(message)),
+    coordinatorUrl: () => {
+      if (options.coordinatorUrl !== undefined) return options.coordinatorUrl
+      // Read at the first call, as a runner's set-up may set it after this runtime was made.
+      const url = readEnv('JUDGETREE_COORDINATOR_URL')
+      if (url !== undefined) checkCoordinatorUrl(url, 'JUDGETREE_COORDINATOR_URL')
+      return url
+    },
+  }
+}
+
+/** A coordinator URL is the `http://host:port` startCoordinator printed; anything else is named with its setting. */
+function checkCoordinatorUrl(url: unknown, setting: string): void {
+  let parsed: URL | undefined
+  try {
+    parsed = typeof url === 'string' ? new URL(url) : undefined
+  } catch {
+    parsed = undefined
+  }
+  if (parsed === undefined || parsed.protocol !== 'http:') {
+    throw new ConfigurationError(
+      `Expected ${setting} to be the coordinator's http:// URL, as startCoordinator() gives it (e.g. ` +
+        `\`http://127.0.0.1:4100\`); got ${typeof url === 'string' ? JSON.stringify(url) : String(url)}.`,
+    )
+  }
+}
