@@ -95,9 +95,14 @@ export {
   type MetricScore,
   type MetricStep,
 } from './metric/base-metric.js'
-export type { CommonMetricOptions, ResolvedMetricOptions } from './metric/options.js'
+export {
+  type CommonMetricOptions,
+  MAX_TRIALS,
+  type ResolvedMetricOptions,
+  TRIAL_AGGREGATES,
+  type TrialAggregate,
+} from './metric/options.js'
 export { judgeTrials, measureTrials, type TrialVerdict, withThreshold } from './metric/trial-result.js'
-export { MAX_TRIALS, TRIAL_AGGREGATES, TRIAL_TEMPERATURE, type TrialAggregate } from './metric/trials.js'
 export type {
   ConversationalMetric,
   MeasureOptions,
@@ -128,6 +133,7 @@ export {
   TurnContextualRelevancyMetric,
   type TurnContextualRelevancyMetricOptions,
 } from './metrics/turn-contextual-relevancy.js'
+export { TRIAL_TEMPERATURE } from './runtime/trial-batch.js'
 export {
   type LLMTestCaseParam,
   LLMTestCaseParams,

@@ -1,17 +1,26 @@
-import { errorAt, JudgetreeError } from '../errors.js'
+import { setMaxListeners } from 'node:events'
+import { ConfigurationError, JudgetreeError, TestCaseError } from '../errors.js'
 import { describeValue } from '../internal/describe-value.js'
-import { messageOf } from '../internal/text.js'
-import type { JudgeRequest } from '../judge/types.js'
+import { parseOptions } from '../internal/options.js'
+import { runTrials } from '../runtime/trial-batch.js'
+import { parseConversationalTestCase, parseLLMTestCase } from '../test-case/parse.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
-import { formatScore } from '../trace/render.js'
-import type { MetricTrace, TraceNode } from '../trace/types.js'
-import { addNote, callJudge, localCheckNote, stepNode } from './judge-call.js'
-import { checkMetricOptions, MetricBase } from './metric-base.js'
-import { COMMON_OPTION_KEYS, type CommonMetricOptions, type ResolvedMetricOptions } from './options.js'
-import { buildResult, errorResult, type MeasurementContext } from './result.js'
-import { applyStrictMode } from './score.js'
-import type { MetricResult, MetricUsage } from './types.js'
-import { addUsage, NO_USAGE } from './usage.js'
+import { renderResult } from '../trace/render.js'
+import { Measurement, type MetricContext } from './measurement.js'
+import { measureOptionsSchema } from './measure-options.js'
+import {
+  COMMON_OPTION_KEYS,
+  type CommonMetricOptions,
+  checkKnownOptions,
+  OptionProblems,
+  type ResolvedMetricOptions,
+  resolveCommonOptions,
+} from './options.js'
+import { errorResult } from './result.js'
+import { combineTrials, RUNS_OWN_TRIALS } from './trial-result.js'
+import type { MeasureOptions, Metric, MetricResult } from './types.js'
+
+export type { MetricContext, MetricJudgeRequest, MetricStep } from './measurement.js'
 
 /** Options every metric built on {@link BaseMetric} takes. */
 export interface BaseMetricOptions extends CommonMetricOptions {
@@ -22,46 +31,52 @@ export interface BaseMetricOptions extends CommonMetricOptions {
 /** What `score()` returns: a score from 0 to 1, alone or with the reason shown when `includeReason` is on. */
 export type MetricScore = number | { readonly score: number; readonly reason?: string | undefined }
 
-/** A judge call made through {@link MetricContext.judge}: a JudgeRequest without `signal`, named for the trace. */
-export interface MetricJudgeRequest<T> extends Omit<JudgeRequest<T>, 'signal'> {
-  /** Names the call in the trace, e.g. `Promises made`. */
-  readonly label: string
-  /** What the call asks, shown in the trace. @default the schemaName */
-  readonly text?: string | undefined
-}
+/** The kind a metric declares for the test cases it judges. */
+export type KindOf<TestCase> = TestCase extends ConversationalTestCase ? 'conversational' : 'single-turn'
 
-/** A trace entry for a step that needs no judge call, such as a check in code. */
-export interface MetricStep {
-  /** Names the step in the trace, e.g. `Forbidden words`. */
-  readonly label: string
-  /** What the step checks. */
-  readonly text: string
-  /** What it found, e.g. `true` or `'none'`. */
-  readonly verdict?: string | boolean | undefined
-  readonly reason?: string | undefined
-  readonly output?: string | undefined
-}
-
-/** What a metric's `score()` judges with: the options, the measurement's signal, its judge and its trace. */
-export interface MetricContext {
-  /** The metric's options after defaults: threshold, strictMode, includeReason, asyncMode, the judge. */
-  readonly options: ResolvedMetricOptions
-  /** Aborts when the measurement is cancelled; `judge` honours it already. */
-  readonly signal: AbortSignal | undefined
-  /**
-   * Asks the metric's judge through the process's judge runtime (cache, concurrency and rate limits), honouring the
-   * measurement's signal; counts the call in `result.usage` and adds it to the trace. Resolves to the validated answer.
-   */
-  judge<T>(request: MetricJudgeRequest<T>): Promise<T>
-  /** Adds a step without a judge call to the trace. */
-  step(step: MetricStep): void
-  /** Adds a metric-level remark to the trace. */
-  note(text: string): void
+/** What a metric's constructor checks beyond its own options. */
+export interface OptionSpec {
+  /** Every option key the metric takes; any other key is reported. */
+  readonly keys: readonly string[]
+  /** The problem reported when the options are not an object. */
+  readonly notAnObject: (options: unknown) => string
+  /** The name used when the options give none. @default none: `name` is required */
+  readonly defaultName?: string | undefined
 }
 
 /**
- * The base of your own metric: implement `score()` and get the common options, test-case validation by kind,
- * timing, the immutable result, usage and the trace, like the built-in metrics. Judge calls go through `ctx.judge`.
+ * Checks a metric's options: the shape, unknown keys, the common options and then the metric's own (`extras`), and
+ * throws one ConfigurationError listing every problem.
+ */
+export function checkMetricOptions<Options extends CommonMetricOptions & { name?: unknown }, Extra extends object>(
+  type: string,
+  options: Options,
+  spec: OptionSpec,
+  extras: (options: Options, problems: OptionProblems) => Extra,
+): Extra & { readonly options: ResolvedMetricOptions } {
+  const problems = new OptionProblems(`${type} "${String(options?.name ?? spec.defaultName)}"`)
+  if (typeof options !== 'object' || options === null) {
+    problems.add(spec.notAnObject(options))
+    problems.throwIfAny()
+  }
+  checkKnownOptions(options, spec.keys, problems)
+  const resolved = resolveCommonOptions(options, problems, spec.defaultName)
+  const extra = extras(options, problems)
+  problems.throwIfAny()
+  return { ...extra, options: resolved }
+}
+
+/** Options a built-in metric checked itself (with its own keys), handed to BaseMetric's constructor as they are. */
+const CHECKED = Symbol('judgetree.checkedOptions')
+
+/** Marks options a metric checked with checkMetricOptions, and the class name its messages use. */
+export function checkedOptions(type: string, options: ResolvedMetricOptions): { readonly name?: undefined } {
+  return { [CHECKED]: { type, options } } as { readonly name?: undefined }
+}
+
+/**
+ * The base of every metric, yours and the built-in ones: implement `score()` and get the common options, test-case
+ * validation by kind, timing, trials, the immutable result, usage and the trace. Judge calls go through `ctx.judge`.
  * What `score()` throws becomes the result's error: METRIC_FAILED for a bug, the judge's own code for a judge failure.
  *
  * @example
@@ -77,48 +92,123 @@ export interface MetricContext {
  *   }
  * }
  */
-export abstract class BaseMetric<TestCase extends LLMTestCase | ConversationalTestCase> extends MetricBase<TestCase> {
+export abstract class BaseMetric<TestCase extends LLMTestCase | ConversationalTestCase> implements Metric<TestCase> {
+  /** Which kind of test case this metric judges. */
+  abstract readonly kind: KindOf<TestCase>
+  readonly name: string
+  /** The threshold results are compared against (1 under strictMode). */
+  readonly threshold: number
+  readonly options: ResolvedMetricOptions
+  /** The class name shown in messages, e.g. `GEval`. */
+  readonly #type: string
+  /** `measure` takes `trials` and `aggregate` (see measureTrials). */
+  readonly [RUNS_OWN_TRIALS] = true
+
   /**
    * @param options the options your users pass: the common ones and `name`; any other key is reported.
    * @param defaults `name`: the metric's name when the options give none.
    */
   constructor(options: BaseMetricOptions = {}, defaults: { readonly name?: string | undefined } = {}) {
-    const type = new.target.name || 'BaseMetric'
-    const spec = {
-      keys: COMMON_OPTION_KEYS,
-      notAnObject: (value: unknown) =>
-        `new ${type}(options) takes an options object (or nothing); got ${describeValue(value)}.`,
-      defaultName: defaults.name,
+    const checked = (defaults as { [CHECKED]?: { type: string; options: ResolvedMetricOptions } })[CHECKED]
+    const type = checked?.type ?? (new.target.name || 'BaseMetric')
+    let resolved = checked?.options
+    if (resolved === undefined) {
+      const spec = {
+        keys: COMMON_OPTION_KEYS,
+        notAnObject: (value: unknown) =>
+          `new ${type}(options) takes an options object (or nothing); got ${describeValue(value)}.`,
+        defaultName: defaults.name,
+      }
+      resolved = checkMetricOptions(type, options, spec, () => ({})).options
     }
-    super(type, checkMetricOptions(type, options, spec, () => ({})).options)
+    this.#type = type
+    this.options = resolved
+    this.name = resolved.name
+    this.threshold = resolved.strictMode ? 1 : resolved.threshold
   }
 
   /** Scores one validated test case, from 0 to 1. */
   protected abstract score(testCase: TestCase, ctx: MetricContext): MetricScore | Promise<MetricScore>
 
-  protected override async run(
-    testCase: TestCase,
-    measurement: MeasurementContext,
-    signal: AbortSignal | undefined,
-  ): Promise<MetricResult> {
-    const ctx = new Measurement(this.options, signal)
-    let raw: number
-    let reason: string | undefined
+  /**
+   * Scores one test case, as many times as `trials` says. Never rejects: a bad test case, a judge failure or a bug
+   * is a result with `error`.
+   */
+  async measure(testCase: TestCase, options: MeasureOptions = {}): Promise<MetricResult> {
+    const started = performance.now()
+    let result: MetricResult
     try {
-      const outcome = await this.score(testCase, ctx)
-      ;({ raw, reason } = checkScore(outcome, this.name))
+      const given = parseOptions(
+        measureOptionsSchema,
+        options,
+        `${this.#type} "${this.name}".measure(testCase, options)`,
+      )
+      const signal = given.signal === undefined ? undefined : relayOf(given.signal)
+      const trials = given.trials ?? this.options.trials
+      const aggregate = given.aggregate ?? this.options.aggregate
+      const parsed = this.parse(testCase)
+      // The calls the trials share (ctx.once), by key: one map per measurement.
+      const shared = new Map<string, Promise<unknown>>()
+      if (trials === 1) result = await this.#measureOnce(parsed, new Measurement(this.options, signal, shared, started))
+      else {
+        const results = await runTrials(trials, () =>
+          this.#measureOnce(parsed, new Measurement(this.options, signal, shared)),
+        )
+        result = combineTrials(started, results, aggregate, this.options.includeReason)
+      }
     } catch (error) {
-      return errorResult(measurement, error, ctx.trace(), ctx.usage)
+      result = errorResult({ options: this.options, started }, error)
     }
-    const { score, threshold } = applyStrictMode(raw, this.options.threshold, this.options.strictMode)
-    if (score !== raw) ctx.note(`strict mode: the score ${formatScore(raw)} is below 1, so it counts as 0`)
-    return buildResult(measurement, {
-      score,
-      threshold,
-      reason: this.options.includeReason ? reason : undefined,
-      trace: ctx.trace(),
-      usage: ctx.usage,
-    })
+    // verboseMode is an explicit request to print, like the reference library's; reports use verboseLogs instead.
+    if (this.options.verboseMode) console.log(`${'─'.repeat(60)}\n${renderResult(result)}\n${'─'.repeat(60)}`)
+    return result
+  }
+
+  async #measureOnce(testCase: TestCase, ctx: Measurement): Promise<MetricResult> {
+    try {
+      return await this.run(testCase, ctx)
+    } catch (error) {
+      return ctx.fail(error)
+    }
+  }
+
+  /**
+   * Measures a validated test case through its recorder: `score()`, then strict mode and the result. A built-in
+   * metric whose result needs more (a DAG walk's own trace layout) finishes it itself. What it throws becomes the
+   * result's error (METRIC_FAILED unless a judgetree error).
+   */
+  protected async run(testCase: TestCase, ctx: Measurement): Promise<MetricResult> {
+    const { raw, reason } = checkScore(await this.score(testCase, ctx), this.name)
+    return ctx.finish(raw, reason)
+  }
+
+  /** What to use instead, said when a test case of the other kind is passed. */
+  protected otherKindHint(): string {
+    return this.kind === 'single-turn'
+      ? 'Use a conversational metric such as ConversationalGEval instead.'
+      : 'Use a single-turn metric such as GEval instead.'
+  }
+
+  /** Validates the test case for this metric's kind, with a hint when the other kind was passed. */
+  protected parse(testCase: unknown): TestCase {
+    const looksLike = (present: string, absent: string) =>
+      typeof testCase === 'object' && testCase !== null && present in testCase && !(absent in testCase)
+    if (this.kind === 'single-turn') {
+      if (looksLike('turns', 'input')) {
+        throw new TestCaseError(
+          `The metric "${this.name}" is a ${this.#type}, which judges single-turn test cases ({ input, actualOutput }), but it ` +
+            `was given a conversation ({ turns }). ${this.otherKindHint()}`,
+        )
+      }
+      return parseLLMTestCase(testCase, this.name) as TestCase
+    }
+    if (looksLike('input', 'turns')) {
+      throw new TestCaseError(
+        `The metric "${this.name}" is a ${this.#type}, which judges conversations ({ turns: [...] }), but it was given a ` +
+          `single-turn test case ({ input, ... }). ${this.otherKindHint()}`,
+      )
+    }
+    return parseConversationalTestCase(testCase, this.name) as TestCase
   }
 }
 
@@ -135,69 +225,19 @@ function checkScore(outcome: MetricScore, metric: string): { raw: number; reason
   return { raw, reason }
 }
 
-/** One measurement's judge calls, steps and notes, in the order they were started. */
-class Measurement implements MetricContext {
-  readonly options: ResolvedMetricOptions
-  readonly signal: AbortSignal | undefined
-  readonly #nodes: (TraceNode | undefined)[] = []
-  readonly #notes: string[] = []
-  #usage: MetricUsage = NO_USAGE
+/** One relay per caller's signal: every measurement listens to the relay, so the caller's signal gets one listener. */
+const relays = new WeakMap<AbortSignal, AbortSignal>()
 
-  constructor(options: ResolvedMetricOptions, signal: AbortSignal | undefined) {
-    this.options = options
-    this.signal = signal
+/** The signal a measurement listens to: many measurements may share one caller's signal without a MaxListenersExceededWarning. */
+function relayOf(signal: AbortSignal): AbortSignal {
+  let relay = relays.get(signal)
+  if (relay === undefined) {
+    const controller = new AbortController()
+    setMaxListeners(0, controller.signal)
+    if (signal.aborted) controller.abort(signal.reason)
+    else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true })
+    relay = controller.signal
+    relays.set(signal, relay)
   }
-
-  get usage(): MetricUsage {
-    return this.#usage
-  }
-
-  async judge<T>(request: MetricJudgeRequest<T>): Promise<T> {
-    const { label, text, ...judgeRequest } = request
-    // The slot is taken when the call starts, so concurrent calls keep the order the metric asked in.
-    const slot = this.#nodes.push(undefined) - 1
-    const entry = { id: `n${slot + 1}`, kind: 'JudgeCall', label, text: text ?? judgeRequest.schemaName }
-    try {
-      const call = await callJudge(this.options.judge, judgeRequest, this.signal)
-      this.#usage = addUsage(this.#usage, call.usage)
-      addNote(this.#notes, localCheckNote(call.response))
-      this.#nodes[slot] = stepNode({
-        ...entry,
-        output: JSON.stringify(call.value),
-        outputLabel: 'answer',
-        step: slot + 1,
-        usage: call.usage,
-        latencyMs: Math.round(call.latencyMs),
-        cached: call.response.cached,
-      })
-      return call.value
-    } catch (error) {
-      this.#nodes[slot] = stepNode({ ...entry, status: 'failed', error: messageOf(error) })
-      throw errorAt(error, `The judge call "${label}"`)
-    }
-  }
-
-  step(step: MetricStep): void {
-    const slot = this.#nodes.push(undefined) - 1
-    const { label, text, verdict, reason, output } = step
-    this.#nodes[slot] = stepNode({
-      id: `n${slot + 1}`,
-      kind: 'Step',
-      label,
-      text,
-      verdict,
-      reason,
-      output,
-      step: slot + 1,
-    })
-  }
-
-  note(text: string): void {
-    this.#notes.push(text)
-  }
-
-  trace(): MetricTrace {
-    const nodes = this.#nodes.filter((node) => node !== undefined)
-    return { metric: this.options.name, nodes, roots: nodes.map((node) => node.id), notes: [...this.#notes] }
-  }
+  return relay
 }

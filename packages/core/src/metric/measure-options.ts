@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { expecting } from '../internal/options.js'
-import { MAX_TRIALS, TRIAL_AGGREGATES } from './trials.js'
+import { MAX_TRIALS, TRIAL_AGGREGATES } from './options.js'
 
 // The schemas of the options a measurement takes (MeasureOptions) and a metric's threshold: shared by the metrics,
 // measureTrials and the matchers' toPassMetric, so each option is one rule with one wording everywhere.

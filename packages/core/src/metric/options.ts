@@ -4,7 +4,6 @@ import { describeValue } from '../internal/describe-value.js'
 import { resolveJudge } from '../judge/resolve-judge.js'
 import type { JudgeModel } from '../judge/types.js'
 import { withDefaultRuntime } from '../runtime/judge-runtime.js'
-import { aggregateOption, type TrialAggregate, trialsOption } from './trials.js'
 
 /** The keys of {@link CommonMetricOptions} plus `name`, which every metric takes. */
 export const COMMON_OPTION_KEYS = [
@@ -157,4 +156,46 @@ export function wholeNumberOption(
   const bounds = max === undefined ? `from ${min} and up` : `from ${min} to ${max}`
   problems.add(`${name} must be a whole number ${bounds} (${hint}); got ${describeValue(value)}.`)
   return fallback
+}
+
+/** How the scores of several trials combine into the result's score. */
+export type TrialAggregate = 'mean' | 'median' | 'min' | 'majority'
+
+/** Every {@link TrialAggregate}, in the order messages list them. */
+export const TRIAL_AGGREGATES: readonly TrialAggregate[] = ['mean', 'median', 'min', 'majority']
+
+/**
+ * The most trials one measurement may run. Past a few dozen samples the aggregate barely moves, while every trial
+ * can cost a judge call per step; a larger number is far more likely a slip (`1e9`) than a wish.
+ */
+export const MAX_TRIALS = 100
+
+/** Checks `trials`, returning 1 (a single measurement) when it is absent or invalid. */
+export function trialsOption(value: unknown, problems: OptionProblems, where = 'trials'): number {
+  if (value === undefined) return 1
+  if (isTrialCount(value)) return value
+  problems.add(`${where} ${trialsProblem(value)}; got ${describeValue(value)}.`)
+  return 1
+}
+
+/** True for a valid `trials`: a whole number from 1 to {@link MAX_TRIALS}. */
+function isTrialCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_TRIALS
+}
+
+/** What a wrong `trials` should have been, for messages that name the option their own way. */
+function trialsProblem(value: unknown): string {
+  return typeof value === 'number' && value > MAX_TRIALS
+    ? `must be at most ${MAX_TRIALS} (each trial may cost a judge call per step, and the aggregate of a few dozen ` +
+        'trials is already steady)'
+    : `must be a whole number from 1 to ${MAX_TRIALS} (how many times to measure, e.g. 5)`
+}
+
+/** Checks `aggregate`, returning 'mean' when it is absent or invalid. */
+export function aggregateOption(value: unknown, problems: OptionProblems, where = 'aggregate'): TrialAggregate {
+  if (value === undefined) return 'mean'
+  if (TRIAL_AGGREGATES.includes(value as TrialAggregate)) return value as TrialAggregate
+  const valid = TRIAL_AGGREGATES.map((name) => `'${name}'`).join(', ')
+  problems.add(`${where} must be one of ${valid} (how the trials' scores combine); got ${describeValue(value)}.`)
+  return 'mean'
 }

@@ -1,10 +1,14 @@
 import { parseOptions } from '../internal/options.js'
+import { runTrials } from '../runtime/trial-batch.js'
 import { formatScore, renderTrace } from '../trace/render.js'
 import type { MetricTrace, TraceNode } from '../trace/types.js'
 import { measureOptionsSchema } from './measure-options.js'
-import { inTrial, RUNS_OWN_TRIALS, type TrialAggregate, TrialGroup } from './trials.js'
+import type { TrialAggregate } from './options.js'
 import type { MeasureOptions, Metric, MetricResult, MetricUsage, TrialResult, TrialSpread } from './types.js'
 import { addUsage, NO_USAGE } from './usage.js'
+
+/** Marks metrics whose `measure(testCase, { trials, aggregate })` runs the trials itself. */
+export const RUNS_OWN_TRIALS = Symbol.for('judgetree.runsOwnTrials')
 
 /** The aggregated score and verdict of some trial outcomes against a threshold. */
 export interface TrialVerdict {
@@ -244,18 +248,7 @@ export async function measureTrials<TestCase>(
   const given = parseOptions(measureOptionsSchema, options, `measureTrials(metric "${metric.name}", testCase, options)`)
   const { signal, trials = 1, aggregate = 'mean' } = given
   if (trials === 1) return metric.measure(testCase, { signal })
-  const group = new TrialGroup(trials)
-  const results = await Promise.all(
-    Array.from({ length: trials }, (_, index) =>
-      inTrial(group, index + 1, async () => {
-        try {
-          return await metric.measure(testCase, { signal })
-        } finally {
-          group.finish(index + 1)
-        }
-      }),
-    ),
-  )
+  const results = await runTrials(trials, () => metric.measure(testCase, { signal }))
   return combineTrials(started, results, aggregate)
 }
 

@@ -435,6 +435,56 @@ describe('trials of a BaseMetric', () => {
   })
 })
 
+describe('ctx.once in the trials of a BaseMetric', () => {
+  const rubricSchema = z.object({ steps: z.array(z.string()) })
+  class RubricFirst extends BaseMetric<LLMTestCase> {
+    readonly kind = 'single-turn'
+    protected async score(_testCase: LLMTestCase, ctx: MetricContext) {
+      // Asked once for the whole measurement, not sampled per trial; every trial gets the same steps.
+      const rubric = await ctx.once('rubric', () =>
+        ctx.judge({
+          label: 'Rubric',
+          messages: [{ role: 'user', content: 'Which steps judge a promise?' }],
+          schema: rubricSchema,
+          schemaName: 'geval_steps',
+          promptVersion: 'rubric@1',
+        }),
+      )
+      const answer = await ctx.judge({
+        label: 'Promises',
+        messages: [{ role: 'user', content: `Following ${rubric.steps.join('; ')}: does it promise anything?` }],
+        schema: z.object({ reason: z.string(), score: z.number() }),
+        schemaName: 'geval_score',
+        promptVersion: 'promises@1',
+      })
+      return answer.score / 10
+    }
+  }
+
+  it('asks a call shared by the trials once, outside them, and bills it to the trial that made it', async () => {
+    const result = await new RubricFirst({
+      name: 'Rubric first',
+      model: serverJudge(server.baseURL),
+      trials: 5,
+    }).measure(testCase)
+
+    expect(result.error).toBeUndefined()
+    // One steps request without n (outside the trials), then one score request with n = 5 for all trials.
+    expect(server.requests.map((request) => [schemaOf(request), request.body.n])).toEqual([
+      ['geval_steps', undefined],
+      ['geval_score', 5],
+    ])
+    expect(result.trials?.map((trial) => trial.score)).toEqual([0.2, 0.9, 0.4, 0.8, 0.9])
+    // The trial that asked records the shared call; the others' score samples came in its request (n).
+    expect(result.trials?.map((trial) => trial.usage.judgeCalls)).toEqual([2, 0, 0, 0, 0])
+    expect(result.trials?.map((trial) => trial.trace.nodes.map((node) => node.label))).toEqual([
+      ['Rubric', 'Promises'],
+      ...Array(4).fill(['Promises']),
+    ])
+    expect(result.usage.judgeCalls).toBe(2)
+  })
+})
+
 describe("measureTrials on a metric that is not judgetree's", () => {
   it('measures once per trial, and calls through a runtime are still shared with n', async () => {
     const judge = createJudgeRuntime({ cache: 'off' }).wrap(serverJudge(server.baseURL))

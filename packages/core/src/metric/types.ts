@@ -1,7 +1,7 @@
 import type { JudgetreeError } from '../errors.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import type { MetricTrace } from '../trace/types.js'
-import type { TrialAggregate } from './trials.js'
+import type { TrialAggregate } from './options.js'
 
 /** Judge calls and their cost, for one measurement or summed over a run. */
 export interface MetricUsage {

@@ -1,12 +1,8 @@
 import { TestCaseError } from '../errors.js'
-import { batchError, runJobs, type Settled } from '../internal/jobs.js'
-import { messageOf, shortText } from '../internal/text.js'
-import { addNote, callJudge, localCheckNote, stepNode } from '../metric/judge-call.js'
-import type { ResolvedMetricOptions } from '../metric/options.js'
-import { buildResult, errorResult, type MeasurementContext } from '../metric/result.js'
-import { applyStrictMode } from '../metric/score.js'
-import type { MetricResult } from '../metric/types.js'
-import { addUsage, NO_USAGE } from '../metric/usage.js'
+import { batchError, runJobs } from '../internal/jobs.js'
+import { shortText } from '../internal/text.js'
+import type { MetricScore } from '../metric/base-metric.js'
+import type { Measurement, TraceSlot } from '../metric/measurement.js'
 import {
   CONVERSATION_RELEVANCY_PROMPT,
   conversationRelevancyPrompt,
@@ -15,8 +11,13 @@ import {
 } from '../prompts/conversation-relevancy.js'
 import type { ConversationalTestCase } from '../test-case/schemas.js'
 import { formatScore } from '../trace/render.js'
-import type { TraceNode } from '../trace/types.js'
-import { replyWindows, WindowedMetric, type WindowedMetricOptions, windowTurns } from './conversation-windows.js'
+import {
+  type ReplyWindow,
+  replyWindows,
+  WindowedMetric,
+  type WindowedMetricOptions,
+  windowTurns,
+} from './conversation-windows.js'
 
 /** Options for {@link ConversationRelevancyMetric}. */
 export interface ConversationRelevancyMetricOptions extends WindowedMetricOptions {
@@ -41,11 +42,7 @@ export class ConversationRelevancyMetric extends WindowedMetric {
     super('ConversationRelevancyMetric', options, { name: 'Conversation Relevancy', windowSize: 3 })
   }
 
-  protected override async run(
-    parsed: ConversationalTestCase,
-    context: MeasurementContext,
-    signal: AbortSignal | undefined,
-  ): Promise<MetricResult> {
+  protected override async score(parsed: ConversationalTestCase, ctx: Measurement): Promise<MetricScore> {
     const turns = windowTurns(parsed)
     if (!turns.some((turn) => turn.role === 'assistant')) {
       throw new TestCaseError(
@@ -54,34 +51,29 @@ export class ConversationRelevancyMetric extends WindowedMetric {
       )
     }
     const windows = replyWindows(turns, this.windowSize)
-    const settled = await runJobs(windows, this.options.asyncMode, signal, (window, signal) =>
-      judgeReply(this.options, turns, window.start, window.reply, signal),
+    const slots = windows.map(({ start, reply }) => {
+      const { index, content } = turns[reply] as WindowTurn
+      return ctx.slot({ kind: 'ReplyRelevancy', label: `turn ${index}`, text: content, turnWindow: [start, index] })
+    })
+    const settled = await runJobs(windows, this.options.asyncMode, ctx.signal, (window, signal) =>
+      judgeReply(slots[windows.indexOf(window)] as TraceSlot, turns, window, signal),
     )
-    const nodes = windows.map((window, position) =>
-      traceEntry(
-        position,
-        turns[window.reply] as WindowTurn,
-        window.start,
-        settled[position] as Settled<ReplyJudgement>,
-      ),
-    )
-    const usage = settled.reduce((sum, entry) => (entry.ok ? addUsage(sum, entry.value.usage) : sum), NO_USAGE)
-    const notes = [`each reply was judged on a window of up to ${this.windowSize} exchanges ending at it`]
-    const trace = () => ({ metric: this.name, nodes, roots: nodes.map((node) => node.id), notes })
+    const window = `each reply was judged on a window of up to ${this.windowSize} exchanges ending at it`
     if (settled.some((entry) => !entry.ok)) {
-      const error = batchError(settled, (index) => `Judging the reply at turn ${windows[index]?.reply}`)
-      return errorResult(context, error, trace(), usage)
+      for (const [position, entry] of settled.entries()) {
+        if (!entry.ok) slots[position]?.fail(entry.error, 'the measurement stopped before this reply was judged')
+      }
+      ctx.note(window)
+      throw batchError(settled, (index) => `Judging the reply at turn ${windows[index]?.reply}`)
     }
     const judged = settled.map((entry) => (entry as { value: ReplyJudgement }).value)
     const irrelevant = judged.filter((judgement) => !judgement.value.relevant)
     const relevantCount = judged.length - irrelevant.length
     const raw = relevantCount / judged.length
-    const { score, threshold } = applyStrictMode(raw, this.options.threshold, this.options.strictMode)
-    notes.unshift(`${relevantCount} of ${judged.length} replies were relevant: ${formatScore(raw)}`)
-    for (const judgement of judged) addNote(notes, localCheckNote(judgement.response))
-    if (score !== raw) notes.push(`strict mode: the score ${formatScore(raw)} is below 1, so it counts as 0`)
-    const reason = this.options.includeReason ? relevancyReason(judged.length, irrelevant) : undefined
-    return buildResult(context, { score, threshold, reason, trace: trace(), usage })
+    ctx.note(`${relevantCount} of ${judged.length} replies were relevant: ${formatScore(raw)}`)
+    ctx.note(window)
+    for (const judgement of judged) ctx.checkedLocally(judgement.response)
+    return { score: raw, reason: relevancyReason(judged.length, irrelevant) }
   }
 }
 
@@ -92,55 +84,20 @@ export type TurnRelevancyMetric = ConversationRelevancyMetric
 /** Options for {@link TurnRelevancyMetric}. */
 export type TurnRelevancyMetricOptions = ConversationRelevancyMetricOptions
 
-async function judgeReply(
-  options: ResolvedMetricOptions,
-  turns: readonly WindowTurn[],
-  start: number,
-  reply: number,
-  signal: AbortSignal,
-) {
-  const call = await callJudge(
-    options.judge,
+async function judgeReply(slot: TraceSlot, turns: readonly WindowTurn[], window: ReplyWindow, signal: AbortSignal) {
+  const call = await slot.judge(
     {
-      messages: conversationRelevancyPrompt(turns.slice(start, reply), turns[reply] as WindowTurn),
+      messages: conversationRelevancyPrompt(turns.slice(window.start, window.reply), turns[window.reply] as WindowTurn),
       schema: replyRelevancySchema,
       schemaName: 'reply_relevancy',
       promptVersion: CONVERSATION_RELEVANCY_PROMPT,
+      show: (answer) => ({ verdict: answer.relevant ? 'relevant' : 'irrelevant', reason: answer.reason }),
+      where: false,
+      noteCheck: false,
     },
     signal,
   )
-  return { ...call, reply }
-}
-
-function traceEntry(position: number, reply: WindowTurn, start: number, settled: Settled<ReplyJudgement>): TraceNode {
-  const base = {
-    id: `n${position + 1}`,
-    kind: 'ReplyRelevancy',
-    label: `turn ${reply.index}`,
-    text: reply.content,
-    turnWindow: [start, reply.index] as const,
-  }
-  if (!settled.ok) {
-    const aborted = (settled.error as { code?: unknown } | undefined)?.code === 'MEASUREMENT_ABORTED'
-    return aborted
-      ? stepNode({
-          ...base,
-          status: 'skipped',
-          skipCause: 'stopped',
-          skippedBecause: 'the measurement stopped before this reply was judged',
-        })
-      : stepNode({ ...base, status: 'failed', error: messageOf(settled.error) })
-  }
-  const { value, usage, latencyMs, response } = settled.value
-  return stepNode({
-    ...base,
-    verdict: value.relevant ? 'relevant' : 'irrelevant',
-    reason: value.reason,
-    step: position + 1,
-    usage,
-    latencyMs: Math.round(latencyMs),
-    cached: response.cached,
-  })
+  return { ...call, reply: window.reply }
 }
 
 function relevancyReason(count: number, irrelevant: readonly ReplyJudgement[]): string {

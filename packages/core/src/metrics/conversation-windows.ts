@@ -1,5 +1,5 @@
 import { describeValue } from '../internal/describe-value.js'
-import { checkMetricOptions, MetricBase } from '../metric/metric-base.js'
+import { BaseMetric, checkedOptions, checkMetricOptions } from '../metric/base-metric.js'
 import {
   COMMON_OPTION_KEYS,
   type CommonMetricOptions,
@@ -81,7 +81,7 @@ function resolveWindowedOptions(
 }
 
 /** A conversational metric that judges each assistant reply on a window of the exchanges ending at it. */
-export abstract class WindowedMetric extends MetricBase<ConversationalTestCase> {
+export abstract class WindowedMetric extends BaseMetric<ConversationalTestCase> {
   readonly kind = 'conversational' as const
   readonly windowSize: number
 
@@ -91,7 +91,7 @@ export abstract class WindowedMetric extends MetricBase<ConversationalTestCase> 
     defaults: { readonly name: string; readonly windowSize: number },
   ) {
     const resolved = resolveWindowedOptions(type, options, defaults)
-    super(type, resolved.options)
+    super({}, checkedOptions(type, resolved.options))
     this.windowSize = resolved.windowSize
   }
 }

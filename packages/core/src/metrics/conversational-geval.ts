@@ -1,4 +1,4 @@
-import { checkMetricOptions } from '../metric/metric-base.js'
+import { checkMetricOptions } from '../metric/base-metric.js'
 import { PARAM_LABELS, TURN_LEVEL_PARAMS, type TurnParam, TurnParams } from '../test-case/params.js'
 import type { ConversationalTestCase } from '../test-case/schemas.js'
 import { checkConversationalOptions, conversationalView } from '../test-case/view.js'

@@ -2,13 +2,11 @@ import { type WalkOutcome, walkDag } from '../dag/executor.js'
 import { type DeepAcyclicGraph, type GraphPlan, graphPlan, isDeepAcyclicGraph } from '../dag/graph.js'
 import type { ConversationalNode, SingleTurnNode } from '../dag/nodes/types.js'
 import { MissingTestCaseParamError, toJudgeCallError } from '../errors.js'
-import { addNote, localCheckNote } from '../metric/judge-call.js'
-import { checkMetricOptions, MetricBase } from '../metric/metric-base.js'
+import { BaseMetric, checkedOptions, checkMetricOptions } from '../metric/base-metric.js'
+import type { Measurement } from '../metric/measurement.js'
 import { COMMON_OPTION_KEYS, type CommonMetricOptions } from '../metric/options.js'
-import { buildResult, errorResult, type MeasurementContext } from '../metric/result.js'
-import { applyStrictMode, clampScore } from '../metric/score.js'
+import { clampScore } from '../metric/score.js'
 import type { MetricResult } from '../metric/types.js'
-import { addUsage, usageOf } from '../metric/usage.js'
 import { REASON_SUMMARY_PROMPT, reasonSummaryPrompt, reasonSummarySchema } from '../prompts/reason-summary.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import { formatScore, oneLine } from '../trace/render.js'
@@ -40,7 +38,7 @@ export interface ConversationalDAGMetricOptions extends DagOptions {
 
 const DAG_OPTION_KEYS = ['name', 'dag', ...COMMON_OPTION_KEYS.slice(1), 'summarizeReason']
 
-abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCase> extends MetricBase<TestCase> {
+abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCase> extends BaseMetric<TestCase> {
   readonly dag: DeepAcyclicGraph
   readonly #plan: GraphPlan
   readonly #summarizeReason: boolean
@@ -69,7 +67,7 @@ abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCa
       }
       return {}
     })
-    super(type, checked.options)
+    super({}, checkedOptions(type, checked.options))
     this.#summarizeReason = options.summarizeReason ?? false
     this.dag = options.dag
     this.#plan = graphPlan(options.dag)
@@ -81,23 +79,44 @@ abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCa
       : 'Use DAGMetric with single-turn nodes for those.'
   }
 
-  /** Walks the DAG for one test case. */
-  protected override async run(
-    testCase: TestCase,
-    context: MeasurementContext,
-    signal: AbortSignal | undefined,
-  ): Promise<MetricResult> {
+  /** Never called: a DAG metric finishes its own result (`run`), as its trace is the walk's. */
+  protected override score(): never {
+    throw new Error('judgetree bug: a DAG metric scores through run()')
+  }
+
+  /** Walks the DAG for one test case and records the walk: its entries, usage and notes, then the score. */
+  protected override async run(testCase: TestCase, ctx: Measurement): Promise<MetricResult> {
     checkTestCase(this.#plan, testCase, this.name)
     const outcome = await walkDag({
       plan: this.#plan,
       testCase,
       judge: this.options.judge,
       asyncMode: this.options.asyncMode,
-      signal,
+      signal: ctx.signal,
     })
-    const result = resultOf(outcome, this.#plan, context)
-    if (!this.#summarizeReason || !this.options.includeReason || result.error) return result
-    return summarised(result, outcome, this.#plan, context, signal)
+    ctx.adopt(outcome.nodes)
+    ctx.bill(outcome.usage)
+    if (outcome.leaves.length > 1) {
+      const scores = outcome.leaves.map((leaf) => formatScore(leaf.score)).join(', ')
+      ctx.note(`${outcome.leaves.length} verdicts were reached (${scores}); the score is the lowest.`)
+    }
+    for (const note of outcome.notes) ctx.note(note)
+    if (outcome.error) return ctx.fail(outcome.error, outcome.roots)
+    const deciding = decidingLeaf(outcome, this.#plan)
+    const raw = clampScore(deciding.score)
+    const { score, threshold } = ctx.strict(
+      raw,
+      (walked) => `strict mode: the walk scored ${formatScore(walked)}, which counts as 0.`,
+    )
+    let reason = pathReason(outcome, deciding, raw, score)
+    if (this.#summarizeReason && this.options.includeReason) {
+      try {
+        reason = await summarised(ctx, outcome, deciding, score)
+      } catch (error) {
+        return ctx.fail(toJudgeCallError(error), outcome.roots)
+      }
+    }
+    return ctx.result(score, threshold, reason, outcome.roots)
   }
 }
 
@@ -148,29 +167,6 @@ function checkTestCase(plan: GraphPlan, testCase: LLMTestCase | ConversationalTe
   }
 }
 
-function resultOf(outcome: WalkOutcome, plan: GraphPlan, context: MeasurementContext): MetricResult {
-  const notes: string[] = []
-  if (outcome.leaves.length > 1) {
-    const scores = outcome.leaves.map((leaf) => formatScore(leaf.score)).join(', ')
-    notes.push(`${outcome.leaves.length} verdicts were reached (${scores}); the score is the lowest.`)
-  }
-  notes.push(...outcome.notes)
-  const trace = { metric: context.options.name, nodes: outcome.nodes, roots: outcome.roots, notes }
-  if (outcome.error) return errorResult(context, outcome.error, trace, outcome.usage)
-  const deciding = decidingLeaf(outcome, plan)
-  const raw = clampScore(deciding.score)
-  const { score, threshold } = applyStrictMode(raw, context.options.threshold, context.options.strictMode)
-  if (context.options.strictMode && raw !== score)
-    notes.push(`strict mode: the walk scored ${formatScore(raw)}, which counts as 0.`)
-  return buildResult(context, {
-    score,
-    threshold,
-    reason: context.options.includeReason ? pathReason(outcome, deciding, raw, score) : undefined,
-    trace,
-    usage: outcome.usage,
-  })
-}
-
 /** The leaf that set the score (the lowest; the first reached of equals), and how the reason names it. */
 interface DecidingLeaf {
   readonly score: number
@@ -215,15 +211,13 @@ function pathReason(outcome: WalkOutcome, deciding: DecidingLeaf, walked: number
   return `The walk scored ${formatScore(score)}${leaf}${strict}.${path}${tail}`
 }
 
-/** Replaces the path-built reason with the judge's summary of the path; a failed summary fails the measurement. */
+/** The judge's prose summary of the walked path, in place of the path-built reason: one more judge call. */
 async function summarised(
-  result: MetricResult,
+  ctx: Measurement,
   outcome: WalkOutcome,
-  plan: GraphPlan,
-  context: MeasurementContext,
-  signal: AbortSignal | undefined,
-): Promise<MetricResult> {
-  const deciding = decidingLeaf(outcome, plan)
+  deciding: DecidingLeaf,
+  score: number,
+): Promise<string> {
   const steps = outcome.nodes
     .filter((node) => node.status === 'ran' && node.role !== 'verdict')
     .map((node) => ({
@@ -231,31 +225,18 @@ async function summarised(
       ...(node.output !== undefined ? { output: node.output } : {}),
       ...(node.verdict !== undefined ? { verdict: node.verdict, reason: node.reason } : {}),
     }))
-  try {
-    const response = await context.options.judge.generate({
-      messages: reasonSummaryPrompt({
-        metric: context.options.name,
-        score: result.score,
-        walkScore: clampScore(deciding.score),
-        leaves: outcome.leaves.length,
-        decidedBy: deciding.quote,
-        steps,
-      }),
-      schema: reasonSummarySchema,
-      schemaName: 'reason_summary',
-      promptVersion: REASON_SUMMARY_PROMPT,
-      signal,
-    })
-    const note = localCheckNote(response)
-    const notes = [...result.trace.notes]
-    addNote(notes, note)
-    return Object.freeze({
-      ...result,
-      reason: response.value.reason,
-      usage: addUsage(result.usage, usageOf(response)),
-      ...(note === undefined ? {} : { trace: { ...result.trace, notes } }),
-    })
-  } catch (error) {
-    return errorResult(context, toJudgeCallError(error), result.trace, result.usage)
-  }
+  const call = await ctx.call({
+    messages: reasonSummaryPrompt({
+      metric: ctx.options.name,
+      score,
+      walkScore: clampScore(deciding.score),
+      leaves: outcome.leaves.length,
+      decidedBy: deciding.quote,
+      steps,
+    }),
+    schema: reasonSummarySchema,
+    schemaName: 'reason_summary',
+    promptVersion: REASON_SUMMARY_PROMPT,
+  })
+  return call.value.reason
 }

@@ -1,8 +1,7 @@
 import { MissingTestCaseParamError } from '../errors.js'
-import { MetricBase } from '../metric/metric-base.js'
+import { BaseMetric, checkedOptions } from '../metric/base-metric.js'
+import type { Measurement } from '../metric/measurement.js'
 import type { ResolvedMetricOptions } from '../metric/options.js'
-import type { MeasurementContext } from '../metric/result.js'
-import type { MetricResult } from '../metric/types.js'
 import type { GEvalFields } from '../prompts/geval-steps.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import type { InputView } from '../test-case/view.js'
@@ -10,7 +9,7 @@ import type { GEvalDefinition, Rubric } from './geval-rubric.js'
 import { GEvalScorer } from './geval-scorer.js'
 
 /** What both G-Eval metrics share once their options are checked: the definition's fields and the scoring. */
-export abstract class GEvalBase<TestCase extends LLMTestCase | ConversationalTestCase> extends MetricBase<TestCase> {
+export abstract class GEvalBase<TestCase extends LLMTestCase | ConversationalTestCase> extends BaseMetric<TestCase> {
   readonly criteria: string | undefined
   readonly evaluationSteps: readonly string[] | undefined
   readonly rubric: readonly Rubric[] | undefined
@@ -26,7 +25,7 @@ export abstract class GEvalBase<TestCase extends LLMTestCase | ConversationalTes
     definition: GEvalDefinition,
     shown: { readonly view: InputView; readonly fields: GEvalFields },
   ) {
-    super(type, options)
+    super({}, checkedOptions(type, options))
     this.criteria = definition.criteria
     this.evaluationSteps = definition.evaluationSteps
     this.rubric = definition.rubric
@@ -36,13 +35,9 @@ export abstract class GEvalBase<TestCase extends LLMTestCase | ConversationalTes
     this.#scorer = new GEvalScorer(definition, options, shown.fields)
   }
 
-  protected override async run(
-    testCase: TestCase,
-    measurement: MeasurementContext,
-    signal: AbortSignal | undefined,
-  ): Promise<MetricResult> {
+  protected override score(testCase: TestCase, ctx: Measurement): Promise<{ score: number; reason: string }> {
     const missing = this.#view.missingParams(testCase)
     if (missing.length > 0) throw new MissingTestCaseParamError(this.name, missing, 'its evaluationParams')
-    return this.#scorer.score(this.#view.show(testCase, []).data, signal, measurement.started)
+    return this.#scorer.score(this.#view.show(testCase, []).data, ctx)
   }
 }

@@ -1,16 +1,13 @@
-import { abortable } from '../internal/jobs.js'
-import { messageOf } from '../internal/text.js'
-import { addNote, callJudge, type JudgeCall, localCheckNote, stepNode } from '../metric/judge-call.js'
+import type { JudgeResponse } from '../judge/types.js'
+import { callJudge, type JudgeCall } from '../metric/judge-call.js'
+import type { Measurement } from '../metric/measurement.js'
 import type { ResolvedMetricOptions } from '../metric/options.js'
-import { buildResult, errorResult } from '../metric/result.js'
 import { applyStrictMode, clampScore } from '../metric/score.js'
-import { currentTrial, outsideTrials } from '../metric/trials.js'
-import type { MetricResult, MetricUsage } from '../metric/types.js'
-import { addUsage, NO_USAGE, usageOf } from '../metric/usage.js'
+import type { MetricUsage } from '../metric/types.js'
+import { NO_USAGE, usageOf } from '../metric/usage.js'
 import { GEVAL_SCORE_PROMPT, gevalScorePrompt, gevalScoreSchema } from '../prompts/geval-score.js'
 import { GEVAL_STEPS_PROMPT, type GEvalFields, gevalStepsPrompt, gevalStepsSchema } from '../prompts/geval-steps.js'
 import { formatScore } from '../trace/render.js'
-import type { MetricTrace, TraceNode } from '../trace/types.js'
 import type { GEvalDefinition } from './geval-rubric.js'
 import { type ScoreWeighting, weightScore } from './logprob-score.js'
 
@@ -51,130 +48,95 @@ export class GEvalScorer {
     this.#scoreSchema = gevalScoreSchema(...definition.scoreRange)
   }
 
-  /** Scores the data the metric prepared from a test case. Never rejects. */
-  async score(data: unknown, signal: AbortSignal | undefined, started: number): Promise<MetricResult> {
-    const context = { options: this.#options, started }
-    const nodes: TraceNode[] = []
-    const notes: string[] = []
-    let usage: MetricUsage = NO_USAGE
-    const trace = (): MetricTrace => ({
-      metric: this.#options.name,
-      nodes: [...nodes],
-      roots: nodes.map((node) => node.id),
-      notes: [...notes],
+  /**
+   * Scores the data the metric prepared from a test case: the steps (shared by the trials of a measurement through
+   * the recorder), then one score judgement, normalised to 0..1. Its failures are the judge's, as they are.
+   */
+  async score(data: unknown, ctx: Measurement): Promise<{ score: number; reason: string }> {
+    const { criteria, scoreRange, rubric, topLogprobs } = this.#definition
+    const stepsSlot = ctx.slot({
+      kind: 'GEvalSteps',
+      label: 'Evaluation steps',
+      text: criteria ?? 'given in evaluationSteps',
     })
     let steps: StepsOutcome
     try {
-      steps = await this.#stepsFor(signal)
+      steps = await this.#stepsFor(ctx)
     } catch (error) {
-      nodes.push(stepNode({ ...this.#stepsEntry(), status: 'failed', error: messageOf(error) }))
-      return errorResult(context, error, trace(), usage)
+      stepsSlot.fail(error)
+      throw error
     }
-    // The steps serve every trial of a measurement: the first trial counts them, the others got them for nothing.
-    const laterTrial = (currentTrial()?.trial ?? 1) > 1
-    const stepsUsage = steps.source === 'judged' && !laterTrial ? steps.usage : NO_USAGE
-    usage = addUsage(usage, stepsUsage)
-    nodes.push(
-      stepNode({
-        ...this.#stepsEntry(),
-        output: steps.steps.map((step, index) => `${index + 1}. ${step}`).join('\n'),
-        outputLabel: 'steps',
-        step: 1,
-        usage: stepsUsage,
-        ...(steps.source === 'judged' ? { latencyMs: Math.round(steps.latencyMs), cached: steps.cached } : {}),
-      }),
-    )
-    notes.push(STEPS_NOTES[steps.source])
-    if (steps.source === 'judged') addNote(notes, localCheckNote(steps.response))
+    const listed = steps.steps.map((step, index) => `${index + 1}. ${step}`).join('\n')
+    stepsSlot.ran({ output: listed, outputLabel: 'steps' }, steps.source === 'judged' ? steps : { usage: NO_USAGE })
+    ctx.note(STEPS_NOTES[steps.source])
+    if (steps.source === 'judged') ctx.checkedLocally(steps.response)
 
-    const { scoreRange, rubric, topLogprobs } = this.#definition
     const [low, high] = scoreRange
     const withLogprobs = topLogprobs > 0 && !this.#options.strictMode
-    const scoreEntry = { id: 'n2', kind: 'GEvalScore', label: 'Score', text: this.#scaleText() }
-    let call: JudgeCall<{ reason: string; score: number }>
-    try {
-      call = await callJudge(
-        this.#options.judge,
-        {
-          messages: gevalScorePrompt(steps.steps, scoreRange, rubric, this.#fields.conversational, data),
-          schema: this.#scoreSchema,
-          schemaName: 'geval_score',
-          promptVersion: GEVAL_SCORE_PROMPT,
-          ...(withLogprobs ? { topLogprobs } : {}),
-        },
-        signal,
-      )
-    } catch (error) {
-      nodes.push(stepNode({ ...scoreEntry, status: 'failed', error: messageOf(error) }))
-      return errorResult(context, error, trace(), usage)
-    }
-    usage = addUsage(usage, call.usage)
+    let weighting: ScoreWeighting = rawBecause(0, this.#options.strictMode)
+    const call = await ctx.slot({ kind: 'GEvalScore', label: 'Score', text: this.#scaleText() }).judge({
+      messages: gevalScorePrompt(steps.steps, scoreRange, rubric, this.#fields.conversational, data),
+      schema: this.#scoreSchema,
+      schemaName: 'geval_score',
+      promptVersion: GEVAL_SCORE_PROMPT,
+      ...(withLogprobs ? { topLogprobs } : {}),
+      where: false,
+      noteCheck: false,
+      show: ({ score: raw, reason }, response) => {
+        weighting = withLogprobs ? weigh(raw, response, scoreRange) : rawBecause(raw, this.#options.strictMode)
+        return {
+          verdict: weighting.mode === 'weighted' ? `${raw} (weighted ${round(weighting.score)})` : String(raw),
+          reason,
+        }
+      },
+    })
+    ctx.note(weighting.note)
+    ctx.checkedLocally(call.response)
     const raw = call.value.score
-    const weighting = withLogprobs ? weigh(raw, call, scoreRange) : rawBecause(raw, this.#options.strictMode)
-    notes.push(weighting.note)
-    addNote(notes, localCheckNote(call.response))
     const normalised = clampScore((weighting.score - low) / (high - low))
-    const { score, threshold } = applyStrictMode(normalised, this.#options.threshold, this.#options.strictMode)
-    if (this.#options.strictMode && score !== normalised) {
-      notes.push(`strict mode: the score ${formatScore(normalised)} is below 1, so it counts as 0`)
-    }
-    nodes.push(
-      stepNode({
-        ...scoreEntry,
-        verdict: weighting.mode === 'weighted' ? `${raw} (weighted ${round(weighting.score)})` : String(raw),
-        reason: call.value.reason,
-        step: 2,
-        usage: call.usage,
-        latencyMs: Math.round(call.latencyMs),
-        cached: call.response.cached,
-      }),
-    )
-    const reason = this.#options.includeReason
-      ? this.#reason(raw, weighting, normalised, call.value.reason, score !== normalised)
-      : undefined
-    return buildResult(context, { score, threshold, reason, trace: trace(), usage })
+    const zeroed = applyStrictMode(normalised, 0, this.#options.strictMode).score !== normalised
+    return { score: normalised, reason: this.#reason(raw, weighting, normalised, call.value.reason, zeroed) }
   }
 
-  async #stepsFor(signal: AbortSignal | undefined): Promise<StepsOutcome> {
+  /** The steps: given, or generated once per metric; a trial that did not ask for them is billed nothing. */
+  async #stepsFor(ctx: Measurement): Promise<StepsOutcome> {
     const given = this.#definition.evaluationSteps
     if (given) return { source: 'given', steps: given }
+    const waiting = performance.now()
+    const { value, owner } = await ctx.shared('geval-steps', () => this.#generatedSteps())
+    return owner ? value : { ...value, usage: NO_USAGE, cached: true, latencyMs: performance.now() - waiting }
+  }
+
+  async #generatedSteps(): Promise<StepsOutcome & { readonly source: 'judged' }> {
     const existing = this.#steps
     if (existing) {
       // Another measurement asked first and is billed. Here the answer counts as a cached call, like any answer
       // shared between identical requests, so that no measurement's result depends on which one asked first.
       const waiting = performance.now()
-      const call = await abortable(existing, signal)
+      const call = await existing
       const usage = usageOf({ ...call.response, cached: true })
       const latencyMs = performance.now() - waiting
       return { source: 'judged', steps: call.value.steps, usage, latencyMs, cached: true, response: call.response }
     }
     // The call is shared, so no single measurement's signal may cancel it; each one only stops waiting.
-    // Outside any trial: the steps are generated once for the metric, not sampled once per trial.
-    const generation = outsideTrials(() =>
-      callJudge(
-        this.#options.judge,
-        {
-          messages: gevalStepsPrompt(this.#definition.criteria ?? '', this.#fields),
-          schema: gevalStepsSchema,
-          schemaName: 'geval_steps',
-          promptVersion: GEVAL_STEPS_PROMPT,
-        },
-        undefined,
-      ),
+    const generation = callJudge(
+      this.#options.judge,
+      {
+        messages: gevalStepsPrompt(this.#definition.criteria ?? '', this.#fields),
+        schema: gevalStepsSchema,
+        schemaName: 'geval_steps',
+        promptVersion: GEVAL_STEPS_PROMPT,
+      },
+      undefined,
     )
     this.#steps = generation
     // A failure is not remembered: the next measurement tries again.
     generation.catch(() => {
       if (this.#steps === generation) this.#steps = undefined
     })
-    const call = await abortable(generation, signal)
+    const call = await generation
     const { usage, latencyMs, response } = call
     return { source: 'judged', steps: call.value.steps, usage, latencyMs, cached: response.cached, response }
-  }
-
-  #stepsEntry() {
-    const { criteria } = this.#definition
-    return { id: 'n1', kind: 'GEvalSteps', label: 'Evaluation steps', text: criteria ?? 'given in evaluationSteps' }
   }
 
   #scaleText(): string {
@@ -193,13 +155,13 @@ export class GEvalScorer {
   }
 }
 
-function weigh(raw: number, call: JudgeCall<unknown>, range: readonly [number, number]): ScoreWeighting {
+function weigh(raw: number, response: JudgeResponse<unknown>, range: readonly [number, number]): ScoreWeighting {
   // A judge that had to drop the logprobs request says why (OpenAIJudge does, for models that reject it).
-  const unavailable = call.response.logprobsUnavailable
-  if (unavailable !== undefined && call.response.logprobs === undefined) {
+  const unavailable = response.logprobsUnavailable
+  if (unavailable !== undefined && response.logprobs === undefined) {
     return { mode: 'raw', score: raw, note: `raw score: ${unavailable}` }
   }
-  return weightScore(raw, call.response.logprobs, range)
+  return weightScore(raw, response.logprobs, range)
 }
 
 function rawBecause(raw: number, strictMode: boolean): ScoreWeighting {

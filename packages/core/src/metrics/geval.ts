@@ -1,4 +1,4 @@
-import { checkMetricOptions } from '../metric/metric-base.js'
+import { checkMetricOptions } from '../metric/base-metric.js'
 import { type LLMTestCaseParam, PARAM_LABELS } from '../test-case/params.js'
 import type { LLMTestCase } from '../test-case/schemas.js'
 import { checkSingleTurnParams, singleTurnView } from '../test-case/view.js'

@@ -1,12 +1,10 @@
 import { MissingTestCaseParamError } from '../errors.js'
-import { batchError, runJobs, type Settled } from '../internal/jobs.js'
-import { messageOf, shortText } from '../internal/text.js'
-import { addNote, callJudge, type JudgeCall, localCheckNote, stepNode } from '../metric/judge-call.js'
-import type { ResolvedMetricOptions } from '../metric/options.js'
-import { buildResult, errorResult, type MeasurementContext } from '../metric/result.js'
-import { applyStrictMode } from '../metric/score.js'
-import type { MetricResult, MetricUsage } from '../metric/types.js'
-import { addUsage, NO_USAGE } from '../metric/usage.js'
+import { batchError, runJobs } from '../internal/jobs.js'
+import { shortText } from '../internal/text.js'
+import type { JudgeResponse } from '../judge/types.js'
+import type { MetricScore } from '../metric/base-metric.js'
+import type { EntryBase, Measurement, TraceSlot } from '../metric/measurement.js'
+import { NO_USAGE } from '../metric/usage.js'
 import type { WindowTurn } from '../prompts/conversation-relevancy.js'
 import {
   TURN_CONTEXTUAL_RELEVANCY_PROMPT,
@@ -15,7 +13,6 @@ import {
 } from '../prompts/turn-contextual-relevancy.js'
 import type { ConversationalTestCase } from '../test-case/schemas.js'
 import { formatScore } from '../trace/render.js'
-import type { TraceNode } from '../trace/types.js'
 import {
   type ReplyWindow,
   replyWindows,
@@ -41,7 +38,7 @@ interface Statement {
 
 interface TurnJudgement {
   readonly statements: readonly Statement[]
-  readonly call: JudgeCall<unknown> | undefined
+  readonly response: JudgeResponse<unknown> | undefined
 }
 
 interface Target {
@@ -62,11 +59,7 @@ export class TurnContextualRelevancyMetric extends WindowedMetric {
     super('TurnContextualRelevancyMetric', options, { name: 'Turn Contextual Relevancy', windowSize: 10 })
   }
 
-  protected override async run(
-    parsed: ConversationalTestCase,
-    context: MeasurementContext,
-    signal: AbortSignal | undefined,
-  ): Promise<MetricResult> {
+  protected override async score(parsed: ConversationalTestCase, ctx: Measurement): Promise<MetricScore> {
     const turns = windowTurns(parsed)
     const targets: Target[] = replyWindows(turns, this.windowSize).flatMap((window) => {
       const chunks = parsed.turns[window.reply]?.retrievalContext ?? []
@@ -81,13 +74,9 @@ export class TurnContextualRelevancyMetric extends WindowedMetric {
           "retrievalContext: ['…'] }. The metric has no evaluationParams: it always reads that field.",
       )
     }
-    const settled = await runJobs(targets, this.options.asyncMode, signal, (target, signal) =>
-      judgeTurn(this.options, turns, target, signal),
-    )
-    const nodes = targets.map((target, position) => traceEntry(position, target, turns, settled[position]))
-    const usage = settled.reduce<MetricUsage>(
-      (sum, entry) => (entry.ok && entry.value.call ? addUsage(sum, entry.value.call.usage) : sum),
-      NO_USAGE,
+    const slots = targets.map((target) => ctx.slot(entryBase(target, turns)))
+    const settled = await runJobs(targets, this.options.asyncMode, ctx.signal, (target, signal) =>
+      judgeTurn(slots[targets.indexOf(target)] as TraceSlot, turns, target, signal),
     )
     const judged = new Set(targets.map((target) => target.window.reply))
     const unjudged = turns.filter((turn) => turn.role === 'assistant' && !judged.has(turn.index))
@@ -97,14 +86,16 @@ export class TurnContextualRelevancyMetric extends WindowedMetric {
         ? [`not counted (no retrieval context): ${unjudged.map((turn) => `turn ${turn.index}`).join(', ')}`]
         : []),
     ]
-    const trace = () => ({ metric: this.name, nodes, roots: nodes.map((node) => node.id), notes })
     if (settled.some((entry) => !entry.ok)) {
-      const error = batchError(settled, (index) => {
+      for (const [position, entry] of settled.entries()) {
+        if (!entry.ok) slots[position]?.fail(entry.error, 'the measurement stopped before this turn was judged')
+      }
+      for (const note of notes) ctx.note(note)
+      throw batchError(settled, (index) => {
         const target = targets[index] as Target
         const chunks = target.chunks.length === 1 ? 'its 1 chunk' : `its chunks 1 to ${target.chunks.length}`
         return `Judging the retrieval context of turn ${target.window.reply} (${chunks})`
       })
-      return errorResult(context, error, trace(), usage)
     }
     const perTurn = settled.map((entry, position) => {
       const { statements } = (entry as { value: TurnJudgement }).value
@@ -112,16 +103,15 @@ export class TurnContextualRelevancyMetric extends WindowedMetric {
       return { reply: targets[position]?.window.reply ?? 0, statements, relevant, score: relevant / statements.length }
     })
     const raw = perTurn.reduce((sum, turn) => sum + turn.score, 0) / perTurn.length
-    const { score, threshold } = applyStrictMode(raw, this.options.threshold, this.options.strictMode)
     const turnScores = perTurn.map((turn) => `turn ${turn.reply} ${turn.relevant}/${turn.statements.length}`)
-    notes.unshift(
+    ctx.note(
       `mean over ${perTurn.length} turn(s) with retrieval context (${turnScores.join(', ')}): ${formatScore(raw)}`,
     )
+    for (const note of notes) ctx.note(note)
     for (const entry of settled) {
-      const call = (entry as { value: TurnJudgement }).value.call
-      if (call) addNote(notes, localCheckNote(call.response))
+      const response = (entry as { value: TurnJudgement }).value.response
+      if (response) ctx.checkedLocally(response)
     }
-    if (score !== raw) notes.push(`strict mode: the score ${formatScore(raw)} is below 1, so it counts as 0`)
     const irrelevant = perTurn.flatMap((turn) =>
       turn.statements
         .filter((statement) => !statement.relevant)
@@ -130,86 +120,78 @@ export class TurnContextualRelevancyMetric extends WindowedMetric {
             `turn ${turn.reply} chunk ${statement.chunk} “${shortText(statement.statement, 80)}” (${shortText(statement.reason, 120)})`,
         ),
     )
-    const reason = this.options.includeReason
-      ? `Mean statement relevancy over ${perTurn.length} assistant turn(s) with retrieval context: ${turnScores.join(', ')}.` +
-        (irrelevant.length === 0 ? ' Every statement was relevant.' : ` Irrelevant: ${listSome(irrelevant, 5)}.`)
-      : undefined
-    return buildResult(context, { score, threshold, reason, trace: trace(), usage })
+    const reason =
+      `Mean statement relevancy over ${perTurn.length} assistant turn(s) with retrieval context: ${turnScores.join(', ')}.` +
+      (irrelevant.length === 0 ? ' Every statement was relevant.' : ` Irrelevant: ${listSome(irrelevant, 5)}.`)
+    return { score: raw, reason }
+  }
+}
+
+/** A turn's trace entry: the user input its context is judged against. */
+function entryBase(target: Target, turns: readonly WindowTurn[]): EntryBase {
+  const { start, reply } = target.window
+  const input = turns.slice(start, reply).findLast((turn) => turn.role === 'user')
+  return {
+    kind: 'TurnContextualRelevancy',
+    label: `turn ${reply}`,
+    text: input ? `user: ${input.content}` : '(no user input in the window)',
+    turnWindow: [start, reply],
   }
 }
 
 async function judgeTurn(
-  options: ResolvedMetricOptions,
+  slot: TraceSlot,
   turns: readonly WindowTurn[],
   target: Target,
   signal: AbortSignal,
 ): Promise<TurnJudgement> {
   const numbered = target.chunks.map((text, index) => ({ chunk: index + 1, text }))
   const asked = numbered.filter((chunk) => chunk.text.trim().length > 0)
-  // An empty chunk says nothing the user needs; it counts as one irrelevant statement without asking the judge.
-  const empty = (chunk: number): Statement => ({
-    chunk,
-    statement: '(empty chunk)',
-    relevant: false,
-    reason: 'the chunk is empty',
-  })
-  if (asked.length === 0) return { statements: numbered.map(({ chunk }) => empty(chunk)), call: undefined }
-  const call = await callJudge(
-    options.judge,
+  if (asked.length === 0) {
+    // An empty chunk says nothing the user needs; it counts as one irrelevant statement without asking the judge.
+    const statements = statementsOf(numbered, new Map())
+    slot.ran(statementFields(statements), { usage: NO_USAGE })
+    return { statements, response: undefined }
+  }
+  const call = await slot.judge(
     {
       messages: turnContextualRelevancyPrompt(turns.slice(target.window.start, target.window.reply), asked),
       schema: turnContextualRelevancySchema(asked.map((chunk) => chunk.chunk)),
       schemaName: 'context_statements',
       promptVersion: TURN_CONTEXTUAL_RELEVANCY_PROMPT,
+      show: (answer) => statementFields(statementsOf(numbered, answeredOf(answer))),
+      where: false,
+      noteCheck: false,
     },
     signal,
   )
-  const answered = new Map(call.value.chunks.map((entry) => [entry.chunk, entry.statements]))
-  const statements = numbered.flatMap(({ chunk }) =>
-    (answered.get(chunk) ?? [empty(chunk)]).map((statement) => ({ ...statement, chunk })),
-  )
-  return { statements, call }
+  return { statements: statementsOf(numbered, answeredOf(call.value)), response: call.response }
 }
 
-function traceEntry(
-  position: number,
-  target: Target,
-  turns: readonly WindowTurn[],
-  settled: Settled<TurnJudgement> | undefined,
-): TraceNode {
-  const { start, reply } = target.window
-  const input = turns.slice(start, reply).findLast((turn) => turn.role === 'user')
-  const base = {
-    id: `n${position + 1}`,
-    kind: 'TurnContextualRelevancy',
-    label: `turn ${reply}`,
-    text: input ? `user: ${input.content}` : '(no user input in the window)',
-    turnWindow: [start, reply] as const,
-  }
-  if (!settled?.ok) {
-    const error = settled?.error
-    return (error as { code?: unknown } | undefined)?.code === 'MEASUREMENT_ABORTED'
-      ? stepNode({
-          ...base,
-          status: 'skipped',
-          skipCause: 'stopped',
-          skippedBecause: 'the measurement stopped before this turn was judged',
-        })
-      : stepNode({ ...base, status: 'failed', error: messageOf(error) })
-  }
-  const { statements, call } = settled.value
+function answeredOf(answer: {
+  readonly chunks: readonly { chunk: number; statements: readonly Omit<Statement, 'chunk'>[] }[]
+}) {
+  return new Map(answer.chunks.map((entry) => [entry.chunk, entry.statements]))
+}
+
+/** Every chunk's statements, in chunk order; a chunk the judge was not asked about is one irrelevant statement. */
+function statementsOf(
+  numbered: readonly { readonly chunk: number }[],
+  answered: ReadonlyMap<number, readonly Omit<Statement, 'chunk'>[]>,
+): Statement[] {
+  const empty = { statement: '(empty chunk)', relevant: false, reason: 'the chunk is empty' }
+  return numbered.flatMap(({ chunk }) => (answered.get(chunk) ?? [empty]).map((statement) => ({ ...statement, chunk })))
+}
+
+function statementFields(statements: readonly Statement[]) {
   const relevant = statements.filter((statement) => statement.relevant).length
-  return stepNode({
-    ...base,
+  return {
     verdict: `${relevant} of ${statements.length} statements relevant`,
     output: statements
       .map((s) => `${s.relevant ? '✓' : '✗'} [chunk ${s.chunk}] ${s.statement}${s.relevant ? '' : ` (${s.reason})`}`)
       .join('\n'),
     outputLabel: 'statements',
-    step: position + 1,
-    usage: call?.usage ?? NO_USAGE,
-    ...(call ? { latencyMs: Math.round(call.latencyMs), cached: call.response.cached } : {}),
-  })
+  }
 }
 
 function listSome(items: readonly string[], max: number): string {

@@ -158,6 +158,16 @@ describe('judge cache through the OpenAI SDK', () => {
     expect(message).toContain('(not the base URL: it is not part of the key)')
   })
 
+  it('records where each trial was answered too, so a replay miss after a trials run names the endpoint', async () => {
+    const first = await metric('read-write').measure(playfulConversation, { trials: 2 })
+    expect(first.error).toBeUndefined()
+    const recorded = new JudgeCacheStore(dir, () => {}).summaries(100)
+    // Three steps, each answered for two trials: six entries, every one with the server it came from.
+    expect(recorded).toHaveLength(6)
+    const host = new URL(server.baseURL).host
+    expect(recorded.map((entry) => entry.endpoint)).toEqual(Array(6).fill(`${host}/v1`))
+  })
+
   it('in read-only mode reads hits and calls the judge on misses, but never writes', async () => {
     await metric('read-only').measure(playfulConversation)
     expect(server.requests).toHaveLength(3)

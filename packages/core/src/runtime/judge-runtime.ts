@@ -1,38 +1,16 @@
 import { resolve } from 'node:path'
-import { CacheMissError, ConfigurationError, JudgeCallError } from '../errors.js'
-import { readEnv } from '../internal/env.js'
-import { parseOptions } from '../internal/options.js'
+import { JudgeCallError } from '../errors.js'
 import type { JudgeModel, JudgeRequest, JudgeResponse } from '../judge/types.js'
-import { currentTrial, TRIAL_TEMPERATURE } from '../metric/trials.js'
-import { type CacheLookup, type CacheMode, JudgeCacheStore } from './cache.js'
+import type { CacheMode } from './cache.js'
+import { JudgeCacheStore } from './cache.js'
 import { cacheKeyOf } from './cache-key.js'
+import { CachePolicy } from './cache-policy.js'
 import { CallLimiter } from './limiter.js'
-import {
-  COORDINATOR_URL_EXPECTED,
-  envCacheDir,
-  envCacheMode,
-  envConcurrency,
-  envRequestsPerMinute,
-  isCoordinatorUrl,
-  judgeRuntimeOptionsSchema,
-} from './limits.js'
-import { SharedCall, type SharedOutcome } from './shared-call.js'
+import { type JudgeRuntimeOptions, runtimeSettings } from './runtime-options.js'
+import { SharedCall } from './shared-call.js'
+import { currentTrial, TRIAL_TEMPERATURE } from './trial-batch.js'
 
-/** Options of {@link createJudgeRuntime}; each one left out is read from its JUDGETREE_* variable, then defaulted. */
-export interface JudgeRuntimeOptions {
-  /** @default process.env.JUDGETREE_CACHE ?? 'read-write' */
-  cache?: CacheMode | undefined
-  /** Relative paths are resolved against process.cwd(). @default process.env.JUDGETREE_CACHE_DIR ?? '.judgetree/cache' */
-  cacheDir?: string | undefined
-  /** Judge calls in flight at once in this process. @default process.env.JUDGETREE_CONCURRENCY ?? 8 */
-  concurrency?: number | undefined
-  /** Judge calls started per minute in this process, spaced evenly; pass `undefined` for no limit. @default process.env.JUDGETREE_RPM, else unlimited */
-  requestsPerMinute?: number | undefined
-  /** A coordinator (see startCoordinator) whose limit this process shares. @default process.env.JUDGETREE_COORDINATOR_URL at the first call */
-  coordinatorUrl?: string | undefined
-  /** Where warnings go (damaged cache entries, rate limits, an unreachable coordinator). @default console.warn */
-  warn?: ((message: string) => void) | undefined
-}
+export type { JudgeRuntimeOptions } from './runtime-options.js'
 
 /** Counters of one runtime since it was created. */
 export interface JudgeRuntimeStats {
@@ -76,31 +54,15 @@ const RUNTIME = Symbol.for('judgetree.judgeRuntime')
  * const metric = new DAGMetric({ name: 'Format', dag, model: runtime.wrap(new OpenAIJudge()) })
  */
 export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRuntime {
-  parseOptions(judgeRuntimeOptionsSchema, options, 'createJudgeRuntime')
-  // `undefined` reads the JUDGETREE_* variable; `null` is a value, refused above like any other wrong one.
-  const mode = options.cache === undefined ? envCacheMode() : options.cache
-  const cacheDir = options.cacheDir === undefined ? envCacheDir() : options.cacheDir
-  const concurrency = options.concurrency === undefined ? envConcurrency() : options.concurrency
-  const requestsPerMinute = 'requestsPerMinute' in options ? options.requestsPerMinute : envRequestsPerMinute()
-  const envCoordinator = readEnv('JUDGETREE_COORDINATOR_URL')
-  if (envCoordinator !== undefined) checkCoordinatorUrl(envCoordinator, 'JUDGETREE_COORDINATOR_URL')
-  const warn = options.warn ?? ((message: string) => console.warn(message))
+  const { mode, cacheDir, concurrency, requestsPerMinute, warn, coordinatorUrl } = runtimeSettings(options)
   const store = new JudgeCacheStore(resolve(cacheDir), warn)
-  const limiter = new CallLimiter({
-    concurrency,
-    requestsPerMinute,
-    coordinatorUrl: () => {
-      if (options.coordinatorUrl !== undefined) return options.coordinatorUrl
-      // Read at the first call, as a runner's set-up may set it after this runtime was made.
-      const url = readEnv('JUDGETREE_COORDINATOR_URL')
-      if (url !== undefined) checkCoordinatorUrl(url, 'JUDGETREE_COORDINATOR_URL')
-      return url
-    },
-    warn,
+  const limiter = new CallLimiter({ concurrency, requestsPerMinute, coordinatorUrl, warn })
+  const counts = { requests: 0, cacheHits: 0, sharedCalls: 0, judgeCalls: 0 }
+  const cache = new CachePolicy(mode, store, () => {
+    counts.cacheHits += 1
   })
   const inFlight = new Map<string, SharedCall>()
   const wrappers = new WeakMap<JudgeModel, JudgeModel>()
-  const counts = { requests: 0, cacheHits: 0, sharedCalls: 0, judgeCalls: 0 }
 
   const callJudge = <T>(judge: JudgeModel, request: JudgeRequest<T>, signal: AbortSignal | undefined) =>
     limiter.run(
@@ -112,26 +74,6 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
       judge.rateLimitRetries ?? 0,
     )
 
-  const lookupOrCall = async (judge: JudgeModel, request: JudgeRequest<unknown>, key: string, signal: AbortSignal) => {
-    const found = await store.read(key, request.schema)
-    if (found.status === 'hit') {
-      counts.cacheHits += 1
-      return { response: found.response, fromCache: true } satisfies SharedOutcome
-    }
-    if (mode === 'replay') throw replayMiss(judge, request, key, found, store)
-    const response = await callJudge(judge, request, signal)
-    if (mode === 'read-write') {
-      const summary = {
-        judge: judge.name,
-        promptVersion: request.promptVersion,
-        schemaName: request.schemaName,
-        ...(judge.endpoint === undefined ? {} : { endpoint: judge.endpoint }),
-      }
-      await store.write(key, summary, response, judgeScrubOf(judge))
-    }
-    return { response, fromCache: false } satisfies SharedOutcome
-  }
-
   const generate = <T>(judge: JudgeModel, request: JudgeRequest<T>): Promise<JudgeResponse<T>> => {
     const scope = currentTrial()
     if (scope !== undefined && request.trial === undefined) {
@@ -141,11 +83,12 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
       return scope.group.ask(scope.trial, key, request as JudgeRequest<unknown>, send) as Promise<JudgeResponse<T>>
     }
     counts.requests += 1
-    if (mode === 'off' || judge.cacheable === false) return callJudge(judge, request, request.signal)
+    if (!cache.caches(judge)) return callJudge(judge, request, request.signal)
     const key = cacheKeyOf(judge, request as JudgeRequest<unknown>)
     let shared = inFlight.get(key)
     if (shared === undefined) {
-      const call = new SharedCall((signal) => lookupOrCall(judge, request as JudgeRequest<unknown>, key, signal))
+      const asked = request as JudgeRequest<unknown>
+      const call = new SharedCall((signal) => cache.answer(judge, asked, key, () => callJudge(judge, asked, signal)))
       inFlight.set(key, call)
       void call.settled.then(() => inFlight.delete(key))
       shared = call
@@ -168,19 +111,12 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
     counts.requests += trials.length
     const base = { ...shared, defaultTemperature: shared.defaultTemperature ?? TRIAL_TEMPERATURE }
     const requests = trials.map((trial) => ({ ...base, trial }))
-    const caching = mode !== 'off' && judge.cacheable !== false
+    const caching = cache.caches(judge)
     const keys = requests.map((request) => (caching ? cacheKeyOf(judge, request) : undefined))
     const answers: (JudgeResponse<unknown> | undefined)[] = await Promise.all(
-      requests.map(async (request, index) => {
+      requests.map((request, index) => {
         const key = keys[index]
-        if (key === undefined) return undefined
-        const found = await store.read(key, request.schema)
-        if (found.status === 'hit') {
-          counts.cacheHits += 1
-          return found.response
-        }
-        if (mode === 'replay') throw replayMiss(judge, request, key, found, store)
-        return undefined
+        return key === undefined ? undefined : cache.read(judge, request, key)
       }),
     )
     const missing = requests.flatMap((_request, index) => (answers[index] === undefined ? [index] : []))
@@ -212,10 +148,7 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
       const response = fresh[position] as JudgeResponse<unknown>
       answers[index] = response
       const key = keys[index]
-      if (key !== undefined && mode === 'read-write') {
-        const summary = { judge: judge.name, promptVersion: shared.promptVersion, schemaName: shared.schemaName }
-        await store.write(key, summary, response, judgeScrubOf(judge))
-      }
+      if (key !== undefined) await cache.write(judge, shared, key, response)
     }
     return answers as JudgeResponse<unknown>[]
   }
@@ -255,11 +188,6 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
   return runtime
 }
 
-/** The judge's own scrub of its credentials, for what the cache writes; undefined when it has none. */
-function judgeScrubOf(judge: JudgeModel): ((text: string) => string) | undefined {
-  return typeof judge.scrubSecrets === 'function' ? judge.scrubSecrets.bind(judge) : undefined
-}
-
 /** True for a judge returned by some runtime's `wrap`. */
 export function isRuntimeJudge(judge: JudgeModel): boolean {
   return (judge as { [RUNTIME]?: unknown })[RUNTIME] !== undefined
@@ -290,72 +218,4 @@ export function defaultJudgeRuntime(): JudgeRuntime {
 /** The judge as the default runtime serves it, unless a runtime already serves it. */
 export function withDefaultRuntime(judge: JudgeModel): JudgeModel {
   return isRuntimeJudge(judge) ? judge : defaultJudgeRuntime().wrap(judge)
-}
-
-function replayMiss(
-  judge: JudgeModel,
-  request: JudgeRequest<unknown>,
-  key: string,
-  found: CacheLookup,
-  store: JudgeCacheStore,
-): CacheMissError {
-  const prompt = request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? ''
-  const start = prompt.replace(/\s+/g, ' ').trim()
-  const damaged = found.status === 'damaged' ? ` (${found.problem})` : ''
-  const at = judge.endpoint === undefined ? '' : ` at ${judge.endpoint}`
-  return new CacheMissError(
-    `The judge cache has no answer for this ${request.promptVersion} call (${trialOf(request)}schema ${request.schemaName}, judge ` +
-      `${judge.name}${at}) and is in replay mode, so the judge was not called.\n` +
-      `  prompt begins: ${JSON.stringify(start.length > 160 ? `${start.slice(0, 160)}…` : start)}\n` +
-      `  expected entry: ${store.fileOf(key)}${damaged}\n` +
-      recordedLines(store, judge.name, request) +
-      'To record it, run the suite once with JUDGETREE_CACHE=read-write and a real judge (e.g. OPENAI_API_KEY ' +
-      'set), then commit .judgetree/cache. A changed prompt, test case, model, judge option or cacheNamespace ' +
-      '(not the base URL: it is not part of the key) needs a new recording.',
-    key,
-  )
-}
-
-/** "trial 6 of a trials run, " for a trial's call: a recording made with fewer trials has no entry for it. */
-function trialOf(request: JudgeRequest<unknown>): string {
-  return request.trial === undefined ? '' : `trial ${request.trial} of a trials run, `
-}
-
-/** A coordinator URL is the `http://host:port` startCoordinator printed; anything else is named with its setting. */
-function checkCoordinatorUrl(url: string, setting: string): void {
-  if (!isCoordinatorUrl(url)) {
-    throw new ConfigurationError(`Expected ${setting} to be ${COORDINATOR_URL_EXPECTED}; got ${JSON.stringify(url)}.`)
-  }
-}
-
-/**
- * What the cache holds for calls of this kind (same prompt version and schema), nearest first: entries by this
- * judge, then by others (a changed model name shows here), newest first within each. Their endpoints say where
- * they were recorded.
- */
-function recordedLines(store: JudgeCacheStore, judgeName: string, request: JudgeRequest<unknown>): string {
-  const entries = store
-    .summaries(2_000)
-    .filter((entry) => entry.promptVersion === request.promptVersion && entry.schemaName === request.schemaName)
-  if (entries.length === 0) return `  recorded: no ${request.promptVersion} answers in ${store.dir}\n`
-  // ISO times sort as plain strings; localeCompare costs ~20 ms a miss on 2,000 entries.
-  const nearest = [...entries].sort(
-    (a, b) => Number(b.judge === judgeName) - Number(a.judge === judgeName) || compareText(b.createdAt, a.createdAt),
-  )
-  const sameJudge = entries.filter((entry) => entry.judge === judgeName).length
-  const lines = nearest
-    .slice(0, 3)
-    .map(
-      (entry) =>
-        `    ${entry.file} (judge ${entry.judge}${entry.endpoint === undefined ? '' : ` at ${entry.endpoint}`}, ` +
-        `${entry.createdAt})\n`,
-    )
-  return (
-    `  recorded: ${entries.length} ${request.promptVersion} answer${entries.length === 1 ? '' : 's'} with schema ` +
-    `${request.schemaName}, ${sameJudge} by judge ${judgeName}; the nearest:\n${lines.join('')}`
-  )
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0
 }

@@ -1,57 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { setMaxListeners } from 'node:events'
 import { MeasurementAbortedError } from '../errors.js'
-import { describeValue } from '../internal/describe-value.js'
 import type { JudgeRequest, JudgeResponse } from '../judge/types.js'
-import type { OptionProblems } from './options.js'
-
-/** How the scores of several trials combine into the result's score. */
-export type TrialAggregate = 'mean' | 'median' | 'min' | 'majority'
-
-/** Every {@link TrialAggregate}, in the order messages list them. */
-export const TRIAL_AGGREGATES: readonly TrialAggregate[] = ['mean', 'median', 'min', 'majority']
-
-/** Marks metrics whose `measure(testCase, { trials, aggregate })` runs the trials itself. */
-export const RUNS_OWN_TRIALS = Symbol.for('judgetree.runsOwnTrials')
 
 /** The temperature trials ask the judge for when its user set none, so that samples can differ. */
 export const TRIAL_TEMPERATURE = 1
-
-/**
- * The most trials one measurement may run. Past a few dozen samples the aggregate barely moves, while every trial
- * can cost a judge call per step; a larger number is far more likely a slip (`1e9`) than a wish.
- */
-export const MAX_TRIALS = 100
-
-/** Checks `trials`, returning 1 (a single measurement) when it is absent or invalid. */
-export function trialsOption(value: unknown, problems: OptionProblems, where = 'trials'): number {
-  if (value === undefined) return 1
-  if (isTrialCount(value)) return value
-  problems.add(`${where} ${trialsProblem(value)}; got ${describeValue(value)}.`)
-  return 1
-}
-
-/** True for a valid `trials`: a whole number from 1 to {@link MAX_TRIALS}. */
-function isTrialCount(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_TRIALS
-}
-
-/** What a wrong `trials` should have been, for messages that name the option their own way. */
-function trialsProblem(value: unknown): string {
-  return typeof value === 'number' && value > MAX_TRIALS
-    ? `must be at most ${MAX_TRIALS} (each trial may cost a judge call per step, and the aggregate of a few dozen ` +
-        'trials is already steady)'
-    : `must be a whole number from 1 to ${MAX_TRIALS} (how many times to measure, e.g. 5)`
-}
-
-/** Checks `aggregate`, returning 'mean' when it is absent or invalid. */
-export function aggregateOption(value: unknown, problems: OptionProblems, where = 'aggregate'): TrialAggregate {
-  if (value === undefined) return 'mean'
-  if (TRIAL_AGGREGATES.includes(value as TrialAggregate)) return value as TrialAggregate
-  const valid = TRIAL_AGGREGATES.map((name) => `'${name}'`).join(', ')
-  problems.add(`${where} must be one of ${valid} (how the trials' scores combine); got ${describeValue(value)}.`)
-  return 'mean'
-}
 
 /** Sends one request for several trials: resolves to one response per trial, in the order given. */
 export type TrialSender = (
@@ -186,4 +139,23 @@ export function inTrial<T>(group: TrialGroup, trial: number, run: () => Promise<
  */
 export function outsideTrials<T>(run: () => T): T {
   return scope.exit(run)
+}
+
+/**
+ * Runs `run` once per trial, side by side, each inside its trial of one group: identical judge calls of the trials go
+ * out as one request (see TrialGroup). A trial counts as ended when its run settles, so the others stop waiting.
+ */
+export function runTrials<T>(trials: number, run: (trial: number) => Promise<T>): Promise<T[]> {
+  const group = new TrialGroup(trials)
+  return Promise.all(
+    Array.from({ length: trials }, (_, index) =>
+      inTrial(group, index + 1, async () => {
+        try {
+          return await run(index + 1)
+        } finally {
+          group.finish(index + 1)
+        }
+      }),
+    ),
+  )
 }

@@ -1,0 +1,281 @@
+import { errorAt } from '../errors.js'
+import { abortable } from '../internal/jobs.js'
+import { messageOf } from '../internal/text.js'
+import type { JudgeRequest, JudgeResponse } from '../judge/types.js'
+import { outsideTrials } from '../runtime/trial-batch.js'
+import { formatScore } from '../trace/render.js'
+import type { MetricTrace, TraceNode } from '../trace/types.js'
+import { addNote, callJudge, type JudgeCall, localCheckNote, stepNode } from './judge-call.js'
+import type { ResolvedMetricOptions } from './options.js'
+import { buildResult, errorResult } from './result.js'
+import { applyStrictMode } from './score.js'
+import type { MetricResult, MetricUsage } from './types.js'
+import { addUsage, NO_USAGE } from './usage.js'
+
+/** A judge call made through {@link MetricContext.judge}: a JudgeRequest without `signal`, named for the trace. */
+export interface MetricJudgeRequest<T> extends Omit<JudgeRequest<T>, 'signal'> {
+  /** Names the call in the trace, e.g. `Promises made`. */
+  readonly label: string
+  /** What the call asks, shown in the trace. @default the schemaName */
+  readonly text?: string | undefined
+}
+
+/** A trace entry for a step that needs no judge call, such as a check in code. */
+export interface MetricStep {
+  /** Names the step in the trace, e.g. `Forbidden words`. */
+  readonly label: string
+  /** What the step checks. */
+  readonly text: string
+  /** What it found, e.g. `true` or `'none'`. */
+  readonly verdict?: string | boolean | undefined
+  readonly reason?: string | undefined
+  readonly output?: string | undefined
+}
+
+/** What a metric's `score()` judges with: the options, the measurement's signal, its judge and its trace. */
+export interface MetricContext {
+  /** The metric's options after defaults: threshold, strictMode, includeReason, asyncMode, the judge. */
+  readonly options: ResolvedMetricOptions
+  /** Aborts when the measurement is cancelled; `judge` honours it already. */
+  readonly signal: AbortSignal | undefined
+  /**
+   * Asks the metric's judge through the process's judge runtime (cache, concurrency and rate limits), honouring the
+   * measurement's signal; counts the call in `result.usage` and adds it to the trace. Resolves to the validated answer.
+   */
+  judge<T>(request: MetricJudgeRequest<T>): Promise<T>
+  /** Adds a step without a judge call to the trace. */
+  step(step: MetricStep): void
+  /** Adds a metric-level remark to the trace. */
+  note(text: string): void
+  /**
+   * Runs `call` once for every trial of the measurement (see `trials`), outside the trials: a judge call made inside
+   * is asked once, not sampled once per trial. The trials that did not make it share its outcome. `key` names the
+   * call among the measurement's shared calls.
+   */
+  once<T>(key: string, call: () => Promise<T>): Promise<T>
+}
+
+/** What a trace entry shows before its judge call answers: its kind, name, text and the turns it reads. */
+export interface EntryBase {
+  readonly kind: string
+  readonly label: string
+  readonly text: string
+  readonly turnWindow?: readonly [number, number] | undefined
+}
+
+/** What a judge call's entry shows of its answer. */
+export type AnswerFields = Pick<TraceNode, 'verdict' | 'reason' | 'output' | 'outputLabel'>
+
+/** A judge call of a built-in metric: the request and how its trace entry reads. */
+export interface RecordedRequest<T> extends Omit<JudgeRequest<T>, 'signal'> {
+  /** How the entry shows the answer. @default the answer as JSON */
+  readonly show?: ((answer: T, response: JudgeResponse<T>) => AnswerFields) | undefined
+  /**
+   * Where a failure is said to be, in front of its message; `false` leaves the error as it is, for a caller that
+   * names the place itself. @default `The judge call "<label>"`
+   */
+  readonly where?: string | false | undefined
+  /** Note the answer's local-only check when it answers; `false` leaves that to the caller (`checkedLocally`). @default true */
+  readonly noteCheck?: boolean | undefined
+}
+
+/** A place in the trace, taken when a step starts so that concurrent steps keep the order they were asked in. */
+export class TraceSlot {
+  readonly #recorder: Measurement
+  readonly #index: number
+  readonly #base: EntryBase & { readonly id: string }
+
+  /** @internal */
+  constructor(recorder: Measurement, index: number, base: EntryBase) {
+    this.#recorder = recorder
+    this.#index = index
+    this.#base = Object.assign({ id: `n${index + 1}` }, base)
+  }
+
+  /** Asks the judge for this entry: times the call, counts its usage, and fills the entry with what it answered. */
+  async judge<T>(request: RecordedRequest<T>, signal = this.#recorder.signal): Promise<JudgeCall<T>> {
+    const { show, where, noteCheck, ...judgeRequest } = request
+    let call: JudgeCall<T>
+    try {
+      call = await callJudge(this.#recorder.options.judge, judgeRequest, signal)
+    } catch (error) {
+      this.fail(error)
+      throw where === false ? error : errorAt(error, where ?? `The judge call "${this.#base.label}"`)
+    }
+    if (noteCheck !== false) this.#recorder.checkedLocally(call.response)
+    const fields = show
+      ? show(call.value, call.response)
+      : { output: JSON.stringify(call.value), outputLabel: 'answer' }
+    this.ran(fields, { usage: call.usage, latencyMs: call.latencyMs, cached: call.response.cached })
+    return call
+  }
+
+  /** Fills the entry as a step that ran, with what it found and, when it asked the judge, the call's usage. */
+  ran(
+    fields: AnswerFields,
+    call?: { readonly usage: MetricUsage; readonly latencyMs?: number | undefined; readonly cached?: boolean },
+  ): void {
+    const measured =
+      call === undefined
+        ? {}
+        : {
+            usage: call.usage,
+            ...(call.latencyMs === undefined ? {} : { latencyMs: Math.round(call.latencyMs), cached: call.cached }),
+          }
+    if (call !== undefined) this.#recorder.bill(call.usage)
+    this.#recorder.fill(this.#index, stepNode({ ...this.#base, ...fields, step: this.#index + 1, ...measured }))
+  }
+
+  /** Fills the entry as failed, or as skipped when the measurement stopped before it (a stop is no failure here). */
+  fail(error: unknown, stoppedBecause?: string): void {
+    const stopped = (error as { code?: unknown } | undefined)?.code === 'MEASUREMENT_ABORTED'
+    this.#recorder.fill(
+      this.#index,
+      stopped && stoppedBecause !== undefined
+        ? stepNode({ ...this.#base, status: 'skipped', skipCause: 'stopped', skippedBecause: stoppedBecause })
+        : stepNode({ ...this.#base, status: 'failed', error: messageOf(error) }),
+    )
+  }
+}
+
+/**
+ * The recorder of one measurement (one trial of it, with `trials`): its judge calls, steps and notes in the order
+ * they were started, their usage and timing, and the result it finishes with. Every metric, built-in or a user's
+ * BaseMetric, records through it; `score()` sees it as its {@link MetricContext}.
+ */
+export class Measurement implements MetricContext {
+  readonly options: ResolvedMetricOptions
+  readonly signal: AbortSignal | undefined
+  /** `performance.now()` when the measurement started. */
+  readonly started: number
+  readonly #nodes: (TraceNode | undefined)[] = []
+  readonly #notes: string[] = []
+  /** The calls shared by the trials of one measurement, by key (see `once`). */
+  readonly #shared: Map<string, Promise<unknown>>
+  #usage: MetricUsage = NO_USAGE
+
+  constructor(
+    options: ResolvedMetricOptions,
+    signal: AbortSignal | undefined,
+    shared: Map<string, Promise<unknown>> = new Map(),
+    started = performance.now(),
+  ) {
+    this.options = options
+    this.signal = signal
+    this.started = started
+    this.#shared = shared
+  }
+
+  get usage(): MetricUsage {
+    return this.#usage
+  }
+
+  async judge<T>(request: MetricJudgeRequest<T>): Promise<T> {
+    const { label, text, ...judgeRequest } = request
+    const slot = this.slot({ kind: 'JudgeCall', label, text: text ?? judgeRequest.schemaName })
+    return (await slot.judge(judgeRequest)).value
+  }
+
+  step(step: MetricStep): void {
+    const { label, text, verdict, reason, output } = step
+    this.slot({ kind: 'Step', label, text }).ran({ verdict, reason, output })
+  }
+
+  note(text: string): void {
+    this.#notes.push(text)
+  }
+
+  async once<T>(key: string, call: () => Promise<T>): Promise<T> {
+    return (await this.shared(key, call)).value
+  }
+
+  /** As `once`, also saying whether this trial made the call (`owner`) or shares another's outcome. */
+  async shared<T>(key: string, call: () => Promise<T>): Promise<{ readonly value: T; readonly owner: boolean }> {
+    let outcome = this.#shared.get(key) as Promise<T> | undefined
+    const owner = outcome === undefined
+    if (outcome === undefined) {
+      outcome = outsideTrials(call)
+      // Each trial that waits hears of a failure; when every one has stopped waiting, nobody is left to.
+      outcome.catch(() => {})
+      this.#shared.set(key, outcome)
+    }
+    // The call is shared, so no single trial's signal may cancel it; each one only stops waiting.
+    return { value: await abortable(outcome, this.signal), owner }
+  }
+
+  /** Takes the next place in the trace. */
+  slot(base: EntryBase): TraceSlot {
+    return new TraceSlot(this, this.#nodes.push(undefined) - 1, base)
+  }
+
+  /** Asks the judge for no trace entry of its own (a summary of the others): its usage counts, its answer is returned. */
+  async call<T>(request: Omit<JudgeRequest<T>, 'signal'>): Promise<JudgeCall<T>> {
+    const call = await callJudge(this.options.judge, request, this.signal)
+    this.bill(call.usage)
+    this.checkedLocally(call.response)
+    return call
+  }
+
+  /** Notes, once, that the server did not hold an answer to its schema, so that only local validation checked it. */
+  checkedLocally(response: JudgeResponse<unknown>): void {
+    addNote(this.#notes, localCheckNote(response))
+  }
+
+  /** Adds usage the measurement caused outside its own calls (a child metric's, a DAG walk's). */
+  bill(usage: MetricUsage): void {
+    this.#usage = addUsage(this.#usage, usage)
+  }
+
+  /** @internal Fills a slot taken with `slot`. */
+  fill(index: number, node: TraceNode): void {
+    this.#nodes[index] = node
+  }
+
+  /** Adds entries recorded elsewhere (a DAG walk lays out its own), keeping their ids. */
+  adopt(nodes: readonly TraceNode[]): void {
+    this.#nodes.push(...nodes)
+  }
+
+  trace(roots?: readonly string[]): MetricTrace {
+    const nodes = this.#nodes.filter((node) => node !== undefined)
+    return { metric: this.options.name, nodes, roots: roots ?? nodes.map((node) => node.id), notes: [...this.#notes] }
+  }
+
+  /**
+   * Applies strict mode to a score from 0 to 1, noting when it zeroes the score (`strictNote` words that note; the
+   * default is every metric's).
+   */
+  strict(
+    raw: number,
+    strictNote = (score: number) => `strict mode: the score ${formatScore(score)} is below 1, so it counts as 0`,
+  ): { readonly score: number; readonly threshold: number } {
+    const { score, threshold } = applyStrictMode(raw, this.options.threshold, this.options.strictMode)
+    if (score !== raw) this.note(strictNote(raw))
+    return { score, threshold }
+  }
+
+  /** The result of a scored measurement; the reason is kept only with `includeReason`. */
+  result(score: number, threshold: number, reason: string | undefined, roots?: readonly string[]): MetricResult {
+    return buildResult(this, {
+      score,
+      threshold,
+      reason: this.options.includeReason ? reason : undefined,
+      trace: this.trace(roots),
+      usage: this.#usage,
+    })
+  }
+
+  /**
+   * Finishes the measurement with a score from 0 to 1: applies strict mode (and notes it), and builds the result. A
+   * reason given as a function gets the final score.
+   */
+  finish(raw: number, reason?: string | ((score: number) => string), roots?: readonly string[]): MetricResult {
+    const { score, threshold } = this.strict(raw)
+    return this.result(score, threshold, typeof reason === 'function' ? reason(score) : reason, roots)
+  }
+
+  /** Finishes the measurement that could not score: it fails with the error, its trace and usage so far. */
+  fail(error: unknown, roots?: readonly string[]): MetricResult {
+    return errorResult(this, error, this.trace(roots), this.#usage)
+  }
+}
