@@ -1,5 +1,6 @@
 import { abortable } from '../internal/jobs.js'
 import { messageOf } from '../internal/text.js'
+import { type ScoreWeighting, weightScore } from '../judge/logprob-score.js'
 import { addNote, callJudge, type JudgeCall, localCheckNote, stepNode } from '../metric/judge-call.js'
 import type { ResolvedMetricOptions } from '../metric/options.js'
 import { buildResult, errorResult } from '../metric/result.js'
@@ -12,7 +13,6 @@ import { GEVAL_STEPS_PROMPT, type GEvalFields, gevalStepsPrompt, gevalStepsSchem
 import { formatScore } from '../trace/render.js'
 import type { MetricTrace, TraceNode } from '../trace/types.js'
 import type { GEvalDefinition } from './geval-rubric.js'
-import { type ScoreWeighting, weightScore } from './logprob-score.js'
 
 type StepsCall = JudgeCall<{ steps: string[] }>
 type StepsOutcome =
