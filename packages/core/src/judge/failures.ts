@@ -6,7 +6,7 @@ import { JudgeCallError, MeasurementAbortedError } from '../errors.js'
  * What a transport's `classify` makes of a failure. `detail` is the provider's words (the protocol scrubs them);
  * `retries` is how many retries were made (undefined: not said); `skipped` says why a retry was not made.
  */
-export type TransportFailure =
+export type TransportFailure = (
   | { readonly kind: 'aborted' }
   | {
       readonly kind: 'timeout'
@@ -41,6 +41,10 @@ export type TransportFailure =
   | { readonly kind: 'other'; readonly detail: string }
   /** An error the transport has worded itself (a missing key, a feature the model lacks). */
   | { readonly kind: 'final'; readonly error: Error }
+) & {
+  /** The error to keep as the cause (scrubbed), when not the one the transport threw (e.g. a retry's last). */
+  readonly cause?: unknown
+}
 
 /** The transport's own words for what the user should change: its options and environment differ. */
 export interface FailureAdvice {
@@ -77,8 +81,9 @@ export function callError(
   if (failure.kind === 'final') return failure.error
   const { where, scrub, advice } = site
   // A server may echo the request (and so the key) in its error text; only a scrubbed copy leaves here.
-  const cause = new Error(scrub(error instanceof Error ? error.message : String(error)))
-  cause.name = error instanceof Error ? error.name : 'Error'
+  const original = failure.cause ?? error
+  const cause = new Error(scrub(original instanceof Error ? original.message : String(original)))
+  cause.name = original instanceof Error ? original.name : 'Error'
   switch (failure.kind) {
     case 'timeout': {
       const retries = failure.retries === undefined ? '' : `, ${retriesText(failure.retries)}`

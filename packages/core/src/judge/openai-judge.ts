@@ -4,7 +4,7 @@ import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'ope
 import { JudgeCallError, JudgeOutputError } from '../errors.js'
 import { nonEmpty, readEnv } from '../internal/env.js'
 import { answerExcerpt } from './answer.js'
-import { BodyFailure, bodyRetryDelay, readCompletionBody, sleep } from './completion-body.js'
+import { BodyFailure, bodyRetryDelay, readCompletionBody } from './completion-body.js'
 import { DEFAULT_JUDGE_MAX_RETRIES, DEFAULT_JUDGE_TIMEOUT_MS } from './default-timing.js'
 import { retryAfterOf, rootMessage, type TransportFailure } from './failures.js'
 import {
@@ -24,6 +24,7 @@ import {
   type TransportSample,
 } from './structured-judge.js'
 import { readTokenLogprobs } from './token-logprobs.js'
+import { withRetries } from './transport-retries.js'
 
 export type { OpenAIJudgeOptions } from './openai-options.js'
 
@@ -72,12 +73,11 @@ function openAITransport(options: OpenAIJudgeOptions): JudgeTransport {
    */
   async function post(params: ChatCompletionCreateParamsNonStreaming, signal: AbortSignal | undefined) {
     const { client, maxRetries } = connected()
-    for (let retry = 0; ; retry++) {
+    const attempt = async () => {
       // The SDK's timeout ends when the headers arrive; this controller also bounds reading the body.
       const body = new AbortController()
       const relay = (): void => body.abort(signal?.reason)
       signal?.addEventListener('abort', relay, { once: true })
-      let read: Awaited<ReturnType<typeof readCompletionBody>>
       try {
         const response = await client.chat.completions
           .create(params, {
@@ -86,14 +86,15 @@ function openAITransport(options: OpenAIJudgeOptions): JudgeTransport {
             ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
           })
           .asResponse()
-        read = await readCompletionBody(response, signal, body, timeoutMs)
+        const read = await readCompletionBody(response, signal, body, timeoutMs)
+        if ('failure' in read) throw read.failure
+        return read.completion
       } finally {
         signal?.removeEventListener('abort', relay)
       }
-      if ('completion' in read) return read.completion
-      if (retry >= maxRetries) throw read.failure
-      await sleep(bodyRetryDelay(retry), signal)
     }
+    const retryable = (error: unknown) => error instanceof BodyFailure
+    return withRetries(attempt, { maxRetries, retryable, delayMs: (_, retry) => bodyRetryDelay(retry), signal })
   }
 
   /** One choice of the completion, or why it cannot be used. Compatible servers do not always follow the typed shape. */

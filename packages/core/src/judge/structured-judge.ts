@@ -82,7 +82,9 @@ export interface JudgeTransport {
   /** Names the judge and where it is in call errors; asked after `secrets`, so it may read the connection. */
   where(): string
   /** The secrets to scrub from everything the server sends (the key, in any encoding); may throw a configuration error. */
-  secrets(): Secrets | Promise<Secrets>
+  secrets(): Secrets
+  /** Learns the secrets the provider will send with the next call (its request headers), before each call. */
+  refreshSecrets?(): Promise<unknown>
   complete(call: TransportCall): Promise<TransportCompletion>
   classify(error: unknown, call: TransportCall): TransportFailure
 }
@@ -116,7 +118,6 @@ export class StructuredJudge implements JudgeModel {
   #schemaIgnored: string | undefined
   /** Why this model gets no logprobs request: set once the server rejected one. */
   #logprobsRejected: string | undefined
-  #lastSecrets: Secrets
 
   constructor(transport: JudgeTransport) {
     this.#transport = transport
@@ -129,9 +130,7 @@ export class StructuredJudge implements JudgeModel {
   /** Takes this judge's secrets (its key, in any encoding) out of a text: the runtime applies it to cache entries. */
   scrubSecrets(text: string): string {
     try {
-      const secrets = this.#transport.secrets()
-      // A transport whose secrets come asynchronously gives the ones its last call knew.
-      return scrubSecrets(text, secrets instanceof Promise ? this.#lastSecrets : secrets)
+      return scrubSecrets(text, this.#transport.secrets())
     } catch {
       // No connection can be made (no key, a malformed one): there is no key of this judge to take out.
       return scrubSecrets(text)
@@ -287,8 +286,8 @@ export class StructuredJudge implements JudgeModel {
   /** One call, after the latches: a refused schema or refused logprobs are asked again without them, once. */
   async #ask<T>(request: JudgeRequest<T>, followUp: readonly JudgeMessage[], n: number): Promise<Asked> {
     const transport = this.#transport
-    const secrets = await transport.secrets()
-    this.#lastSecrets = secrets
+    await transport.refreshSecrets?.()
+    const secrets = transport.secrets()
     const scrub = (text: string) => scrubSecrets(text, secrets)
     const refused = this.#schemasRefused.get(request.schemaName)
     const jsonMode = transport.structuredOutputs === 'json' || refused !== undefined
