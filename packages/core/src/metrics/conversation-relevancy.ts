@@ -92,6 +92,9 @@ export type TurnRelevancyMetric = ConversationRelevancyMetric
 /** Options for {@link TurnRelevancyMetric}. */
 export type TurnRelevancyMetricOptions = ConversationRelevancyMetricOptions
 
+/** The decision each window asks, as its typed question (the prompt words it for a chat judge). */
+const RELEVANT = "Does the assistant's reply address the user's latest message, read with the earlier turns?"
+
 async function judgeReply(
   options: ResolvedMetricOptions,
   turns: readonly WindowTurn[],
@@ -106,6 +109,7 @@ async function judgeReply(
       schema: replyRelevancySchema,
       schemaName: 'reply_relevancy',
       promptVersion: CONVERSATION_RELEVANCY_PROMPT,
+      question: { kind: 'predicate', instructions: RELEVANT, state: turns.slice(start, reply + 1), field: 'relevant' },
     },
     signal,
   )

@@ -100,6 +100,15 @@ export class GEvalScorer {
           schema: this.#scoreSchema,
           schemaName: 'geval_score',
           promptVersion: GEVAL_SCORE_PROMPT,
+          question: this.#options.strictMode
+            ? { kind: 'predicate', instructions: steps.steps.join('\n'), state: data, field: 'score' }
+            : {
+                kind: 'score',
+                instructions: steps.steps.join('\n'),
+                state: data,
+                levels: range(low, high),
+                field: 'score',
+              },
           ...(withLogprobs ? { topLogprobs } : {}),
         },
         signal,
@@ -200,6 +209,10 @@ function weigh(raw: number, call: JudgeCall<unknown>, range: readonly [number, n
     return { mode: 'raw', score: raw, note: `raw score: ${unavailable}` }
   }
   return weightScore(raw, call.response.logprobs, range)
+}
+
+function range(low: number, high: number): number[] {
+  return Array.from({ length: high - low + 1 }, (_, index) => low + index)
 }
 
 function rawBecause(raw: number, strictMode: boolean): ScoreWeighting {

@@ -138,6 +138,9 @@ export class TurnContextualRelevancyMetric extends WindowedMetric {
   }
 }
 
+/** The decision asked of each statement, as its typed question (the prompt words it for a chat judge). */
+const STATEMENT_RELEVANT = 'Does the statement help address the user input?'
+
 async function judgeTurn(
   options: ResolvedMetricOptions,
   turns: readonly WindowTurn[],
@@ -161,6 +164,7 @@ async function judgeTurn(
       schema: turnContextualRelevancySchema(asked.map((chunk) => chunk.chunk)),
       schemaName: 'context_statements',
       promptVersion: TURN_CONTEXTUAL_RELEVANCY_PROMPT,
+      question: { kind: 'predicate', instructions: STATEMENT_RELEVANT, state: asked, field: 'relevant' },
     },
     signal,
   )

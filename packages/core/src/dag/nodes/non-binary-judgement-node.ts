@@ -85,6 +85,7 @@ abstract class NonBinaryJudgementBase extends JudgementNodeBase {
       schema: this.#schema,
       schemaName: 'non_binary_verdict',
       promptVersion: NON_BINARY_JUDGEMENT_PROMPT,
+      question: { kind: 'choice', instructions: this.criteria, state: context.input(), options, field: 'verdict' },
     })
   }
 }
