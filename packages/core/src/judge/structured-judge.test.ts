@@ -16,18 +16,15 @@ judgeProtocolSuite('a fetch transport written in its test file', (setup) =>
 )
 
 class HttpFailure extends Error {
-  constructor(
-    readonly status: number,
-    readonly headers: Headers,
-    message: string,
-  ) {
-    super(message)
-  }
+  status = 0
+  headers = new Headers()
 }
 
-interface Choice {
-  readonly message: { readonly content: string }
-  readonly logprobs?: { readonly content?: unknown } | null
+interface Completion {
+  readonly error: { readonly message: string }
+  readonly choices: readonly { message: { content: string }; logprobs?: { content?: unknown } | null }[]
+  readonly usage: { readonly prompt_tokens: number; readonly completion_tokens: number }
+  readonly model: string
 }
 
 function fetchTransport(setup: { baseURL: string; apiKey: string; warn: (message: string) => void }): JudgeTransport {
@@ -74,10 +71,11 @@ function fetchTransport(setup: { baseURL: string; apiKey: string; warn: (message
         }),
         ...(call.signal === undefined ? {} : { signal: call.signal }),
       })
-      const body = await response.json()
-      if (!response.ok) throw new HttpFailure(response.status, response.headers, body.error.message)
+      const body = (await response.json()) as Completion
+      const { status, headers } = response
+      if (!response.ok) throw Object.assign(new HttpFailure(body.error.message), { status, headers })
       return {
-        samples: (body.choices as Choice[]).map((choice) => ({
+        samples: body.choices.map((choice) => ({
           text: choice.message.content,
           logprobs: readTokenLogprobs(choice.logprobs?.content).logprobs,
         })),
