@@ -1,29 +1,38 @@
-import {
-  costOf,
-  JudgeCallError,
-  type JudgeMessage,
-  type JudgeModel,
-  JudgeOutputError,
-  type JudgeRequest,
-  type JudgeResponse,
-  MeasurementAbortedError,
-  type ModelPrice,
-  type TokenLogprob,
-} from '@judgetree/core'
+// aiSdkJudge: the judge protocol of @judgetree/core over any Vercel AI SDK language model. This file is the
+// transport: one generateText call per request (with the AI SDK's retry policy), and its failures classified.
+import { ConfigurationError, JudgeCallError, JudgeOutputError, type ModelPrice } from '@judgetree/core'
 import {
   answerExcerpt,
-  parseJudgeAnswer,
-  scrubSecrets,
-  scrubTokens,
-  scrubValue,
-  withSchemaInstruction,
+  type CallHistory,
+  JudgeSecrets,
+  type JudgeTransport,
+  retryAfterOf,
+  StructuredJudge,
+  type TransportCall,
+  type TransportFailure,
+  withRetries,
 } from '@judgetree/core/runtime'
-import { APICallError, generateText, NoObjectGeneratedError, Output, RetryError, TypeValidationError } from 'ai'
-import { z } from 'zod'
-import { type CallSite, toCallError } from './internal/call-error.js'
-import { JudgeSecrets, refuseCredentialsInURL, urlOf } from './internal/credentials.js'
-import { MAX_TOP_LOGPROBS, readLogprobs, returnsLogprobs } from './internal/logprobs.js'
-import { type CallHistory, FIRST_RETRY_DELAY_MS, withRetries } from './internal/retries.js'
+import {
+  APICallError,
+  generateText,
+  LoadAPIKeyError,
+  NoObjectGeneratedError,
+  Output,
+  RetryError,
+  TypeValidationError,
+  UnsupportedFunctionalityError,
+} from 'ai'
+import {
+  FIRST_RETRY_DELAY_MS,
+  isRetryable,
+  isTruncatedBody,
+  MAX_TOP_LOGPROBS,
+  readLogprobs,
+  refuseCredentialsInURL,
+  retryDelayMs,
+  returnsLogprobs,
+  urlOf,
+} from './internal/provider.js'
 import { assertLanguageModel, type LanguageModelObject, validateOptions } from './internal/validate.js'
 
 /** Options of {@link aiSdkJudge}. */
@@ -73,329 +82,13 @@ export interface AiSdkJudgeOptions {
   cacheNamespace?: string | undefined
 }
 
-interface Answer<T> {
-  readonly value: T
-  readonly text: string
-  readonly promptTokens: number
-  readonly completionTokens: number
-  readonly servedModel: string | undefined
-  readonly logprobs: readonly TokenLogprob[] | undefined
-}
-
-type Attempt<T> =
-  | ({ readonly ok: true } & Answer<T>)
-  | {
-      readonly ok: false
-      readonly problem: string
-      readonly text: string
-      readonly promptTokens: number
-      readonly completionTokens: number
-    }
-
 /** A judge backed by any Vercel AI SDK language model; build it with {@link aiSdkJudge}. */
-export class AiSdkJudge implements JudgeModel {
-  /** The model id, e.g. `claude-sonnet-4-5`. */
-  readonly name: string
+export class AiSdkJudge extends StructuredJudge {
   /** Provider, model, sampling options and the `cacheNamespace`: what the judge cache tells apart. */
-  readonly cacheIdentity: Readonly<Record<string, unknown>>
-  /** Host and path of the provider's API, when the provider shows it: named in messages, not part of the cache key. */
-  readonly endpoint: string | undefined
-  readonly #model: LanguageModelObject
-  readonly #options: AiSdkJudgeOptions
-  readonly #site: CallSite
-  /** Why this model gets no logprobs request: set once the server rejected one. */
-  #logprobsRejected: string | undefined
-  /** Why the schema goes into the prompt for every call: set once the provider said it does not take schemas. */
-  #schemaNotTaken: string | undefined
-  /** The schemas the server refused, with why: asked for as plain text with the schema in the prompt from then on. */
-  readonly #schemasRefused = new Map<string, string>()
-  /** The secrets to scrub: the `secrets` option and every key the provider has sent so far. */
-  readonly #secrets: JudgeSecrets
+  declare readonly cacheIdentity: Readonly<Record<string, unknown>>
 
   constructor(model: LanguageModelObject, options: AiSdkJudgeOptions = {}) {
-    assertLanguageModel(model)
-    validateOptions(options)
-    refuseCredentialsInURL(model)
-    this.#model = model
-    this.#options = options
-    this.#secrets = new JudgeSecrets(options.secrets)
-    this.name = model.modelId
-    this.endpoint = endpointOf(model)
-    this.cacheIdentity = Object.freeze({
-      provider: model.provider,
-      model: model.modelId,
-      ...(options.cacheNamespace === undefined ? {} : { namespace: options.cacheNamespace }),
-      temperature: options.temperature ?? 0,
-      ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
-      ...(options.schemaInPrompt ? { schemaInPrompt: true } : {}),
-      ...(options.structuredOutputs === 'required' ? { structuredOutputs: 'required' } : {}),
-    })
-    const maxRetries = options.maxRetries ?? 2
-    this.#site = {
-      where: `The judge model "${model.modelId}" (AI SDK provider ${model.provider})`,
-      provider: model.provider,
-      timeoutMs: options.timeoutMs ?? 60_000,
-      maxRetries,
-    }
-    if (maxRetries > 0 && this.#site.timeoutMs <= FIRST_RETRY_DELAY_MS) {
-      this.#warn(
-        `judgetree: ${this.#site.where} has timeoutMs ${this.#site.timeoutMs}, no longer than the first retry's wait ` +
-          `(${FIRST_RETRY_DELAY_MS} ms, the AI SDK's backoff): a failed call is never retried, since the retry would ` +
-          `start after the call was abandoned. Raise timeoutMs above ${FIRST_RETRY_DELAY_MS} ms, or pass maxRetries: 0.`,
-      )
-    }
-  }
-
-  /** Takes this judge's secrets (its provider's key and the `secrets` option) out of `text`, in any encoding. */
-  scrubSecrets(text: string): string {
-    return scrubSecrets(text, this.#secrets.all)
-  }
-
-  async generate<T>(request: JudgeRequest<T>): Promise<JudgeResponse<T>> {
-    if (request.signal?.aborted) throw new MeasurementAbortedError(request.signal.reason)
-    const secrets = await this.#secrets.refresh(this.#model)
-    const scrub = (text: string) => scrubSecrets(text, secrets)
-    const first = await this.#attempt(request, [], secrets, scrub)
-    let final: Answer<T>
-    if (first.ok) {
-      final = first
-    } else {
-      const second = await this.#attempt(
-        request,
-        [
-          { role: 'assistant', content: first.text },
-          {
-            role: 'user',
-            content:
-              `Your previous answer could not be used: ${first.problem}\n` +
-              `Answer again with only a JSON object matching the "${request.schemaName}" schema, and no other text.`,
-          },
-        ],
-        secrets,
-        scrub,
-      )
-      if (!second.ok) {
-        throw new JudgeOutputError(
-          `${this.#site.where} did not answer with valid "${request.schemaName}" JSON, even after being asked ` +
-            `again: ${second.problem}\nRaw answer: ${answerExcerpt(second.text)}`,
-          second.text,
-        )
-      }
-      final = second
-    }
-    // A re-ask costs both calls.
-    const promptTokens = final.promptTokens + (first === final ? 0 : first.promptTokens)
-    const completionTokens = final.completionTokens + (first === final ? 0 : first.completionTokens)
-    const pricing = this.#options.pricing
-    const costUsd =
-      costOf(this.name, promptTokens, completionTokens, pricing) ??
-      (final.servedModel === undefined ? undefined : costOf(final.servedModel, promptTokens, completionTokens, pricing))
-    const unavailable = request.topLogprobs === undefined ? undefined : this.#logprobsUnavailable(final.logprobs)
-    const unenforced = this.#schemasRefused.get(request.schemaName) ?? this.#schemaNotTaken
-    return {
-      value: final.value,
-      usage: { promptTokens, completionTokens, costUsd },
-      logprobs: final.logprobs,
-      cached: false,
-      rawText: final.text,
-      ...(unavailable === undefined ? {} : { logprobsUnavailable: unavailable }),
-      ...(unenforced === undefined ? {} : { structuredOutputsUnavailable: unenforced }),
-    }
-  }
-
-  #logprobsUnavailable(logprobs: readonly TokenLogprob[] | undefined): string | undefined {
-    if (logprobs !== undefined) return undefined
-    if (this.#logprobsRejected !== undefined) return this.#logprobsRejected
-    const { provider, modelId } = this.#model
-    if (!returnsLogprobs(provider)) {
-      return `the AI SDK provider ${provider} returns no logprobs, so "${modelId}" is asked without them`
-    }
-    return `the model "${modelId}" (AI SDK provider ${provider}) returned no logprobs although they were requested`
-  }
-
-  /**
-   * The request's messages, with the JSON schema added to the last user message when `schemaInPrompt` is set or the
-   * provider cannot hold the answer to it.
-   */
-  #prompt<T>(request: JudgeRequest<T>): readonly JudgeMessage[] {
-    const schemaInPrompt =
-      this.#options.schemaInPrompt || this.#schemaNotTaken !== undefined || this.#schemasRefused.has(request.schemaName)
-    if (!schemaInPrompt) return request.messages
-    const { $schema: _dialect, ...schema } = z.toJSONSchema(request.schema) as Record<string, unknown>
-    return withSchemaInstruction(request.messages, schema)
-  }
-
-  async #attempt<T>(
-    request: JudgeRequest<T>,
-    followUp: readonly JudgeMessage[],
-    secrets: readonly string[],
-    scrub: (text: string) => string,
-  ): Promise<Attempt<T>> {
-    const { schema, schemaName, topLogprobs, signal } = request
-    const deadline = Date.now() + this.#site.timeoutMs
-    const timeout = AbortSignal.timeout(this.#site.timeoutMs)
-    const abortSignal = signal === undefined ? timeout : AbortSignal.any([signal, timeout])
-    const wantsLogprobs =
-      topLogprobs !== undefined && returnsLogprobs(this.#model.provider) && this.#logprobsRejected === undefined
-    const providerOptions = {
-      ...this.#options.providerOptions,
-      ...(wantsLogprobs
-        ? { openai: { ...this.#options.providerOptions?.openai, logprobs: Math.min(topLogprobs, MAX_TOP_LOGPROBS) } }
-        : {}),
-    }
-    // A schema the server refused is asked for as plain text; the answer is then checked by the local validation only.
-    const refused = this.#schemasRefused.has(schemaName)
-    let result: Awaited<ReturnType<typeof generateText>>
-    const history: CallHistory = { retries: 0 }
-    const retries = { maxRetries: this.#site.maxRetries, deadline, signal: abortSignal, history }
-    try {
-      result = await withRetries(
-        () =>
-          generateText({
-            model: this.#model,
-            // Judge prompts are judgetree's own, never user-editable chat history: their system message is trusted.
-            allowSystemInMessages: true,
-            messages: [...this.#prompt(request), ...followUp].map((message) => ({
-              role: message.role,
-              content: message.content,
-            })),
-            ...(refused ? {} : { output: Output.object({ schema, name: schemaName }) }),
-            temperature: this.#options.temperature ?? request.defaultTemperature ?? 0,
-            // The retries are withRetries', so that each failure is seen and worded from what happened.
-            maxRetries: 0,
-            abortSignal,
-            ...(Object.keys(providerOptions).length === 0
-              ? {}
-              : { providerOptions: providerOptions as Record<string, Record<string, never>> }),
-          }),
-        retries,
-      )
-    } catch (error) {
-      if (NoObjectGeneratedError.isInstance(error)) return this.#unusable(error, request, secrets, scrub)
-      const schemaRefusal = refused ? undefined : schemaRejection(error, scrub)
-      if (schemaRefusal !== undefined && this.#options.structuredOutputs !== 'required') {
-        this.#refuseSchema(schemaName, schemaRefusal)
-        return this.#attempt(request, followUp, secrets, scrub)
-      }
-      const rejection = wantsLogprobs ? logprobsRejection(error, scrub) : undefined
-      if (rejection !== undefined) {
-        // As OpenAIJudge: a model that refuses logprobs still answers without them, and is not asked for them again.
-        this.#logprobsRejected = `the model "${this.name}" does not accept logprobs (${rejection}), so it is asked without them`
-        return this.#attempt(request, followUp, secrets, scrub)
-      }
-      if (wantsLogprobs && malformedLogprobs(error)) {
-        // The provider refuses the whole response when its logprobs do not match its schema (a null logprob), so the
-        // answer is lost: asked again without them, and not asked for them again, rather than failing the measurement.
-        this.#logprobsRejected =
-          `the model "${this.name}" (AI SDK provider ${this.#model.provider}) sent malformed logprobs, which the ` +
-          'provider could not read, so it is asked without them'
-        return this.#attempt(request, followUp, secrets, scrub)
-      }
-      throw toCallError(error, this.#site, signal, timeout, history, scrub)
-    }
-    if (!refused) this.#noteSchemaNotTaken(result.warnings, scrub)
-    const text = scrub(result.text)
-    // Parsed values reach traces and reports, so the answer is read from the scrubbed text, not the SDK's output.
-    const parsed = parseJudgeAnswer(text, schema)
-    if (!parsed.ok) {
-      return { ok: false, problem: parsed.problem, text, ...tokensOf(result.usage) }
-    }
-    const logprobs = wantsLogprobs ? readLogprobs(result.providerMetadata) : undefined
-    return {
-      ok: true,
-      // Escapes in the JSON (`\u0073k-…`) decode into a key only when parsed: the value is scrubbed as well.
-      value: scrubValue(parsed.value, secrets),
-      text,
-      ...tokensOf(result.usage),
-      servedModel: result.response.modelId,
-      logprobs: logprobs === undefined ? undefined : scrubTokens(logprobs, secrets),
-    }
-  }
-
-  /** The server answered 400 to this schema: from now on it is asked for as text, with the schema in the prompt. */
-  #refuseSchema(schemaName: string, words: string): void {
-    // Calls in flight when the server refused may be refused too; the first one decides and warns.
-    if (this.#schemasRefused.has(schemaName)) return
-    this.#schemasRefused.set(
-      schemaName,
-      `${this.#site.where} refused the JSON schema "${schemaName}" (${words}), so it was asked for the answer as ` +
-        'text with the schema in the prompt, and the answer was checked only against the local validation',
-    )
-    this.#warn(
-      `judgetree: ${this.#site.where} refused the JSON schema "${schemaName}": ${words}\nIts "${schemaName}" ` +
-        'answers are asked for as text with the schema in the prompt from now on, and checked only against the ' +
-        "local validation; every result made that way says so. Pass `structuredOutputs: 'required'` to aiSdkJudge " +
-        'to make this an error instead.',
-    )
-  }
-
-  /** The provider warned that it does not take a JSON schema: the schema goes into every prompt from now on. */
-  #noteSchemaNotTaken(warnings: readonly unknown[] | undefined, scrub: (text: string) => string): void {
-    if (this.#schemaNotTaken !== undefined) return
-    const warning = (warnings ?? []).find(
-      (candidate): candidate is { feature: string; details?: string } =>
-        typeof candidate === 'object' &&
-        candidate !== null &&
-        (candidate as { type?: unknown }).type === 'unsupported' &&
-        (candidate as { feature?: unknown }).feature === 'responseFormat',
-    )
-    if (warning === undefined) return
-    const words = scrub(warning.details ?? 'responseFormat is unsupported')
-    if (this.#options.structuredOutputs === 'required') {
-      throw new JudgeCallError(
-        `${this.#site.where} does not take a JSON schema for its answers (the AI SDK says: ${words}), and ` +
-          "`structuredOutputs: 'required'` was set. Use a provider setting that supports structured outputs (for " +
-          "@ai-sdk/openai-compatible, `supportsStructuredOutputs: true`), or leave `structuredOutputs` at 'auto'.",
-      )
-    }
-    this.#schemaNotTaken =
-      `${this.#site.where} does not take a JSON schema (the AI SDK says: ${words}), so the schema was written into ` +
-      'the prompt and the answer was checked only against the local validation'
-    // Said up front with schemaInPrompt: the results are still marked, but there is nothing new to warn about.
-    if (this.#options.schemaInPrompt) return
-    this.#warn(
-      `judgetree: ${this.#site.where} does not take a JSON schema for its answers (the AI SDK says: ${words}).\n` +
-        'The schema is written into the prompt from now on and answers are checked only against the local ' +
-        'validation; every result made that way says so. Pass `schemaInPrompt: true` to aiSdkJudge to say this up ' +
-        "front, or `structuredOutputs: 'required'` to make it an error.",
-    )
-  }
-
-  #warn(message: string): void {
-    const warn = this.#options.warn ?? ((text: string) => console.warn(text))
-    warn(message)
-  }
-
-  /** The SDK could not read the answer: a refusal or a cut-off is final; anything else gets our parse, then a re-ask. */
-  #unusable<T>(
-    error: NoObjectGeneratedError,
-    request: JudgeRequest<T>,
-    secrets: readonly string[],
-    scrub: (text: string) => string,
-  ): Attempt<T> {
-    const text = scrub(error.text ?? '')
-    const where = this.#site.where
-    if (error.finishReason === 'content-filter') {
-      throw new JudgeOutputError(
-        `${where} refused to give the "${request.schemaName}" answer (finish reason 'content-filter'): ` +
-          `${answerExcerpt(text)}. Rephrase the criteria, or use a model that answers this kind of input.`,
-        text,
-      )
-    }
-    if (error.finishReason === 'length') {
-      throw new JudgeOutputError(
-        `${where} was cut off at its output token limit (finish reason 'length') before finishing the ` +
-          `"${request.schemaName}" answer. Raise the model's max output tokens or shorten the input. ` +
-          `Raw answer: ${answerExcerpt(text)}`,
-        text,
-      )
-    }
-    const tokens = tokensOf(error.usage)
-    const parsed = parseJudgeAnswer(text, request.schema)
-    if (!parsed.ok) return { ok: false, problem: parsed.problem, text, ...tokens }
-    // As in #attempt: escapes decode into the key only when parsed, so the value is scrubbed too.
-    const value = scrubValue(parsed.value, secrets)
-    return { ok: true, value, text, ...tokens, servedModel: error.response?.modelId, logprobs: undefined }
+    super(aiSdkTransport(model, options))
   }
 }
 
@@ -411,44 +104,277 @@ export function aiSdkJudge(model: LanguageModelObject, options?: AiSdkJudgeOptio
   return new AiSdkJudge(model, options)
 }
 
-/** The server's words when it answered 400 to a logprobs request, else undefined. */
-function logprobsRejection(error: unknown, scrub: (text: string) => string): string | undefined {
-  const last = RetryError.isInstance(error) ? error.lastError : error
-  if (!APICallError.isInstance(last) || last.statusCode !== 400) return undefined
-  return /logprobs/i.test(`${last.message} ${last.responseBody ?? ''}`) ? scrub(last.message) : undefined
+function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOptions): JudgeTransport {
+  assertLanguageModel(model)
+  validateOptions(options)
+  refuseCredentialsInURL(model)
+  const { provider, modelId } = model
+  const where = `The judge model "${modelId}" (AI SDK provider ${provider})`
+  const timeoutMs = options.timeoutMs ?? 60_000
+  const maxRetries = options.maxRetries ?? 2
+  const warn = options.warn ?? ((text: string) => console.warn(text))
+  if (maxRetries > 0 && timeoutMs <= FIRST_RETRY_DELAY_MS) {
+    warn(
+      `judgetree: ${where} has timeoutMs ${timeoutMs}, no longer than the first retry's wait ` +
+        `(${FIRST_RETRY_DELAY_MS} ms, the AI SDK's backoff): a failed call is never retried, since the retry would ` +
+        `start after the call was abandoned. Raise timeoutMs above ${FIRST_RETRY_DELAY_MS} ms, or pass maxRetries: 0.`,
+    )
+  }
+  const secrets = new JudgeSecrets(options.secrets)
+  const url = urlOf(model)
+  /** Each call's retries and timeout, for classify to word its failure from what happened. */
+  const calls = new WeakMap<TransportCall, { history: CallHistory; timeout: AbortSignal }>()
+  const wantsLogprobs = (call: TransportCall) => call.topLogprobs !== undefined && returnsLogprobs(provider)
+  const tokensOf = (usage: { inputTokens?: number | undefined; outputTokens?: number | undefined } | undefined) => ({
+    promptTokens: usage?.inputTokens ?? 0,
+    completionTokens: usage?.outputTokens ?? 0,
+  })
+
+  return {
+    name: modelId,
+    cacheIdentity: Object.freeze({
+      provider,
+      model: modelId,
+      ...(options.cacheNamespace === undefined ? {} : { namespace: options.cacheNamespace }),
+      temperature: options.temperature ?? 0,
+      ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
+      ...(options.schemaInPrompt ? { schemaInPrompt: true } : {}),
+      ...(options.structuredOutputs === 'required' ? { structuredOutputs: 'required' } : {}),
+    }),
+    endpoint: url === undefined ? undefined : `${url.host}${url.pathname.replace(/\/+$/, '')}`,
+    structuredOutputs: options.structuredOutputs ?? 'auto',
+    schemaInPrompt: options.schemaInPrompt,
+    pricing: options.pricing,
+    timeoutMs,
+    warn,
+    label: where,
+    where: () => where,
+    secrets: () => secrets.all,
+    // The official providers keep their headers as `config.headers`, a function reading the key when called.
+    refreshSecrets: () => secrets.refresh((model as { config?: { headers?: unknown } }).config?.headers),
+    advice: {
+      unreachable: "Check the network and the provider's baseURL.",
+      cutShort: '. Raise maxRetries if it keeps happening.',
+      unauthorized: `Check the API key the provider sends: ${keySource(provider)}.`,
+      notFound:
+        "Check the model id, and the provider's baseURL (for OpenAI-compatible servers, the API root ending in /v1).",
+      rateLimited: (retries) =>
+        `Still rate limited ${retries}: lower the concurrency, raise maxRetries or check your quota.`,
+      temperature: 'This model may not accept that temperature; pass `temperature: 1` to aiSdkJudge.',
+      structuredOutputs:
+        'The server may not support structured outputs (JSON schema). Leave `structuredOutputs` at its default, ' +
+        "'auto', so that aiSdkJudge writes the schema into the prompt instead (and says so in every result).",
+      structuredFirst: true,
+    },
+    wording: {
+      schemaRefused: (schemaName, words) => ({
+        reason:
+          `${where} refused the JSON schema "${schemaName}" (${words}), so it was asked for the answer as ` +
+          'text with the schema in the prompt, and the answer was checked only against the local validation',
+        warning:
+          `judgetree: ${where} refused the JSON schema "${schemaName}": ${words}\nIts "${schemaName}" ` +
+          'answers are asked for as text with the schema in the prompt from now on, and checked only against the ' +
+          "local validation; every result made that way says so. Pass `structuredOutputs: 'required'` to aiSdkJudge " +
+          'to make this an error instead.',
+      }),
+      schemaIgnored: (words) => {
+        if (options.structuredOutputs === 'required') {
+          throw new JudgeCallError(
+            `${where} does not take a JSON schema for its answers (the AI SDK says: ${words}), and ` +
+              "`structuredOutputs: 'required'` was set. Use a provider setting that supports structured outputs (for " +
+              "@ai-sdk/openai-compatible, `supportsStructuredOutputs: true`), or leave `structuredOutputs` at 'auto'.",
+          )
+        }
+        return {
+          reason:
+            `${where} does not take a JSON schema (the AI SDK says: ${words}), so the schema was written into ` +
+            'the prompt and the answer was checked only against the local validation',
+          // Said up front with schemaInPrompt: the results are still marked, but there is nothing new to warn about.
+          warning: options.schemaInPrompt
+            ? undefined
+            : `judgetree: ${where} does not take a JSON schema for its answers (the AI SDK says: ${words}).\n` +
+              'The schema is written into the prompt from now on and answers are checked only against the local ' +
+              'validation; every result made that way says so. Pass `schemaInPrompt: true` to aiSdkJudge to say ' +
+              "this up front, or `structuredOutputs: 'required'` to make it an error.",
+        }
+      },
+      logprobsMissing: () =>
+        returnsLogprobs(provider)
+          ? `the model "${modelId}" (AI SDK provider ${provider}) returned no logprobs although they were requested`
+          : `the AI SDK provider ${provider} returns no logprobs, so "${modelId}" is asked without them`,
+      malformedLogprobs:
+        `the model "${modelId}" (AI SDK provider ${provider}) sent malformed logprobs, which the ` +
+        'provider could not read, so it is asked without them',
+    },
+    async complete(call) {
+      const deadline = Date.now() + timeoutMs
+      const timeout = AbortSignal.timeout(timeoutMs)
+      const abortSignal = call.signal === undefined ? timeout : AbortSignal.any([call.signal, timeout])
+      const history: CallHistory = { retries: 0 }
+      calls.set(call, { history, timeout })
+      const logprobs = wantsLogprobs(call)
+      const providerOptions = {
+        ...options.providerOptions,
+        ...(logprobs
+          ? {
+              openai: {
+                ...options.providerOptions?.openai,
+                logprobs: Math.min(call.topLogprobs ?? 0, MAX_TOP_LOGPROBS),
+              },
+            }
+          : {}),
+      }
+      const request = () =>
+        generateText({
+          model,
+          // Judge prompts are judgetree's own, never user-editable chat history: their system message is trusted.
+          allowSystemInMessages: true,
+          messages: call.messages.map(({ role, content }) => ({ role, content })),
+          // A schema the server refused is asked for as text; the answer is then checked by the local validation.
+          ...(call.jsonSchema === undefined
+            ? {}
+            : { output: Output.object({ schema: call.schema, name: call.schemaName }) }),
+          temperature: options.temperature ?? call.defaultTemperature ?? 0,
+          // The retries are withRetries', so that each failure is seen and worded from what happened.
+          maxRetries: 0,
+          abortSignal,
+          ...(Object.keys(providerOptions).length === 0
+            ? {}
+            : { providerOptions: providerOptions as Record<string, Record<string, never>> }),
+        })
+      try {
+        const result = await withRetries(request, {
+          maxRetries,
+          retryable: isRetryable,
+          delayMs: retryDelayMs,
+          signal: abortSignal,
+          deadline,
+          history,
+        })
+        const warning = (result.warnings ?? []).find(
+          (candidate) => candidate.type === 'unsupported' && candidate.feature === 'responseFormat',
+        ) as { details?: string } | undefined
+        return {
+          samples: [{ text: result.text, logprobs: logprobs ? readLogprobs(result.providerMetadata) : undefined }],
+          ...tokensOf(result.usage),
+          servedModel: result.response.modelId,
+          schemaIgnored: warning === undefined ? undefined : (warning.details ?? 'responseFormat is unsupported'),
+        }
+      } catch (error) {
+        if (!NoObjectGeneratedError.isInstance(error)) throw error
+        // The SDK could not read the answer: a refusal or a cut-off is final; anything else gets the protocol's re-ask.
+        const text = call.scrub(error.text ?? '')
+        const final =
+          error.finishReason === 'content-filter'
+            ? new JudgeOutputError(
+                `${where} refused to give the "${call.schemaName}" answer (finish reason 'content-filter'): ` +
+                  `${answerExcerpt(text)}. Rephrase the criteria, or use a model that answers this kind of input.`,
+                text,
+              )
+            : error.finishReason === 'length'
+              ? new JudgeOutputError(
+                  `${where} was cut off at its output token limit (finish reason 'length') before finishing the ` +
+                    `"${call.schemaName}" answer. Raise the model's max output tokens or shorten the input. ` +
+                    `Raw answer: ${answerExcerpt(text)}`,
+                  text,
+                )
+              : undefined
+        return { samples: [final ?? { text }], ...tokensOf(error.usage), servedModel: error.response?.modelId }
+      }
+    },
+    classify(error, call): TransportFailure {
+      const { history, timeout } = calls.get(call) ?? { history: { retries: 0 }, timeout: undefined }
+      if (timeout?.aborted && !call.signal?.aborted) {
+        const earlier = history.retries === 0 || history.earlier === undefined ? undefined : history.earlier
+        return {
+          kind: 'timeout',
+          retries: history.retries === 0 ? undefined : history.retries,
+          earlier: earlier instanceof Error ? earlier.message : earlier === undefined ? undefined : String(earlier),
+        }
+      }
+      const last = RetryError.isInstance(error) ? error.lastError : error
+      const { retries } = history
+      // A retry that would have started after timeoutMs is not made; the usual "raise maxRetries" would not help.
+      const skipped =
+        history.skippedWaitMs === undefined
+          ? undefined
+          : `It was not retried: the next retry was due in ${Math.round(history.skippedWaitMs)} ms, after timeoutMs ` +
+            `(${timeoutMs} ms) would have ended the call. Raise timeoutMs above the wait, or pass maxRetries: 0.`
+      if (isTruncatedBody(last)) {
+        const what = ` answered HTTP ${last.statusCode} with a truncated body (not valid JSON)`
+        return { kind: 'cut-short', what, retries, skipped, cause: last }
+      }
+      if (APICallError.isInstance(last)) {
+        const status = last.statusCode
+        if (status === undefined) {
+          return { kind: 'unreachable', detail: last.message, host: hostOf(last.url), retries, skipped, cause: last }
+        }
+        const words = `${last.message} ${last.responseBody ?? ''}`
+        const refuses =
+          call.jsonSchema !== undefined &&
+          (status === 400 || status === 422) &&
+          /response_format|json_schema|structured output/i.test(words)
+            ? 'schema'
+            : wantsLogprobs(call) && status === 400 && /logprobs/i.test(words)
+              ? 'logprobs'
+              : wantsLogprobs(call) && malformedLogprobs(last)
+                ? 'malformed-logprobs'
+                : undefined
+        const retryAfterMs = retryAfterOf(last.responseHeaders)
+        return { kind: 'http', status, detail: last.message, retries, retryAfterMs, refuses, skipped, cause: last }
+      }
+      if (LoadAPIKeyError.isInstance(last)) {
+        // The provider's own message names its variable and option, e.g. OPENAI_API_KEY and `apiKey`.
+        // Every call of the run meets it: the provider's words are the advice, said once per run.
+        return {
+          kind: 'final',
+          error: new ConfigurationError(`${where} has no API key.`, { advice: call.scrub(last.message) }),
+        }
+      }
+      if (UnsupportedFunctionalityError.isInstance(last)) {
+        const cause = Object.assign(new Error(call.scrub(last.message)), { name: last.name })
+        const message =
+          `${where} cannot give a structured (JSON) answer through the AI SDK: ${call.scrub(last.message)} ` +
+          'Use a model of this provider that supports JSON output, or a provider that does (see docs/providers.md).'
+        return { kind: 'final', error: new JudgeCallError(message, { cause }) }
+      }
+      return { kind: 'other', detail: last instanceof Error ? last.message : String(last), cause: last }
+    },
+  }
+}
+
+// Where the common providers read their key, for the 401 hint; others get the generic wording.
+const KEY_SOURCES: Readonly<Record<string, string>> = {
+  openai: 'OPENAI_API_KEY, or createOpenAI({ apiKey })',
+  azure: 'AZURE_API_KEY, or createAzure({ apiKey })',
+  anthropic: 'ANTHROPIC_API_KEY, or createAnthropic({ apiKey })',
+  google: 'GOOGLE_GENERATIVE_AI_API_KEY, or createGoogle({ apiKey })',
+  mistral: 'MISTRAL_API_KEY, or createMistral({ apiKey })',
+}
+
+function keySource(provider: string): string {
+  const family = provider.split('.')[0] ?? ''
+  return Object.hasOwn(KEY_SOURCES, family)
+    ? (KEY_SOURCES[family] as string)
+    : "its environment variable, or the apiKey given to the provider's create function"
 }
 
 /** A 2xx response the provider refused because its logprobs did not match its schema (not a body cut short). */
-function malformedLogprobs(error: unknown): boolean {
-  const last = RetryError.isInstance(error) ? error.lastError : error
+function malformedLogprobs(error: APICallError): boolean {
+  const { statusCode } = error
   return (
-    APICallError.isInstance(last) &&
-    last.statusCode !== undefined &&
-    last.statusCode >= 200 &&
-    last.statusCode < 300 &&
-    TypeValidationError.isInstance(last.cause) &&
-    /"logprobs"\s*:\s*\{/.test(last.responseBody ?? '')
+    statusCode !== undefined &&
+    statusCode >= 200 &&
+    statusCode < 300 &&
+    TypeValidationError.isInstance(error.cause) &&
+    /"logprobs"\s*:\s*\{/.test(error.responseBody ?? '')
   )
 }
 
-/** The server's words when it answered 400 (or 422) to the JSON schema response format, else undefined. */
-function schemaRejection(error: unknown, scrub: (text: string) => string): string | undefined {
-  const last = RetryError.isInstance(error) ? error.lastError : error
-  if (!APICallError.isInstance(last) || (last.statusCode !== 400 && last.statusCode !== 422)) return undefined
-  return /response_format|json_schema|structured output/i.test(`${last.message} ${last.responseBody ?? ''}`)
-    ? scrub(last.message)
-    : undefined
-}
-
-function tokensOf(usage: { inputTokens: number | undefined; outputTokens: number | undefined } | undefined) {
-  return { promptTokens: usage?.inputTokens ?? 0, completionTokens: usage?.outputTokens ?? 0 }
-}
-
-/**
- * Host and path of the API root when the provider shows it, so two servers with the same model id never share cache
- * entries. No query string or credentials are kept.
- */
-function endpointOf(model: LanguageModelObject): string | undefined {
-  const url = urlOf(model)
-  return url === undefined ? undefined : `${url.host}${url.pathname.replace(/\/+$/, '')}`
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host
+  } catch {
+    return 'its baseURL'
+  }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { readLogprobs, returnsLogprobs } from '../src/internal/logprobs.js'
+import { readLogprobs, returnsLogprobs } from '../src/internal/provider.js'
 
 const token = (text: string, logprob: number) => ({
   token: text,

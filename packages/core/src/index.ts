@@ -86,7 +86,15 @@ export type { EvaluationProgress, OutputStream } from './evaluate/progress-bar.j
 export type { EvaluationResult, EvaluationSummary, MetricSummary } from './evaluate/summary.js'
 export { OpenAIJudge, type OpenAIJudgeOptions } from './judge/openai-judge.js'
 export { costOf, DEFAULT_MODEL_PRICES, type ModelPrice, registerModelPrices } from './judge/pricing.js'
-export type { JudgeMessage, JudgeModel, JudgeRequest, JudgeResponse, JudgeUsage, TokenLogprob } from './judge/types.js'
+export type {
+  JudgeMessage,
+  JudgeModel,
+  JudgeQuestion,
+  JudgeRequest,
+  JudgeResponse,
+  JudgeUsage,
+  TokenLogprob,
+} from './judge/types.js'
 export {
   BaseMetric,
   type BaseMetricOptions,

@@ -25,6 +25,20 @@ export { answerExcerpt, type ParsedAnswer, parseJudgeAnswer, withSchemaInstructi
 // For test-runner integrations: their default test timeout outlasts a default judge's own timeout and retries.
 export { DEFAULT_JUDGE_CALL_BUDGET_MS } from './judge/default-timing.js'
 export { aggregateSchema, signalSchema, thresholdSchema, trialsSchema } from './metric/measure-options.js'
+// For judge transports (@judgetree/ai-sdk, or yours): the protocol and what a transport needs to speak it.
+export { type FailureAdvice, retryAfterOf, type TransportFailure } from './judge/failures.js'
+export { JudgeSecrets } from './judge/header-secrets.js'
+export {
+  createStructuredJudge,
+  type JudgeTransport,
+  type LatchWording,
+  StructuredJudge,
+  type TransportCall,
+  type TransportCompletion,
+  type TransportSample,
+} from './judge/structured-judge.js'
+export { type ReadLogprobs, readTokenLogprobs } from './judge/token-logprobs.js'
+export { type CallHistory, type RetryOptions, withRetries } from './judge/transport-retries.js'
 export type { CacheMode } from './runtime/cache.js'
 export { type CacheProblem, type CacheReport, verifyCache } from './runtime/cache-verify.js'
 export {

@@ -1,5 +1,6 @@
 // @judgetree/test-support: helpers the packages' tests share, used from source (never built or published).
 
+export { judgeProtocolSuite, type ProtocolJudgeFactory } from './judge-protocol-suite.js'
 export {
   type ChatCompletionBody,
   jsonReply,

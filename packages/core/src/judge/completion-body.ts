@@ -2,6 +2,7 @@
 // so a reset, a stall or a truncated body mid-response is caught here, told apart, and retried by OpenAIJudge.
 import type { ChatCompletion } from 'openai/resources/chat/completions'
 import { MeasurementAbortedError } from '../errors.js'
+import { rootMessage } from './failures.js'
 
 /** The first wait before retrying a body that was cut short; doubled each retry, capped at BODY_RETRY_MAX_MS. */
 const BODY_RETRY_BASE_MS = 200
@@ -56,30 +57,4 @@ export async function readCompletionBody(
 export function bodyRetryDelay(retry: number): number {
   const base = Math.min(BODY_RETRY_BASE_MS * 2 ** retry, BODY_RETRY_MAX_MS)
   return base * (0.75 + Math.random() * 0.25)
-}
-
-/** Waits `ms`, or rejects with MeasurementAbortedError as soon as `signal` aborts; never keeps the process alive. */
-export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  if (signal?.aborted) return Promise.reject(new MeasurementAbortedError(signal.reason))
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      reject(new MeasurementAbortedError(signal?.reason))
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    timer.unref?.()
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
-}
-
-/** The innermost cause's message: undici's `terminated` wraps the socket's own words (`other side closed`). */
-function rootMessage(error: unknown): string {
-  let current = error
-  for (let depth = 0; depth < 8 && current instanceof Error && current.cause instanceof Error; depth++) {
-    current = current.cause
-  }
-  return current instanceof Error ? current.message : String(current)
 }

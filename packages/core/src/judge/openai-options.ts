@@ -1,11 +1,122 @@
 // OpenAIJudge's options and where it sends its calls: the checks that give a clear error before any call, and the
 // endpoint named in messages and cache entries.
-import type OpenAI from 'openai'
+import OpenAI from 'openai'
 import { ConfigurationError } from '../errors.js'
-import { nonEmpty } from '../internal/env.js'
+import { nonEmpty, readEnv } from '../internal/env.js'
 import { scrubSecrets } from '../internal/scrub.js'
 import { MAX_TIMER_MS } from '../runtime/limits.js'
-import type { OpenAIJudgeOptions } from './openai-judge.js'
+import { DEFAULT_JUDGE_MAX_RETRIES } from './default-timing.js'
+import type { ModelPrice } from './pricing.js'
+
+/** Options of {@link OpenAIJudge}; every one has a default, most read from the environment. */
+export interface OpenAIJudgeOptions {
+  /** @default process.env.JUDGETREE_MODEL ?? 'gpt-4.1' */
+  model?: string | undefined
+  /** @default process.env.OPENAI_API_KEY; 'not-needed' when only a base URL is set (local servers ignore keys) */
+  apiKey?: string | undefined
+  /** Any OpenAI-compatible server (Azure, Ollama, vLLM, LM Studio). @default process.env.OPENAI_BASE_URL, else the SDK's */
+  baseURL?: string | undefined
+  /** Milliseconds one attempt may take before it is abandoned (and retried). @default 60_000 */
+  timeoutMs?: number | undefined
+  /**
+   * Retries of a failed call. The SDK retries 5xx, timeouts and connection errors; a 429 is retried by the judge
+   * runtime instead, after the server's Retry-After, which then pauses every worker of the run (with your own
+   * `client`, the SDK retries 429s too, and only its last one pauses the run). @default 3
+   */
+  maxRetries?: number | undefined
+  /** @default 0 */
+  temperature?: number | undefined
+  /**
+   * 'auto' asks with a strict JSON schema and, for a schema the server refuses, falls back to JSON mode: warned once
+   * per schema, and every result made that way says so. 'json_schema' makes a refusal an error. @default 'auto'
+   */
+  structuredOutputs?: 'auto' | 'json_schema' | 'json_object' | undefined
+  /** Prices added to (or overriding) the built-in DEFAULT_MODEL_PRICES, keyed by model name. @default {} */
+  pricing?: Readonly<Record<string, ModelPrice>> | undefined
+  /** Replaces the global fetch, e.g. to add a proxy. @default globalThis.fetch */
+  fetch?: typeof fetch | undefined
+  /**
+   * A preconfigured SDK client, e.g. `new AzureOpenAI({ endpoint, deployment, apiVersion })`; apiKey, baseURL and
+   * fetch are then ignored. @default a client built from the options
+   */
+  client?: OpenAI | undefined
+  /** Where the one warning per refused schema goes (never stdout). @default console.warn */
+  warn?: ((message: string) => void) | undefined
+  /**
+   * Keeps this judge's cached answers apart from those of judges with another namespace. The cache key holds what
+   * changes an answer (model, sampling, prompt, schema), not the server's address, so a recording made through
+   * one base URL replays through any other, or none; name a namespace when two servers answer one model name
+   * differently (e.g. `'ollama-q4'` and `'ollama-q8'`). @default none
+   */
+  cacheNamespace?: string | undefined
+}
+
+/** The client OpenAIJudge calls through, where it points, and the key to take out of what comes back. */
+export interface Connection {
+  readonly client: OpenAI
+  readonly host: string
+  readonly maxRetries: number
+  readonly secret: string | null | undefined
+}
+
+/** CR, LF, NUL and the other C0 controls (and DEL): no HTTP header can carry them. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/
+
+/** The client for `options` (the user's own, or one built from the options and the environment). */
+export function connect(options: OpenAIJudgeOptions, name: string, timeoutMs: number): Connection {
+  let client = options.client
+  let secret: string | null | undefined = client?.apiKey
+  if (client === undefined) {
+    const baseURL = nonEmpty(options.baseURL) ?? readEnv('OPENAI_BASE_URL')
+    secret = nonEmpty(options.apiKey) ?? readEnv('OPENAI_API_KEY')
+    if (secret !== undefined && CONTROL_CHARACTER.test(secret)) {
+      // Never echoed: the SDK's own header error would print the whole key.
+      throw new ConfigurationError(
+        `The API key for the judge model "${name}" (${options.apiKey === undefined ? 'OPENAI_API_KEY' : 'the apiKey option'}) ` +
+          'contains a control character (a line break, tab or NUL inside it), so it cannot be sent in an HTTP ' +
+          'header.',
+        { advice: 'Check how it was copied or read from its file.' },
+      )
+    }
+    if (baseURL !== undefined) checkBaseURL(baseURL, options.baseURL === undefined ? 'OPENAI_BASE_URL' : 'baseURL')
+    if (secret === undefined && baseURL === undefined) {
+      throw new ConfigurationError(`The judge model "${name}" has no API key.`, {
+        advice:
+          'Set OPENAI_API_KEY, or set OPENAI_BASE_URL to a local OpenAI-compatible server (any key, or none), or ' +
+          'pass `apiKey` to OpenAIJudge, or pass your own judge (any object implementing JudgeModel) as the ' +
+          'metric’s model.',
+      })
+    }
+    try {
+      client = new OpenAI({
+        apiKey: secret ?? 'not-needed',
+        baseURL: baseURL ?? null,
+        timeout: timeoutMs,
+        maxRetries: options.maxRetries ?? DEFAULT_JUDGE_MAX_RETRIES,
+        fetch: leavingRateLimitsToTheRuntime(options.fetch),
+      })
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error)
+      throw new ConfigurationError(`Could not create the OpenAI client: ${scrubSecrets(message, secret)}`)
+    }
+  }
+  return { client, host: hostOf(client.baseURL), maxRetries: options.maxRetries ?? client.maxRetries, secret }
+}
+
+/**
+ * A fetch whose 429 answers tell the SDK not to retry (its `x-should-retry` header), so the 429 reaches the judge
+ * runtime, which pauses every worker for it and retries; the SDK keeps retrying 5xx and connection errors.
+ */
+function leavingRateLimitsToTheRuntime(custom: typeof fetch | undefined): typeof fetch {
+  return async (input, init) => {
+    const response = await (custom ?? globalThis.fetch)(input, init)
+    if (response.status !== 429) return response
+    const headers = new Headers(response.headers)
+    headers.set('x-should-retry', 'false')
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
+  }
+}
 
 export function validateOptions(options: OpenAIJudgeOptions): void {
   const { model, timeoutMs, maxRetries, temperature, structuredOutputs, warn, cacheNamespace } = options ?? {}

@@ -21,6 +21,28 @@ export interface TokenLogprob {
   readonly topLogprobs: readonly { readonly token: string; readonly logprob: number }[]
 }
 
+/**
+ * The decision a request asks for, typed, so a judge can answer it with probabilities: a yes/no `predicate`, a
+ * `choice` among options (in declaration order), or a `score` on integer levels. `field` names the schema property
+ * holding the answer. Requests that are not decisions (a task's output, G-Eval's steps) carry none.
+ */
+export type JudgeQuestion =
+  | { readonly kind: 'predicate'; readonly instructions: string; readonly state: unknown; readonly field: string }
+  | {
+      readonly kind: 'choice'
+      readonly instructions: string
+      readonly state: unknown
+      readonly options: readonly string[]
+      readonly field: string
+    }
+  | {
+      readonly kind: 'score'
+      readonly instructions: string
+      readonly state: unknown
+      readonly levels: readonly number[]
+      readonly field: string
+    }
+
 /** A request for one structured judgement. */
 export interface JudgeRequest<T> {
   /** The conversation with the judge, usually one system and one user message. */
@@ -45,6 +67,8 @@ export interface JudgeRequest<T> {
   readonly defaultTemperature?: number | undefined
   /** Cancels the call. */
   readonly signal?: AbortSignal | undefined
+  /** The decision this request asks for, when it is one; not part of the cache key (the messages state it). */
+  readonly question?: JudgeQuestion | undefined
 }
 
 /** A judge's validated answer and what it cost. */
@@ -69,6 +93,11 @@ export interface JudgeResponse<T> {
    * its usage holds no prompt tokens (the first sample's does).
    */
   readonly extraSample?: boolean | undefined
+  /**
+   * For a request with a `question`, the probability of each option, level or `true`/`false`, read from the answer
+   * token's logprobs (renormalised over the alternatives the model returned); absent when there were none to read.
+   */
+  readonly distribution?: Readonly<Record<string, number>> | undefined
 }
 
 /** Anything that can judge: the built-in OpenAI judge, the scripted judge, or your own. */

@@ -84,6 +84,9 @@ export type TurnRelevancyMetric = ConversationRelevancyMetric
 /** Options for {@link TurnRelevancyMetric}. */
 export type TurnRelevancyMetricOptions = ConversationRelevancyMetricOptions
 
+/** The decision each window asks, as its typed question (the prompt words it for a chat judge). */
+const RELEVANT = "Does the assistant's reply address the user's latest message, read with the earlier turns?"
+
 async function judgeReply(slot: TraceSlot, turns: readonly WindowTurn[], window: ReplyWindow, signal: AbortSignal) {
   const call = await slot.judge(
     {
@@ -91,6 +94,12 @@ async function judgeReply(slot: TraceSlot, turns: readonly WindowTurn[], window:
       schema: replyRelevancySchema,
       schemaName: 'reply_relevancy',
       promptVersion: CONVERSATION_RELEVANCY_PROMPT,
+      question: {
+        kind: 'predicate',
+        instructions: RELEVANT,
+        state: turns.slice(window.start, window.reply + 1),
+        field: 'relevant',
+      },
       show: (answer) => ({ verdict: answer.relevant ? 'relevant' : 'irrelevant', reason: answer.reason }),
       where: false,
       noteCheck: false,

@@ -1,3 +1,4 @@
+import { type ScoreWeighting, weightScore } from '../judge/logprob-score.js'
 import type { JudgeResponse } from '../judge/types.js'
 import { callJudge, type JudgeCall } from '../metric/judge-call.js'
 import type { Measurement } from '../metric/measurement.js'
@@ -9,7 +10,6 @@ import { GEVAL_SCORE_PROMPT, gevalScorePrompt, gevalScoreSchema } from '../promp
 import { GEVAL_STEPS_PROMPT, type GEvalFields, gevalStepsPrompt, gevalStepsSchema } from '../prompts/geval-steps.js'
 import { formatScore } from '../trace/render.js'
 import type { GEvalDefinition } from './geval-rubric.js'
-import { type ScoreWeighting, weightScore } from './logprob-score.js'
 
 type StepsCall = JudgeCall<{ steps: string[] }>
 type StepsOutcome =
@@ -79,6 +79,9 @@ export class GEvalScorer {
       schema: this.#scoreSchema,
       schemaName: 'geval_score',
       promptVersion: GEVAL_SCORE_PROMPT,
+      question: this.#options.strictMode
+        ? { kind: 'predicate', instructions: steps.steps.join('\n'), state: data, field: 'score' }
+        : { kind: 'score', instructions: steps.steps.join('\n'), state: data, levels: range(low, high), field: 'score' },
       ...(withLogprobs ? { topLogprobs } : {}),
       where: false,
       noteCheck: false,
@@ -162,6 +165,10 @@ function weigh(raw: number, response: JudgeResponse<unknown>, range: readonly [n
     return { mode: 'raw', score: raw, note: `raw score: ${unavailable}` }
   }
   return weightScore(raw, response.logprobs, range)
+}
+
+function range(low: number, high: number): number[] {
+  return Array.from({ length: high - low + 1 }, (_, index) => low + index)
 }
 
 function rawBecause(raw: number, strictMode: boolean): ScoreWeighting {

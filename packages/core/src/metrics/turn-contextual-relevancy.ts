@@ -139,6 +139,9 @@ function entryBase(target: Target, turns: readonly WindowTurn[]): EntryBase {
   }
 }
 
+/** The decision asked of each statement, as its typed question (the prompt words it for a chat judge). */
+const STATEMENT_RELEVANT = 'Does the statement help address the user input?'
+
 async function judgeTurn(
   slot: TraceSlot,
   turns: readonly WindowTurn[],
@@ -159,6 +162,7 @@ async function judgeTurn(
       schema: turnContextualRelevancySchema(asked.map((chunk) => chunk.chunk)),
       schemaName: 'context_statements',
       promptVersion: TURN_CONTEXTUAL_RELEVANCY_PROMPT,
+      question: { kind: 'predicate', instructions: STATEMENT_RELEVANT, state: asked, field: 'relevant' },
       show: (answer) => statementFields(statementsOf(numbered, answeredOf(answer))),
       where: false,
       noteCheck: false,

@@ -40,6 +40,7 @@ abstract class BinaryJudgementBase<
       schema: binaryVerdictSchema,
       schemaName: 'binary_verdict',
       promptVersion: BINARY_JUDGEMENT_PROMPT,
+      question: { kind: 'predicate', instructions: this.criteria, state: context.input(), field: 'verdict' },
     })
   }
 }

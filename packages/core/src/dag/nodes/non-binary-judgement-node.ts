@@ -67,6 +67,7 @@ abstract class NonBinaryJudgementBase<
       schema: this.#schema,
       schemaName: 'non_binary_verdict',
       promptVersion: NON_BINARY_JUDGEMENT_PROMPT,
+      question: { kind: 'choice', instructions: this.criteria, state: context.input(), options, field: 'verdict' },
     })
   }
 }

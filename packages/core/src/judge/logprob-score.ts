@@ -1,4 +1,4 @@
-import type { TokenLogprob } from '../judge/types.js'
+import type { TokenLogprob } from './types.js'
 
 /** How a G-Eval score was computed from the judge's answer, and why. */
 export type ScoreWeighting =

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { TokenLogprob } from '../judge/types.js'
 import { weightScore } from './logprob-score.js'
+import type { TokenLogprob } from './types.js'
 
 function token(text: string, top: Record<string, number>): TokenLogprob {
   return {

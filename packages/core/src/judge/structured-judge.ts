@@ -1,0 +1,371 @@
+// The judge protocol, written once: a transport sends one request and classifies its failures; this reads and
+// validates the answer, re-asks once, scrubs, prices, keeps the warn-once latches, shares samples through `n` and
+// words every failure. OpenAIJudge and @judgetree/ai-sdk are transports; a new provider is one more.
+import type { z } from 'zod'
+import { ConfigurationError, JudgeOutputError, MeasurementAbortedError } from '../errors.js'
+import { type Secrets, scrubSecrets, scrubTokens, scrubValue } from '../internal/scrub.js'
+import { answerExcerpt, parseJudgeAnswer, withSchemaInstruction } from './answer.js'
+import { distributionOf } from './distribution.js'
+import { callError, type FailureAdvice, type TransportFailure } from './failures.js'
+import { judgeJsonSchema } from './json-schema.js'
+import { costOf, type ModelPrice } from './pricing.js'
+import type { JudgeMessage, JudgeModel, JudgeRequest, JudgeResponse, TokenLogprob } from './types.js'
+
+/** One request as the protocol hands it to a transport. */
+export interface TransportCall {
+  /** The conversation, with any re-ask and, in JSON mode, the schema written into the last user message. */
+  readonly messages: readonly JudgeMessage[]
+  readonly schema: z.ZodType<unknown>
+  readonly schemaName: string
+  /** The JSON schema to hold the answer to; undefined asks for JSON (mode) with the schema in the prompt. */
+  readonly jsonSchema: Record<string, unknown> | undefined
+  /** How many samples to answer in this one call. */
+  readonly n: number
+  /** Logprobs wanted (undefined: none, or the model refused them before). */
+  readonly topLogprobs: number | undefined
+  /** The request's temperature for judges given none of their own (trials). */
+  readonly defaultTemperature: number | undefined
+  readonly signal: AbortSignal | undefined
+  /** Takes the judge's secrets out of a text: for errors a transport words itself. */
+  readonly scrub: (text: string) => string
+}
+
+/** One answer of a call; the protocol scrubs it. */
+export interface TransportSample {
+  readonly text: string
+  readonly logprobs?: readonly TokenLogprob[] | undefined
+  /** Why the logprobs sent were not read (they were malformed), worded. */
+  readonly logprobsProblem?: string | undefined
+}
+
+/** What one call returned: a sample per `n` (an Error for one that cannot be used), usage and the served model. */
+export interface TransportCompletion {
+  readonly samples: readonly (TransportSample | Error)[]
+  readonly promptTokens: number
+  readonly completionTokens: number
+  readonly servedModel: string | undefined
+  /** The provider's words when it did not hold the answer to the JSON schema it was sent (it takes none). */
+  readonly schemaIgnored?: string | undefined
+}
+
+/** The warn-once latches in the transport's words: they name its options. */
+export interface LatchWording {
+  /** The server refused the strict schema: why results say so, and the one warning. */
+  schemaRefused(schemaName: string, detail: string): { readonly reason: string; readonly warning: string }
+  /** The provider takes no schema at all: why results say so, and the warning (none to skip it); may throw. */
+  schemaIgnored?(detail: string): { readonly reason: string; readonly warning: string | undefined }
+  /** Why logprobs are missing when the model was asked and sent none. */
+  logprobsMissing?(): string | undefined
+  /** Why logprobs are no longer asked for after a response the provider could not read because of them. */
+  readonly malformedLogprobs?: string | undefined
+}
+
+/** A provider: sends one request, classifies its failures, and names itself in messages. */
+export interface JudgeTransport {
+  readonly name: string
+  readonly cacheIdentity?: unknown
+  readonly endpoint?: string | undefined
+  readonly rateLimitRetries?: number | undefined
+  /** Sends `n` > 1 in one call (trials then pay for the prompt once); without it, samples are asked one by one. */
+  readonly samplesPerCall?: boolean | undefined
+  /** 'auto' falls back to JSON mode for a refused schema; 'required' makes a refusal an error; 'json' never sends one. */
+  readonly structuredOutputs: 'auto' | 'required' | 'json'
+  /** Writes the schema into the prompt even when it is sent as the response format. */
+  readonly schemaInPrompt?: boolean | undefined
+  readonly pricing?: Readonly<Record<string, ModelPrice>> | undefined
+  readonly timeoutMs: number
+  readonly advice: FailureAdvice
+  readonly wording: LatchWording
+  readonly warn?: ((message: string) => void) | undefined
+  /** Names the judge in the re-ask's error, e.g. `The judge model "gpt-4.1"`. */
+  readonly label: string
+  /** Names the judge and where it is in call errors; asked after `secrets`, so it may read the connection. */
+  where(): string
+  /** The secrets to scrub from everything the server sends (the key, in any encoding); may throw a configuration error. */
+  secrets(): Secrets
+  /** Learns the secrets the provider will send with the next call (its request headers), before each call. */
+  refreshSecrets?(): Promise<unknown>
+  complete(call: TransportCall): Promise<TransportCompletion>
+  classify(error: unknown, call: TransportCall): TransportFailure
+}
+
+interface Asked {
+  readonly completion: TransportCompletion
+  readonly scrub: (text: string) => string
+  readonly secrets: Secrets
+  /** Why the answer's schema was not held by the server, when it was not. */
+  readonly unenforced: string | undefined
+}
+
+/** A judge speaking the protocol through `transport`; with `generateSamples` when the transport sends `n`. */
+export function createStructuredJudge(transport: JudgeTransport): JudgeModel {
+  return transport.samplesPerCall ? new SamplingJudge(transport) : new StructuredJudge(transport)
+}
+
+const REASK = (problem: string, schemaName: string) =>
+  `Your previous answer could not be used: ${problem}\n` +
+  `Answer again with only a JSON object matching the "${schemaName}" schema, and no other text.`
+
+export class StructuredJudge implements JudgeModel {
+  readonly name: string
+  readonly cacheIdentity: unknown
+  readonly endpoint: string | undefined
+  readonly rateLimitRetries: number | undefined
+  readonly #transport: JudgeTransport
+  /** Why each schema the server refused is asked for in JSON mode, by schema name: set once, at the refusal. */
+  readonly #schemasRefused = new Map<string, string>()
+  /** Why every schema goes into the prompt: set once the provider said it takes none. */
+  #schemaIgnored: string | undefined
+  /** Why this model gets no logprobs request: set once the server rejected one. */
+  #logprobsRejected: string | undefined
+
+  constructor(transport: JudgeTransport) {
+    this.#transport = transport
+    this.name = transport.name
+    this.cacheIdentity = transport.cacheIdentity
+    this.endpoint = transport.endpoint
+    this.rateLimitRetries = transport.rateLimitRetries
+  }
+
+  /** Takes this judge's secrets (its key, in any encoding) out of a text: the runtime applies it to cache entries. */
+  scrubSecrets(text: string): string {
+    try {
+      return scrubSecrets(text, this.#transport.secrets())
+    } catch {
+      // No connection can be made (no key, a malformed one): there is no key of this judge to take out.
+      return scrubSecrets(text)
+    }
+  }
+
+  async generate<T>(request: JudgeRequest<T>): Promise<JudgeResponse<T>> {
+    if (request.signal?.aborted) throw new MeasurementAbortedError(request.signal.reason)
+    const first = await this.#ask(request, [], 1)
+    const sample = first.completion.samples[0]
+    if (sample instanceof Error || sample === undefined) throw sample ?? this.#noAnswer(first)
+    const text = first.scrub(sample.text)
+    const answer = parseJudgeAnswer(text, request.schema)
+    let final = first
+    let finalSample = sample
+    let finalText = text
+    let value: T
+    if (answer.ok) value = answer.value
+    else {
+      const followUp: JudgeMessage[] = [
+        { role: 'assistant', content: text },
+        { role: 'user', content: REASK(answer.problem, request.schemaName) },
+      ]
+      final = await this.#ask(request, followUp, 1)
+      const again = final.completion.samples[0]
+      if (again instanceof Error || again === undefined) throw again ?? this.#noAnswer(final)
+      finalSample = again
+      finalText = final.scrub(again.text)
+      const second = parseJudgeAnswer(finalText, request.schema)
+      if (!second.ok) {
+        throw new JudgeOutputError(
+          `${this.#transport.label} did not answer with valid "${request.schemaName}" JSON, even after being ` +
+            `asked again: ${final.scrub(second.problem)}\nRaw answer: ${answerExcerpt(finalText)}`,
+          finalText,
+        )
+      }
+      value = second.value
+    }
+    // A re-ask costs both calls.
+    const promptTokens = first.completion.promptTokens + (final === first ? 0 : final.completion.promptTokens)
+    const completionTokens =
+      first.completion.completionTokens + (final === first ? 0 : final.completion.completionTokens)
+    return this.#response(request, final, finalSample, finalText, value, promptTokens, completionTokens, {
+      unenforced: first.unenforced ?? final.unenforced,
+    })
+  }
+
+  /**
+   * Asks for `count` samples of one request in one call (`n`), so the prompt is paid once: trials use it. A sample
+   * that cannot be used (invalid JSON, a refusal) and samples a server did not return (some compatible servers
+   * ignore `n`) are asked for alone, with the usual re-ask. The first sample carries the prompt tokens; completion
+   * tokens and their cost are shared evenly.
+   */
+  protected async samplesThroughN<T>(request: JudgeRequest<T>, count: number): Promise<readonly JudgeResponse<T>[]> {
+    if (!(Number.isInteger(count) && count >= 1)) {
+      throw new ConfigurationError(
+        `generateSamples(request, count) needs a whole number count from 1 and up, got ${count}.`,
+      )
+    }
+    if (count === 1) return [await this.generate(request)]
+    if (request.signal?.aborted) throw new MeasurementAbortedError(request.signal.reason)
+    const asked = await this.#ask(request, [], count)
+    const { completion } = asked
+    const share = (total: number, position: number) => Math.floor(total / count) + (position < total % count ? 1 : 0)
+    const samples = Array.from({ length: count }, async (_, position): Promise<JudgeResponse<T>> => {
+      const sample = completion.samples[position]
+      const text = sample === undefined || sample instanceof Error ? undefined : asked.scrub(sample.text)
+      const answer = text === undefined ? undefined : parseJudgeAnswer(text, request.schema)
+      const promptTokens = position === 0 ? completion.promptTokens : 0
+      const completionTokens = share(completion.completionTokens, position)
+      if (text === undefined || answer === undefined || !answer.ok) {
+        // Asked for alone, with the usual re-ask: it then made a call of its own, and still carries its share.
+        const again = await this.generate(request)
+        const costUsd = this.#cost(completion.servedModel, promptTokens, completionTokens)
+        const usage = again.usage
+        return {
+          ...again,
+          usage: {
+            promptTokens: usage.promptTokens + promptTokens,
+            completionTokens: usage.completionTokens + completionTokens,
+            costUsd: usage.costUsd === undefined || costUsd === undefined ? undefined : usage.costUsd + costUsd,
+          },
+        }
+      }
+      return this.#response(
+        request,
+        asked,
+        sample as TransportSample,
+        text,
+        answer.value,
+        promptTokens,
+        completionTokens,
+        {
+          unenforced: asked.unenforced,
+          extraSample: position > 0,
+        },
+      )
+    })
+    return Promise.all(samples)
+  }
+
+  #response<T>(
+    request: JudgeRequest<T>,
+    asked: Asked,
+    sample: TransportSample,
+    text: string,
+    value: T,
+    promptTokens: number,
+    completionTokens: number,
+    marks: { readonly unenforced: string | undefined; readonly extraSample?: boolean },
+  ): JudgeResponse<T> {
+    // Tokens reach results and cache files; a key can be split across several of them.
+    const logprobs = sample.logprobs === undefined ? undefined : scrubTokens(sample.logprobs, asked.secrets)
+    const unavailable = request.topLogprobs === undefined ? undefined : this.#logprobsUnavailable(sample, logprobs)
+    const distribution = request.question === undefined ? undefined : distributionOf(request.question, value, logprobs)
+    return {
+      // The raw text is scrubbed before parsing, but escapes (`\u0073k-…`) decode into the key only when parsed.
+      value: scrubValue(value, asked.secrets),
+      usage: {
+        promptTokens,
+        completionTokens,
+        costUsd: this.#cost(asked.completion.servedModel, promptTokens, completionTokens),
+      },
+      logprobs,
+      cached: false,
+      rawText: text,
+      ...(marks.extraSample ? { extraSample: true } : {}),
+      ...(unavailable === undefined ? {} : { logprobsUnavailable: asked.scrub(unavailable) }),
+      ...(marks.unenforced === undefined ? {} : { structuredOutputsUnavailable: marks.unenforced }),
+      ...(distribution === undefined ? {} : { distribution }),
+    }
+  }
+
+  /** Cost by the judge's name, then by the model the server says it served. */
+  #cost(servedModel: string | undefined, promptTokens: number, completionTokens: number): number | undefined {
+    const pricing = this.#transport.pricing
+    return (
+      costOf(this.name, promptTokens, completionTokens, pricing) ??
+      (servedModel === undefined ? undefined : costOf(servedModel, promptTokens, completionTokens, pricing))
+    )
+  }
+
+  #logprobsUnavailable(sample: TransportSample, logprobs: readonly TokenLogprob[] | undefined): string | undefined {
+    if (this.#logprobsRejected !== undefined) return this.#logprobsRejected
+    if (sample.logprobsProblem !== undefined) return sample.logprobsProblem
+    return logprobs === undefined ? this.#transport.wording.logprobsMissing?.() : undefined
+  }
+
+  #noAnswer(asked: Asked): Error {
+    return new JudgeOutputError(`${asked.scrub(this.#transport.where())} returned no answer.`, '')
+  }
+
+  /** One call, after the latches: a refused schema or refused logprobs are asked again without them, once. */
+  async #ask<T>(request: JudgeRequest<T>, followUp: readonly JudgeMessage[], n: number): Promise<Asked> {
+    const transport = this.#transport
+    await transport.refreshSecrets?.()
+    const secrets = transport.secrets()
+    const scrub = (text: string) => scrubSecrets(text, secrets)
+    const refused = this.#schemasRefused.get(request.schemaName)
+    const jsonMode = transport.structuredOutputs === 'json' || refused !== undefined
+    const jsonSchema = judgeJsonSchema(request.schema, request.schemaName)
+    const inPrompt = jsonMode || transport.schemaInPrompt || this.#schemaIgnored !== undefined
+    const call: TransportCall = {
+      messages: [...(inPrompt ? withSchemaInstruction(request.messages, jsonSchema) : request.messages), ...followUp],
+      schema: request.schema,
+      schemaName: request.schemaName,
+      jsonSchema: jsonMode ? undefined : jsonSchema,
+      n,
+      topLogprobs: this.#logprobsRejected === undefined ? request.topLogprobs : undefined,
+      defaultTemperature: request.defaultTemperature,
+      signal: request.signal,
+      scrub,
+    }
+    let completion: TransportCompletion
+    try {
+      completion = await transport.complete(call)
+    } catch (error) {
+      if (error instanceof MeasurementAbortedError) throw error
+      const failure = transport.classify(error, call)
+      if (
+        failure.kind === 'http' &&
+        failure.refuses !== undefined &&
+        this.#workAround(failure.refuses, failure, call)
+      ) {
+        return this.#ask(request, followUp, n)
+      }
+      const site = { where: transport.where(), timeoutMs: transport.timeoutMs, advice: transport.advice, scrub }
+      throw callError(failure, error, site, request.signal)
+    }
+    if (completion.schemaIgnored !== undefined && !jsonMode) this.#noteSchemaIgnored(scrub(completion.schemaIgnored))
+    const unenforced = (jsonMode ? refused : undefined) ?? this.#schemaIgnored
+    return { completion, scrub, secrets, unenforced }
+  }
+
+  /** True when the refusal was worked around (a latch set) and the call should be made again. */
+  #workAround(refuses: 'schema' | 'logprobs' | 'malformed-logprobs', failure: { detail: string }, call: TransportCall) {
+    const transport = this.#transport
+    const detail = call.scrub(failure.detail)
+    if (refuses === 'schema') {
+      if (call.jsonSchema === undefined || transport.structuredOutputs === 'required') return false
+      // Calls in flight when the server refused may be refused too; the first one decides and warns.
+      if (!this.#schemasRefused.has(call.schemaName)) {
+        const { reason, warning } = transport.wording.schemaRefused(call.schemaName, detail)
+        this.#schemasRefused.set(call.schemaName, reason)
+        this.#warn(warning)
+      }
+      return true
+    }
+    if (call.topLogprobs === undefined) return false
+    if (refuses === 'logprobs') {
+      // Some models (reasoning models, many local servers) refuse logprobs; the answer is still usable without them.
+      this.#logprobsRejected = `the model "${this.name}" does not accept logprobs (${detail}), so it is asked without them`
+      return true
+    }
+    if (transport.wording.malformedLogprobs === undefined) return false
+    this.#logprobsRejected = transport.wording.malformedLogprobs
+    return true
+  }
+
+  #noteSchemaIgnored(detail: string): void {
+    if (this.#schemaIgnored !== undefined || this.#transport.wording.schemaIgnored === undefined) return
+    const { reason, warning } = this.#transport.wording.schemaIgnored(detail)
+    this.#schemaIgnored = reason
+    if (warning !== undefined) this.#warn(warning)
+  }
+
+  #warn(message: string): void {
+    const warn = this.#transport.warn ?? ((text: string) => console.warn(text))
+    warn(message)
+  }
+}
+
+/** The protocol's judge for a transport that answers several samples in one call (`n`). */
+export class SamplingJudge extends StructuredJudge {
+  generateSamples<T>(request: JudgeRequest<T>, count: number): Promise<readonly JudgeResponse<T>[]> {
+    return this.samplesThroughN(request, count)
+  }
+}
