@@ -17,6 +17,7 @@ describe('package entries', () => {
       'createJudgeRuntime',
       'defaultJudgeRuntime',
       'lastCoordinatorStats',
+      'measureSafely',
       'parseJudgeAnswer',
       'scrubSecrets',
       'scrubTokens',

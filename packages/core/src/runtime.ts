@@ -1,6 +1,8 @@
 // @judgetree/core/runtime: the plumbing behind judge calls, for the few who wire it by hand (a test-runner
 // integration, a benchmark, a custom cache directory per run). Test files need only the root entry.
 
+// For test-runner integrations: measure with any metric and always get a result, as evaluate() does.
+export { type MeasureSafelyOptions, measureSafely } from './evaluate/measure-safely.js'
 export { closestName } from './internal/closest-name.js'
 // For report writers: what judges and test cases wrote, made safe to print (terminals, CI logs) and to put in XML.
 export { terminalSafe, xmlSafe } from './internal/safe-text.js'

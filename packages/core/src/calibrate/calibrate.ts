@@ -1,8 +1,8 @@
-import { setMaxListeners } from 'node:events'
-import { ConfigurationError, type JudgetreeError, MeasurementAbortedError } from '../errors.js'
-import { type EvaluationMetric, measureSafely } from '../evaluate/evaluate.js'
+import { ConfigurationError, type JudgetreeError } from '../errors.js'
+import { measureSafely } from '../evaluate/measure-safely.js'
 import { printSummary } from '../evaluate/print-summary.js'
-import { type EvaluationProgress, type OutputStream, ProgressBar, ProgressTally } from '../evaluate/progress-bar.js'
+import type { EvaluationProgress, OutputStream } from '../evaluate/progress-bar.js'
+import { runMeasurements } from '../evaluate/run-measurements.js'
 import { runOptionProblems } from '../evaluate/run-options.js'
 import { defaultSummaryStream } from '../internal/env.js'
 import type { Metric, MetricResult, MetricUsage } from '../metric/types.js'
@@ -151,47 +151,20 @@ export async function calibrate<TestCase extends LLMTestCase | ConversationalTes
   // `undefined` is the default; `null` or any other wrong value is refused, every problem at once.
   const problems = runOptionProblems(options as Record<string, unknown>)
   if (problems.length > 0) throw new ConfigurationError(`Invalid calibrate() options:\n  - ${problems.join('\n  - ')}`)
-  const concurrency = options.concurrency ?? 64
   const started = performance.now()
-  const stop = new AbortController()
-  setMaxListeners(0, stop.signal)
-  const onAbort = (): void => stop.abort(options.signal?.reason)
-  if (options.signal?.aborted) onAbort()
-  else options.signal?.addEventListener('abort', onAbort, { once: true })
-
   const stderr = options.stderr ?? process.stderr
-  const bar = (options.progress ?? (stderr.isTTY === true && !process.env.CI)) ? new ProgressBar(stderr) : undefined
-  const measured: MetricResult[] = new Array(labelled.length)
-  const tally = new ProgressTally(labelled.length, started)
-  let next = 0
-  const worker = async (): Promise<void> => {
-    while (!stop.signal.aborted && next < labelled.length) {
-      const at = next++
-      const result = await measureSafely(
-        metric as EvaluationMetric,
-        (labelled[at] as LabelledCase<TestCase>).testCase,
-        stop.signal,
-      )
-      measured[at] = result
-      const progress = tally.add(result)
-      try {
-        bar?.update(progress)
-        options.onProgress?.(progress)
-      } catch (error) {
-        // A callback of the caller's threw, and calibrate() rejects with it: stop at once, so the other workers start
-        // nothing more and the measurements in flight are cancelled, with no judge call paid for behind the rejection.
-        stop.abort(error)
-        throw error
-      }
-    }
-  }
-  try {
-    await Promise.all(Array.from({ length: Math.min(concurrency, labelled.length) }, worker))
-  } finally {
-    bar?.finish()
-    options.signal?.removeEventListener('abort', onAbort)
-  }
-  if (stop.signal.aborted) throw new MeasurementAbortedError(stop.signal.reason)
+  const measured = await runMeasurements(
+    labelled.length,
+    (at, signal) => measureSafely(metric as Metric, (labelled[at] as LabelledCase<TestCase>).testCase, { signal }),
+    {
+      concurrency: options.concurrency ?? 64,
+      signal: options.signal,
+      progress: options.progress,
+      stderr,
+      started,
+      onResult: (_at, _result, progress) => options.onProgress?.(progress),
+    },
+  )
 
   const calibration = summariseCalibration(metric, labelled, measured, labels, performance.now() - started)
   if (options.summary ?? true) {

@@ -4,17 +4,15 @@ import {
   MAX_TRIALS,
   type Metric,
   type MetricResult,
-  measureTrials,
   renderResult,
   renderSummaryLine,
   TRIAL_AGGREGATES,
   type TrialAggregate,
-  toJudgetreeError,
   trialsSummary,
   withoutAdvice,
   withThreshold,
 } from '@judgetree/core'
-import { closestName, terminalSafe } from '@judgetree/core/runtime'
+import { closestName, measureSafely, terminalSafe } from '@judgetree/core/runtime'
 import { describeValue } from './describe-value.js'
 import { anySignal } from './pending.js'
 import { ASSERTION_REJECTED, adviceOf, type JudgetreeRecord, toPlainResult, unmeasuredRecord } from './record.js'
@@ -89,7 +87,12 @@ export async function evaluateToPassMetric(
   const given = options as ToPassMetricOptions | undefined
   const override = given?.threshold
   const signal = anySignal([context.signal, given?.signal])
-  const result = await measureSafely(checked, received, signal, given?.trials, given?.aggregate)
+  const result = await measureSafely(checked, received, {
+    signal,
+    trials: given?.trials,
+    aggregate: given?.aggregate,
+    failure: `The metric "${checked.name}" failed`,
+  })
   const threshold = override ?? result.threshold
   // For trials, each trial is judged against the assertion's threshold again, and so is their aggregate.
   const judged: MetricResult = withThreshold(result, threshold)
@@ -250,54 +253,6 @@ function testCaseShape(value: unknown): 'conversational' | 'single-turn' | undef
   if (Array.isArray((value as { turns?: unknown }).turns)) return 'conversational'
   if (typeof (value as { input?: unknown }).input === 'string') return 'single-turn'
   return undefined
-}
-
-/** Metrics should never reject, but a hand-written one might; that becomes an error result, not a crash. */
-async function measureSafely(
-  metric: Metric,
-  testCase: unknown,
-  signal: AbortSignal | undefined,
-  trials: number | undefined,
-  aggregate: TrialAggregate | undefined,
-): Promise<MetricResult> {
-  let problem: unknown
-  try {
-    const result: unknown = await (trials !== undefined || aggregate !== undefined
-      ? measureTrials(metric, testCase as never, { signal, trials, aggregate })
-      : signal === undefined
-        ? metric.measure(testCase as never)
-        : metric.measure(testCase as never, { signal }))
-    if (isResult(result)) return result
-    problem = new Error(`measure() resolved to ${describeValue(result)} instead of a MetricResult`)
-  } catch (error) {
-    problem = error
-  }
-  const error = toJudgetreeError(problem, `The metric "${metric.name}" failed`)
-  return {
-    name: metric.name,
-    score: 0,
-    threshold: typeof metric.threshold === 'number' ? metric.threshold : 0.5,
-    success: false,
-    reason: undefined,
-    strictMode: false,
-    error,
-    trace: { metric: metric.name, nodes: [], roots: [], notes: [] },
-    verboseLogs: '',
-    usage: { judgeCalls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 },
-    durationMs: 0,
-    judgeModel: 'unknown',
-  }
-}
-
-function isResult(value: unknown): value is MetricResult {
-  if (typeof value !== 'object' || value === null) return false
-  const candidate = value as Partial<Record<keyof MetricResult, unknown>>
-  return (
-    typeof candidate.score === 'number' &&
-    typeof candidate.threshold === 'number' &&
-    typeof candidate.usage === 'object' &&
-    Array.isArray((candidate.trace as { nodes?: unknown } | undefined)?.nodes)
-  )
 }
 
 function identity(text: string): string {
