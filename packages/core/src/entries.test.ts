@@ -11,6 +11,7 @@ describe('package entries', () => {
     }
     expect(Object.keys(runtime).sort()).toEqual([
       'DEFAULT_JUDGE_CALL_BUDGET_MS',
+      'adviceOf',
       'answerExcerpt',
       'checkEnvironment',
       'closestName',
@@ -24,6 +25,7 @@ describe('package entries', () => {
       'scrubValue',
       'startCoordinator',
       'terminalSafe',
+      'toRecord',
       'verifyCache',
       'withSchemaInstruction',
       'writeFileAtomically',

@@ -13,6 +13,18 @@ export { writeFileAtomically } from './internal/write-file.js'
 export { answerExcerpt, type ParsedAnswer, parseJudgeAnswer, withSchemaInstruction } from './judge/answer.js'
 // For test-runner integrations: their default test timeout outlasts a default judge's own timeout and retries.
 export { DEFAULT_JUDGE_CALL_BUDGET_MS } from './judge/default-timing.js'
+// For report writers (the runners' reporters): the one JSON form of a result, as evaluate() writes it.
+export {
+  adviceOf,
+  type PlainResult,
+  type RecordError,
+  type RecordTrace,
+  type RecordTraceNode,
+  type RecordTrial,
+  type RecordUsage,
+  type ResultRecord,
+  toRecord,
+} from './report/record.js'
 export type { CacheMode } from './runtime/cache.js'
 export { type CacheProblem, type CacheReport, verifyCache } from './runtime/cache-verify.js'
 export {

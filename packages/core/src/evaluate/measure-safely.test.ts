@@ -19,6 +19,7 @@ function plainMetric(score: (call: number) => number): SingleTurnMetric & { call
         success: value >= 0.5,
         reason: undefined,
         strictMode: false,
+        error: undefined,
         trace: { metric: 'Plain', nodes: [], roots: [], notes: [] },
         verboseLogs: '',
         usage: { judgeCalls: 1, cachedCalls: 0, promptTokens: 1, completionTokens: 1, costUsd: 0 },

@@ -1,6 +1,7 @@
 import { extname } from 'node:path'
 import type { DeepAcyclicGraph } from '../dag/graph.js'
 import { type WrittenTo, writeFileAtomically } from '../internal/write-file.js'
+import { toRecord } from '../report/record.js'
 import { type EvaluationPictures, renderEvaluationHtml } from './html-report.js'
 import type { EvaluationResult, EvaluationSummary } from './summary.js'
 
@@ -29,7 +30,12 @@ export async function writeEvaluationReport(
   const failures: string[] = []
   const json = {
     summary,
-    results: results.map(({ index, testCase, metric, result }) => ({ index, testCase, metric: metric.name, result })),
+    results: results.map(({ index, testCase, metric, result }) => ({
+      index,
+      testCase,
+      metric: metric.name,
+      result: toRecord(result),
+    })),
   }
   let to: WrittenTo
   try {
@@ -55,13 +61,9 @@ function describeFailure(error: unknown): string {
   return message === '' ? String(error) : message
 }
 
-/** Errors as `{ name, code, message }` (JSON.stringify would drop them to `{}`); an unknown cost as `null`. */
+/** The summary's unknown cost as `null` (JSON.stringify would drop the key); results are records already. */
 function plainValues(key: string, value: unknown): unknown {
-  if (value instanceof Error) {
-    return { name: value.name, code: (value as { code?: unknown }).code ?? null, message: value.message }
-  }
-  if (value === undefined && key === 'costUsd') return null
-  return value
+  return value === undefined && key === 'costUsd' ? null : value
 }
 
 async function picturesOf(results: readonly EvaluationResult[]): Promise<EvaluationPictures> {

@@ -4,18 +4,16 @@ import {
   MAX_TRIALS,
   type Metric,
   type MetricResult,
-  renderResult,
-  renderSummaryLine,
   TRIAL_AGGREGATES,
   type TrialAggregate,
   trialsSummary,
   withoutAdvice,
   withThreshold,
 } from '@judgetree/core'
-import { closestName, measureSafely, terminalSafe } from '@judgetree/core/runtime'
+import { adviceOf, closestName, measureSafely, terminalSafe, toRecord } from '@judgetree/core/runtime'
 import { describeValue } from './describe-value.js'
 import { anySignal } from './pending.js'
-import { ASSERTION_REJECTED, adviceOf, type JudgetreeRecord, toPlainResult, unmeasuredRecord } from './record.js'
+import { ASSERTION_REJECTED, type JudgetreeRecord, unmeasuredRecord } from './record.js'
 
 /** Options of `toPassMetric(metric, options)`. */
 export interface ToPassMetricOptions {
@@ -97,16 +95,16 @@ export async function evaluateToPassMetric(
   // For trials, each trial is judged against the assertion's threshold again, and so is their aggregate.
   const judged: MetricResult = withThreshold(result, threshold)
   const success = judged.success
-  const plain = toPlainResult(judged)
+  const { summary, text: fullText, ...plain } = toRecord(judged)
   const advice = context.adviceAfterRun === true ? adviceOf(plain) : undefined
-  const text = advice === undefined ? renderResult(judged) : withoutRepeatedAdvice(renderResult(judged), advice)
+  const text = advice === undefined ? fullText : withoutRepeatedAdvice(fullText, advice)
   const record: JudgetreeRecord = {
     ...plain,
     metricThreshold: result.threshold,
     assertion: context.assertion,
     negated: context.isNot,
     assertionPassed: result.error === undefined && success !== context.isNot,
-    summary: renderSummaryLine(judged),
+    summary,
     text,
     testCase: testCaseIdentity(received),
   }

@@ -1,7 +1,7 @@
 import { withoutAdvice } from '@judgetree/core'
-import { terminalSafe } from '@judgetree/core/runtime'
+import { adviceOf, terminalSafe } from '@judgetree/core/runtime'
 import type { JudgetreeReportBaseline } from './publish-baseline.js'
-import { ASSERTION_REJECTED, adviceOf, type JudgetreeRecord } from './record.js'
+import { ASSERTION_REJECTED, type JudgetreeRecord } from './record.js'
 
 /** One test that ran `toPassMetric` at least once. */
 export interface JudgetreeReportTest {
