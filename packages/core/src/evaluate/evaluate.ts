@@ -1,18 +1,14 @@
 import { ConfigurationError } from '../errors.js'
 import { defaultSummaryStream } from '../internal/env.js'
 import type { Metric, MetricResult } from '../metric/types.js'
+import type { EvaluationMetric, EvaluationResult } from '../report/run.js'
+import { type EvaluationSummary, summarise } from '../report/summary.js'
 import { defaultJudgeRuntime } from '../runtime/judge-runtime.js'
 import { CallLimiter } from '../runtime/limiter.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
-import {
-  type EvaluationMetric,
-  type EvaluationResult,
-  type EvaluationSummary,
-  renderEvaluationSummary,
-  summarise,
-} from './summary.js'
+import { renderEvaluationSummary } from './summary.js'
 
-export type { EvaluationMetric } from './summary.js'
+export type { EvaluationMetric } from '../report/run.js'
 
 import { measureSafely } from './measure-safely.js'
 import { printSummary, REPORT_NOT_WRITTEN, tell } from './print-summary.js'

@@ -1,6 +1,7 @@
-import { xmlSafe } from '../internal/safe-text.js'
+import { escapeMarkup as escapeHtml, svgElement } from '../report/picture.js'
+import type { EvaluationResult } from '../report/run.js'
+import { type EvaluationSummary, formatCost, formatCount } from '../report/summary.js'
 import { formatScore, renderResult } from '../trace/render.js'
-import { type EvaluationResult, type EvaluationSummary, formatCost, formatCount } from './summary.js'
 
 /** An SVG picture of a failure's walked DAG, by result; missing when the metric has no DAG or Graphviz is absent. */
 export type EvaluationPictures = ReadonlyMap<EvaluationResult, string>
@@ -73,15 +74,4 @@ function renderFailure(entry: EvaluationResult, picture: string | undefined): st
   const label = `case ${entry.index}${typeof name === 'string' && name !== '' ? ` “${name}”` : ''} · ${entry.result.name}`
   const figure = picture === undefined ? '' : `<figure>${svgElement(picture)}</figure>`
   return `<section><h3 class="fail">${escapeHtml(label)}</h3>${figure}<pre>${escapeHtml(renderResult(entry.result))}</pre></section>`
-}
-
-/** Graphviz's SVG without its XML prolog and doctype, which cannot sit inside HTML. */
-function svgElement(svg: string): string {
-  const start = svg.indexOf('<svg')
-  return start < 0 ? '' : svg.slice(start)
-}
-
-/** Markup escaped, and control characters shown as their pictures: the page and its inline SVG stay well-formed. */
-function escapeHtml(text: string): string {
-  return xmlSafe(text).replace(/[&<>"]/g, (char) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot' }[char]};`)
 }

@@ -1,11 +1,10 @@
 import { extname } from 'node:path'
-import type { DeepAcyclicGraph } from '../dag/graph.js'
 import { type WrittenTo, writeFileAtomically } from '../internal/write-file.js'
+import { drawDag } from '../report/picture.js'
 import { toRecord } from '../report/record.js'
+import type { EvaluationResult } from '../report/run.js'
+import type { EvaluationSummary } from '../report/summary.js'
 import { type EvaluationPictures, renderEvaluationHtml } from './html-report.js'
-import type { EvaluationResult, EvaluationSummary } from './summary.js'
-
-type Renderer = (dot: string) => string
 
 /** What writing evaluate()'s report files did: the files written, and one line for each that could not be. */
 export interface WrittenReport {
@@ -68,35 +67,9 @@ function plainValues(key: string, value: unknown): unknown {
 
 async function picturesOf(results: readonly EvaluationResult[]): Promise<EvaluationPictures> {
   const pictures = new Map<EvaluationResult, string>()
-  const failures = results.filter((entry) => !entry.result.success && dagOf(entry) !== undefined)
-  if (failures.length === 0) return pictures
-  const render = await loadRenderer()
-  if (render === undefined) return pictures
-  for (const entry of failures) {
-    try {
-      pictures.set(entry, render((dagOf(entry) as DeepAcyclicGraph).toDot({ trace: entry.result.trace })))
-    } catch {
-      // A picture is a convenience: the failure's tree, printed below it, says everything.
-    }
+  for (const entry of results.filter(({ result }) => !result.success)) {
+    const picture = await drawDag(entry.metric, entry.result.trace)
+    if (picture !== undefined) pictures.set(entry, picture)
   }
   return pictures
-}
-
-function dagOf(entry: EvaluationResult): DeepAcyclicGraph | undefined {
-  const dag = (entry.metric as { dag?: DeepAcyclicGraph }).dag
-  return typeof dag?.toDot === 'function' && entry.result.trace.nodes.length > 0 ? dag : undefined
-}
-
-/**
- * Graphviz compiled to WebAssembly, an optional peer dependency (`@viz-js/viz`; @judgetree/matchers brings it):
- * without it the HTML summary has every tree but no pictures.
- */
-async function loadRenderer(): Promise<Renderer | undefined> {
-  try {
-    const viz = await import('@viz-js/viz')
-    const instance = await viz.instance()
-    return (dot) => instance.renderString(dot, { format: 'svg' })
-  } catch {
-    return undefined
-  }
 }

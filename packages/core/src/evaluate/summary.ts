@@ -1,103 +1,11 @@
 import { withoutAdvice } from '../errors.js'
 import { oneLineSafe, terminalSafe } from '../internal/safe-text.js'
-import type { ConversationalMetric, MetricResult, MetricUsage, SingleTurnMetric } from '../metric/types.js'
-import { addUsage, NO_USAGE } from '../metric/usage.js'
+import type { EvaluationResult } from '../report/run.js'
+import { type EvaluationSummary, formatCost, formatCount, renderFooter } from '../report/summary.js'
 import { formatScore } from '../trace/render.js'
 
-/** A metric evaluate() can run: single-turn metrics measure LLMTestCases, conversational ones conversations. */
-export type EvaluationMetric = SingleTurnMetric | ConversationalMetric
-
-/** One measured (test case, metric) pair. */
-export interface EvaluationResult<TestCase = unknown> {
-  readonly testCase: TestCase
-  /** The test case's position in the list given to evaluate(). */
-  readonly index: number
-  readonly metric: EvaluationMetric
-  readonly result: MetricResult
-}
-
-/** Totals for one metric over every test case it measured. */
-export interface MetricSummary {
-  readonly name: string
-  readonly measured: number
-  readonly passed: number
-  readonly failed: number
-  readonly errored: number
-  /** Mean score of the measurements that produced one; undefined when none did. */
-  readonly meanScore: number | undefined
-  readonly usage: MetricUsage
-}
-
-/** Totals of an evaluate() run. */
-export interface EvaluationSummary {
-  /**
-   * Evaluations made: one per (test case, metric) pair whose kinds match, so 5 metrics over 13 test cases are up
-   * to 65. `passed + failed + errored` equals it.
-   */
-  readonly evaluations: number
-  /**
-   * The same number as {@link evaluations}, under its old name.
-   * @deprecated Read `evaluations`. Kept so scripts and readers of the JSON file do not break; removed in 0.2.0.
-   */
-  readonly metrics: number
-  readonly passed: number
-  readonly failed: number
-  readonly errored: number
-  /** Pairs left out because a single-turn metric met a conversation or a conversational metric a single turn. */
-  readonly skipped: number
-  readonly judgeCalls: number
-  readonly cachedCalls: number
-  readonly promptTokens: number
-  readonly completionTokens: number
-  /** USD; undefined when some judge call's price is unknown. */
-  readonly costUsd: number | undefined
-  readonly durationMs: number
-  readonly byMetric: readonly MetricSummary[]
-  /**
-   * Present when the judge answered 429 during the run (through the default judge runtime): how often, and the
-   * adaptive limit on judge calls in flight at the end.
-   */
-  readonly rateLimits?: { readonly rateLimited: number; readonly concurrency: number } | undefined
-}
-
-/** Sums results per run and per metric (metrics in the order given). */
-export function summarise(
-  results: readonly EvaluationResult[],
-  metrics: readonly EvaluationMetric[],
-  skipped: number,
-  durationMs: number,
-  rateLimits?: EvaluationSummary['rateLimits'],
-): EvaluationSummary {
-  let usage = NO_USAGE
-  for (const { result } of results) usage = addUsage(usage, result.usage)
-  const byMetric = metrics.map((metric) => {
-    const own = results.filter((entry) => entry.metric === metric).map((entry) => entry.result)
-    const scored = own.filter((result) => !result.error)
-    return {
-      name: metric.name,
-      measured: own.length,
-      passed: own.filter(isPass).length,
-      failed: own.filter(isFail).length,
-      errored: own.length - scored.length,
-      meanScore:
-        scored.length === 0 ? undefined : scored.reduce((sum, result) => sum + result.score, 0) / scored.length,
-      usage: own.reduce((sum, result) => addUsage(sum, result.usage), NO_USAGE),
-    }
-  })
-  const all = results.map((entry) => entry.result)
-  return {
-    evaluations: all.length,
-    metrics: all.length,
-    passed: all.filter(isPass).length,
-    failed: all.filter(isFail).length,
-    errored: all.filter((result) => result.error).length,
-    skipped,
-    ...usage,
-    durationMs,
-    byMetric,
-    ...(rateLimits === undefined || rateLimits.rateLimited === 0 ? {} : { rateLimits }),
-  }
-}
+export type { EvaluationMetric, EvaluationResult } from '../report/run.js'
+export type { EvaluationSummary, MetricSummary } from '../report/summary.js'
 
 const MAX_LISTED = 20
 
@@ -132,43 +40,8 @@ export function renderEvaluationSummary(summary: EvaluationSummary, results: rea
   if (summary.skipped > 0) {
     lines.push('', `${formatCount(summary.skipped)} pairs skipped: a metric only measures test cases of its kind.`)
   }
-  lines.push('', renderEvaluationLine(summary))
+  lines.push('', renderFooter(summary))
   return terminalSafe(lines.join('\n'))
-}
-
-/**
- * `judgetree: 12 evaluations, 10 passed, 1 failed, 1 errored · 37 judge calls (5 cached) · 12,345 tokens · $0.0123`.
- * The line is for people; programs read the returned (or written) `summary`.
- */
-export function renderEvaluationLine(summary: EvaluationSummary): string {
-  const tokens = summary.promptTokens + summary.completionTokens
-  const skipped = summary.skipped > 0 ? `, ${formatCount(summary.skipped)} skipped` : ''
-  const evaluations = `${formatCount(summary.evaluations)} evaluation${summary.evaluations === 1 ? '' : 's'}`
-  return (
-    `judgetree: ${evaluations}, ${formatCount(summary.passed)} passed, ` +
-    `${formatCount(summary.failed)} failed, ${formatCount(summary.errored)} errored${skipped} · ` +
-    `${formatCount(summary.judgeCalls)} judge calls (${formatCount(summary.cachedCalls)} cached) · ` +
-    `${formatCount(tokens)} tokens · ${formatCost(summary.costUsd)}${renderRateLimits(summary)}`
-  )
-}
-
-/** ` · rate-limited 12 times; concurrency settled at 6`: said once per run, and only when a 429 came. */
-function renderRateLimits(summary: EvaluationSummary): string {
-  const limits = summary.rateLimits
-  if (limits === undefined) return ''
-  const times = limits.rateLimited === 1 ? 'once' : `${formatCount(limits.rateLimited)} times`
-  return ` · rate-limited ${times}; concurrency settled at ${limits.concurrency}`
-}
-
-/** `$0.0123` below a dollar, `$12.35` above; `cost unknown` when a model has no price. */
-export function formatCost(costUsd: number | undefined): string {
-  if (costUsd === undefined) return 'cost unknown'
-  return `$${costUsd.toFixed(costUsd < 1 ? 4 : 2)}`
-}
-
-/** `12,345`, the same on every machine whatever its locale. */
-export function formatCount(count: number): string {
-  return String(Math.round(count)).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
 }
 
 function describeProblem({ index, testCase, result }: EvaluationResult): string {
@@ -195,12 +68,4 @@ function environmentAdvice(problems: readonly EvaluationResult[]): Map<string, n
 function firstLine(text: string): string {
   const first = text.split('\n')[0] ?? ''
   return first.length > 200 ? `${first.slice(0, 200)}…` : first
-}
-
-function isPass(result: MetricResult): boolean {
-  return !result.error && result.success
-}
-
-function isFail(result: MetricResult): boolean {
-  return !result.error && !result.success
 }

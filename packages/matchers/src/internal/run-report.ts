@@ -1,5 +1,12 @@
 import { withoutAdvice } from '@judgetree/core'
-import { adviceOf, terminalSafe } from '@judgetree/core/runtime'
+import {
+  adviceOf,
+  plural,
+  type RateLimitSummary,
+  type RunSummary,
+  renderFooter,
+  terminalSafe,
+} from '@judgetree/core/runtime'
 import type { JudgetreeReportBaseline } from './publish-baseline.js'
 import { ASSERTION_REJECTED, type JudgetreeRecord } from './record.js'
 
@@ -21,18 +28,13 @@ export interface JudgetreeReportTest {
   readonly evaluations: readonly JudgetreeRecord[]
 }
 
-/** Totals over every evaluation of a run. */
-export interface JudgetreeRunSummary {
+/** Totals over every evaluation of a run (core's RunSummary, with every field a runner's run has). */
+export interface JudgetreeRunSummary extends RunSummary {
   /**
    * Evaluations run: one per `toPassMetric` call that measured something (a metric measuring one test case), so
    * 13 test cases each measured by one of 5 metrics are 13 evaluations. `passed + failed + errored` equals it.
    */
   readonly evaluations: number
-  /**
-   * The same number as {@link evaluations}, under its old name.
-   * @deprecated Read `evaluations`. Kept so readers of report.json do not break; removed in 0.2.0.
-   */
-  readonly metrics: number
   /** Evaluations that scored at or above their threshold. */
   readonly passed: number
   /** Evaluations that scored below their threshold, including those of {@link expectedFailures}. */
@@ -51,10 +53,6 @@ export interface JudgetreeRunSummary {
    * the failed ones (error code `ASSERTION_REJECTED`), but not counted in {@link evaluations}.
    */
   readonly rejected: number
-  readonly judgeCalls: number
-  readonly cachedCalls: number
-  readonly promptTokens: number
-  readonly completionTokens: number
   /** USD over the evaluations whose cost is known; `null` when none is. */
   readonly costUsd: number | null
   /** Evaluations whose cost is unknown (a judge model without a price). */
@@ -71,11 +69,7 @@ export interface JudgetreeRunSummary {
   readonly rateLimits?: RateLimitSummary | undefined
 }
 
-/** What the run's coordinator saw of the judge's rate limits. */
-export interface RateLimitSummary {
-  readonly rateLimited: number
-  readonly concurrency: number
-}
+export type { RateLimitSummary } from '@judgetree/core/runtime'
 
 /** The JSON report file's content. */
 export interface JudgetreeReport {
@@ -140,31 +134,6 @@ export function summarize(all: readonly JudgetreeRecord[]): JudgetreeRunSummary 
 }
 
 /**
- * The closing line of a run, e.g. `judgetree: 3 evaluations, 2 passed, 1 failed, 0 errored · 7 judge calls
- * (0 cached) · 1234 tokens · $0.0012`. Evaluations that failed under `.not` are counted as failed and named:
- * `1 failed (1 expected by .not)`. The line is for people; programs read the report's `summary`.
- */
-export function renderSummaryText(summary: JudgetreeRunSummary): string {
-  const evaluations = plural(summary.evaluations, 'evaluation')
-  const calls = plural(summary.judgeCalls, 'judge call')
-  const tokens = plural(summary.promptTokens + summary.completionTokens, 'token')
-  const expected = summary.expectedFailures
-  const failed = expected > 0 ? `${summary.failed} failed (${expected} expected by .not)` : `${summary.failed} failed`
-  return (
-    `judgetree: ${evaluations}, ${summary.passed} passed, ${failed}, ${summary.errored} errored` +
-    ` · ${calls} (${summary.cachedCalls} cached) · ${tokens} · ${renderCost(summary)}${renderRateLimits(summary)}`
-  )
-}
-
-/** ` · rate-limited 12 times; concurrency settled at 6`, once per run; empty when no 429 came. */
-export function renderRateLimits(summary: { readonly rateLimits?: RateLimitSummary | undefined }): string {
-  const limits = summary.rateLimits
-  if (limits === undefined || limits.rateLimited === 0) return ''
-  const times = limits.rateLimited === 1 ? 'once' : `${limits.rateLimited} times`
-  return ` · rate-limited ${times}; concurrency settled at ${limits.concurrency}`
-}
-
-/**
  * What the reporter prints after a run: each failed evaluation's line under its test, notes, then the summary line.
  * Safe to print (see `terminalSafe`): test names, judges' reasons and baseline entries cannot act in a CI log.
  */
@@ -182,7 +151,7 @@ export function renderRunOutput(report: JudgetreeReport, notes: readonly string[
   for (const problem of environmentProblems(report)) {
     lines.push(`judgetree: ${problemHeading(problem)}`, `  ${problem.message}`, `  fix: ${problem.advice}`, '')
   }
-  lines.push(...notes, renderSummaryText(report.summary))
+  lines.push(...notes, renderFooter(report.summary))
   return terminalSafe(lines.join('\n'))
 }
 
@@ -268,7 +237,7 @@ function shorten(text: string, limit = 80): string {
  */
 export function renderMarkdown(report: JudgetreeReport, maxRows = 100): string {
   const lines = [`## judgetree${report.shard ? ` (shard ${report.shard.index}/${report.shard.count})` : ''}`, '']
-  lines.push(escapeHtml(renderSummaryText(report.summary).replace(/^judgetree: /, '')), '')
+  lines.push(escapeHtml(renderFooter(report.summary).replace(/^judgetree: /, '')), '')
   const all = report.tests.flatMap((test) => test.evaluations.map((record) => ({ test, record })))
   if (all.length > 0) {
     lines.push('| | metric | score | threshold | test |', '| --- | --- | --- | --- | --- |')
@@ -344,21 +313,10 @@ function negation(record: JudgetreeRecord): string {
   return record.negated ? ' (.not: expected the metric to fail)' : ''
 }
 
-function renderCost(summary: JudgetreeRunSummary): string {
-  if (summary.costUsd === null) return 'cost unknown'
-  const cost = `$${summary.costUsd.toFixed(4)}`
-  const unpriced = summary.unpricedEvaluations
-  return unpriced > 0 ? `${cost} (+ ${plural(unpriced, 'evaluation')} unpriced)` : cost
-}
-
 /** By UTF-16 code units, like a file listing sorted in the C locale: the same on every machine and locale. */
 function compareText(a: string, b: string): number {
   if (a === b) return 0
   return a < b ? -1 : 1
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`
 }
 
 function tableCell(text: string): string {
