@@ -10,7 +10,9 @@ describe('package entries', () => {
       expect(Object.keys(root)).not.toContain(name)
     }
     expect(Object.keys(runtime).sort()).toEqual([
+      'ASSERTION_REJECTED',
       'DEFAULT_JUDGE_CALL_BUDGET_MS',
+      'SURFACES',
       'adviceOf',
       'answerExcerpt',
       'checkEnvironment',
@@ -22,6 +24,8 @@ describe('package entries', () => {
       'parseJudgeAnswer',
       'plural',
       'renderFooter',
+      'renderMarkdown',
+      'renderRunOutput',
       'resultPicture',
       'scrubSecrets',
       'scrubTokens',

@@ -13,10 +13,13 @@ export { writeFileAtomically } from './internal/write-file.js'
 export { answerExcerpt, type ParsedAnswer, parseJudgeAnswer, withSchemaInstruction } from './judge/answer.js'
 // For test-runner integrations: their default test timeout outlasts a default judge's own timeout and retries.
 export { DEFAULT_JUDGE_CALL_BUDGET_MS } from './judge/default-timing.js'
+// For the runners' reporters: every surface of a run, which they iterate as evaluate() does.
+export { SURFACES, type Surface, type SurfaceName, type SurfaceTarget } from './report/index.js'
 // For report writers: a result's picture, the DAG's walk above its text, as every surface draws it.
 export { resultPicture } from './report/picture.js'
 // For report writers (the runners' reporters): the one JSON form of a result, as evaluate() writes it.
 export {
+  ASSERTION_REJECTED,
   adviceOf,
   type PlainResult,
   type RecordError,
@@ -27,8 +30,11 @@ export {
   type ResultRecord,
   toRecord,
 } from './report/record.js'
+export type { AssertionRecord, RunnerReport, RunnerRun, RunnerTest } from './report/run.js'
 // For report writers: one footer for every run, and the numbers as every report writes them.
 export { plural, type RateLimitSummary, type RunSummary, renderFooter } from './report/summary.js'
+export { renderMarkdown } from './report/surfaces/markdown.js'
+export { renderRunOutput } from './report/surfaces/terminal.js'
 export type { CacheMode } from './runtime/cache.js'
 export { type CacheProblem, type CacheReport, verifyCache } from './runtime/cache-verify.js'
 export {

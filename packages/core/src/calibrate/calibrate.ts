@@ -1,12 +1,13 @@
 import { ConfigurationError, type JudgetreeError } from '../errors.js'
 import { measureSafely } from '../evaluate/measure-safely.js'
-import { printSummary } from '../evaluate/print-summary.js'
+import { printRun } from '../evaluate/print-summary.js'
 import type { EvaluationProgress, OutputStream } from '../evaluate/progress-bar.js'
 import { runMeasurements } from '../evaluate/run-measurements.js'
 import { runOptionProblems } from '../evaluate/run-options.js'
 import { defaultSummaryStream } from '../internal/env.js'
 import type { Metric, MetricResult, MetricUsage } from '../metric/types.js'
 import { addUsage, NO_USAGE } from '../metric/usage.js'
+import type { CalibrationRun } from '../report/run.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import type { MetricTrace } from '../trace/types.js'
 import { type CalibrationLabel, checkLabelledCases, type LabelKind, type LabelledCase } from './labels.js'
@@ -19,7 +20,6 @@ import {
   meanAbsoluteError,
   spearman,
 } from './statistics.js'
-import { renderCalibration } from './summary.js'
 
 /** Options of {@link calibrate}. */
 export interface CalibrateOptions {
@@ -167,11 +167,11 @@ export async function calibrate<TestCase extends LLMTestCase | ConversationalTes
   )
 
   const calibration = summariseCalibration(metric, labelled, measured, labels, performance.now() - started)
+  const run: CalibrationRun = { kind: 'calibration', calibration }
   if (options.summary ?? true) {
-    const text = `${renderCalibration(calibration)}\n`
-    printSummary(
+    printRun(
+      run,
       options.stdout ?? defaultSummaryStream(),
-      text,
       stderr,
       'calibrate()',
       'the calibration is returned as usual',

@@ -1,17 +1,18 @@
+import { appendFileSync } from 'node:fs'
 import { ConfigurationError } from '../errors.js'
 import { defaultSummaryStream } from '../internal/env.js'
 import type { Metric, MetricResult } from '../metric/types.js'
-import type { EvaluationMetric, EvaluationResult } from '../report/run.js'
+import { SURFACES, type Surface } from '../report/index.js'
+import type { EvaluationMetric, EvaluationResult, EvaluationRun } from '../report/run.js'
 import { type EvaluationSummary, summarise } from '../report/summary.js'
 import { defaultJudgeRuntime } from '../runtime/judge-runtime.js'
 import { CallLimiter } from '../runtime/limiter.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
-import { renderEvaluationSummary } from './summary.js'
 
 export type { EvaluationMetric } from '../report/run.js'
 
 import { measureSafely } from './measure-safely.js'
-import { printSummary, REPORT_NOT_WRITTEN, tell } from './print-summary.js'
+import { printRun, REPORT_NOT_WRITTEN, tell } from './print-summary.js'
 import type { EvaluationProgress, OutputStream } from './progress-bar.js'
 import { writeEvaluationReport } from './report-files.js'
 import { runMeasurements } from './run-measurements.js'
@@ -130,16 +131,28 @@ export async function evaluate<TestCase extends LLMTestCase | ConversationalTest
   for (const failure of report?.failures ?? []) {
     tell(stderr, `judgetree: evaluate() ${failure}; the results are returned as usual.`, REPORT_NOT_WRITTEN)
   }
+  const files = report?.written ?? []
+  const where = files.join(' and ')
+  const run: EvaluationRun = {
+    kind: 'evaluation',
+    summary,
+    results,
+    pictures: new Map(),
+    notes: files.length === 0 ? [] : [`judgetree: report in ${where}`],
+  }
+  const surfaces: readonly Surface[] = Object.values(SURFACES)
+  const stepSummary = process.env.GITHUB_STEP_SUMMARY
+  for (const surface of surfaces.filter((each) => each.to === 'step-summary' && stepSummary)) {
+    const text = surface.render(run)
+    try {
+      if (text !== undefined) appendFileSync(stepSummary as string, text)
+    } catch (error) {
+      tell(stderr, `judgetree: evaluate() could not add to the ${surface.what} (${String(error)})`, REPORT_NOT_WRITTEN)
+    }
+  }
   if (options.summary ?? true) {
-    const files = report?.written ?? []
-    const where = files.join(' and ')
-    printSummary(
-      options.stdout ?? defaultSummaryStream(),
-      `${renderEvaluationSummary(summary, results)}${files.length === 0 ? '' : `\njudgetree: report in ${where}`}\n`,
-      stderr,
-      'evaluate()',
-      `the results are returned as usual${files.length === 0 ? '' : `, and the report is in ${where}`}`,
-    )
+    const kept = `the results are returned as usual${files.length === 0 ? '' : `, and the report is in ${where}`}`
+    printRun(run, options.stdout ?? defaultSummaryStream(), stderr, 'evaluate()', kept)
   }
   return { results, summary }
 }

@@ -1,10 +1,9 @@
 import { extname } from 'node:path'
 import { type WrittenTo, writeFileAtomically } from '../internal/write-file.js'
+import { SURFACES, type Surface } from '../report/index.js'
 import { drawDag } from '../report/picture.js'
-import { toRecord } from '../report/record.js'
-import type { EvaluationResult } from '../report/run.js'
+import type { EvaluationResult, EvaluationRun } from '../report/run.js'
 import type { EvaluationSummary } from '../report/summary.js'
-import { type EvaluationPictures, renderEvaluationHtml } from './html-report.js'
 
 /** What writing evaluate()'s report files did: the files written, and one line for each that could not be. */
 export interface WrittenReport {
@@ -13,8 +12,8 @@ export interface WrittenReport {
 }
 
 /**
- * Writes evaluate()'s run to `file` as JSON, and beside it (same name, `.html`) the HTML summary with a picture of
- * each failure's walked DAG. The HTML goes beside a regular file only: a device or a stream (`/dev/null`,
+ * Writes evaluate()'s run through the surfaces that go to files: the JSON report to `file`, and beside it (same
+ * name, `.html`) the HTML summary with a picture of each failure's walked DAG. The HTML goes beside a regular file only: a device or a stream (`/dev/null`,
  * `/dev/stdout`, a pipe) has no "beside", so it gets the JSON alone. Never throws: a file that cannot be written (a
  * full disk, a folder it may not write in, a pipe no one reads) is one line of `failures` saying which and why, so
  * the run's results are never lost to it.
@@ -27,30 +26,34 @@ export async function writeEvaluationReport(
 ): Promise<WrittenReport> {
   const written: string[] = []
   const failures: string[] = []
-  const json = {
-    summary,
-    results: results.map(({ index, testCase, metric, result }) => ({
-      index,
-      testCase,
-      metric: metric.name,
-      result: toRecord(result),
-    })),
-  }
-  let to: WrittenTo
-  try {
-    to = write(file, `${JSON.stringify(json, plainValues, 2)}\n`)
-    written.push(file)
-  } catch (error) {
-    failures.push(`could not write the report ${file} (${describeFailure(error)})`)
-    return { written, failures }
+  const surfaces: readonly Surface[] = Object.values(SURFACES)
+  let run: EvaluationRun = { kind: 'evaluation', summary, results, pictures: new Map(), notes: [] }
+  let to: WrittenTo | undefined
+  for (const surface of surfaces.filter((each) => each.to === 'report-file')) {
+    const text = surface.render(run)
+    if (text === undefined) continue
+    try {
+      to = write(file, text)
+      written.push(file)
+    } catch (error) {
+      failures.push(`could not write the ${surface.what} ${file} (${describeFailure(error)})`)
+      return { written, failures }
+    }
   }
   if (to !== 'file') return { written, failures }
-  const html = `${extname(file) === '.json' ? file.slice(0, -'.json'.length) : file}.html`
-  try {
-    write(html, renderEvaluationHtml(summary, results, await picturesOf(results)))
-    written.push(html)
-  } catch (error) {
-    failures.push(`could not write the HTML summary ${html} (${describeFailure(error)})`)
+  const beside = surfaces.filter((each) => each.to.startsWith('.'))
+  if (beside.length > 0) run = { ...run, pictures: await picturesOf(results) }
+  const base = extname(file) === '.json' ? file.slice(0, -'.json'.length) : file
+  for (const surface of beside) {
+    const text = surface.render(run)
+    if (text === undefined) continue
+    const path = `${base}${surface.to}`
+    try {
+      write(path, text)
+      written.push(path)
+    } catch (error) {
+      failures.push(`could not write the ${surface.what} ${path} (${describeFailure(error)})`)
+    }
   }
   return { written, failures }
 }
@@ -60,12 +63,8 @@ function describeFailure(error: unknown): string {
   return message === '' ? String(error) : message
 }
 
-/** The summary's unknown cost as `null` (JSON.stringify would drop the key); results are records already. */
-function plainValues(key: string, value: unknown): unknown {
-  return value === undefined && key === 'costUsd' ? null : value
-}
-
-async function picturesOf(results: readonly EvaluationResult[]): Promise<EvaluationPictures> {
+/** The picture of each failure's walked DAG, for the surfaces beside the report. */
+async function picturesOf(results: readonly EvaluationResult[]): Promise<Map<EvaluationResult, string>> {
   const pictures = new Map<EvaluationResult, string>()
   for (const entry of results.filter(({ result }) => !result.success)) {
     const picture = await drawDag(entry.metric, entry.result.trace)

@@ -93,6 +93,12 @@ export interface ResultRecord extends PlainResult {
   readonly project?: string | undefined
 }
 
+/**
+ * The error code of a runner's record for an assertion the matcher rejected before measuring (not a metric, not a
+ * test case, a bad option): it is reported with the failed assertions but is no metric's result.
+ */
+export const ASSERTION_REJECTED = 'ASSERTION_REJECTED'
+
 /** The record of a result: plain data, with its summary line and its text. */
 export function toRecord(result: MetricResult): ResultRecord {
   return { ...toPlainResult(result), summary: renderSummaryLine(result), text: renderResult(result) }

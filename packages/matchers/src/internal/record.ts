@@ -51,11 +51,7 @@ export function withSource(record: JudgetreeRecord, callSite: string | undefined
   return { ...record, source: { file, line: Number(line), column: Number(column) } }
 }
 
-/**
- * The error code of a record for an assertion the matcher rejected before measuring (not a metric, not a test
- * case, a bad option): it is reported with the other failed assertions but is no metric's result.
- */
-export const ASSERTION_REJECTED = 'ASSERTION_REJECTED'
+export { ASSERTION_REJECTED } from '@judgetree/core/runtime'
 
 /**
  * The record of an assertion that measured nothing: one the matcher rejected (`ASSERTION_REJECTED`), or one its test

@@ -1,11 +1,44 @@
-import { withoutAdvice } from '../errors.js'
-import { oneLineSafe, terminalSafe } from '../internal/safe-text.js'
-import type { EvaluationResult } from '../report/run.js'
-import { type EvaluationSummary, formatCost, formatCount, renderFooter } from '../report/summary.js'
-import { formatScore } from '../trace/render.js'
+import { renderCalibration } from '../../calibrate/summary.js'
+import { withoutAdvice } from '../../errors.js'
+import { oneLineSafe, terminalSafe } from '../../internal/safe-text.js'
+import { formatScore } from '../../trace/render.js'
+import { environmentProblems, failedEvaluations, failureLine, problemHeading, testTitle } from '../failures.js'
+import type { EvaluationResult, RunnerReport } from '../run.js'
+import { type EvaluationSummary, formatCost, formatCount, plural, renderFooter } from '../summary.js'
+import type { Surface } from '../surface.js'
 
-export type { EvaluationMetric, EvaluationResult } from '../report/run.js'
-export type { EvaluationSummary, MetricSummary } from '../report/summary.js'
+/** What a run prints when it ends: the failures, the problems of the environment, the notes and the footer. */
+export const terminal: Surface = {
+  what: 'summary',
+  to: 'print',
+  render: (run) => {
+    if (run.kind === 'runner') return renderRunOutput(run.report, run.notes)
+    if (run.kind === 'calibration') return renderCalibration(run.calibration)
+    return [renderEvaluationSummary(run.summary, run.results), ...run.notes].join('\n')
+  },
+}
+
+/**
+ * What the reporter prints after a run: each failed evaluation's line under its test, notes, then the summary line.
+ * Safe to print (see `terminalSafe`): test names, judges' reasons and baseline entries cannot act in a CI log.
+ */
+export function renderRunOutput(report: RunnerReport, notes: readonly string[] = []): string {
+  const failed = failedEvaluations(report)
+  const lines: string[] = []
+  if (failed.length > 0) {
+    // One line each: the runner has just printed each failure's tree in its error, once is enough.
+    lines.push(`judgetree: ${plural(failed.length, 'failed evaluation')}`)
+    for (const { test, record } of failed) {
+      lines.push(`  ✗ ${testTitle(test).replace(/\s+/g, ' ')} · ${failureLine(record)}`)
+    }
+    lines.push('')
+  }
+  for (const problem of environmentProblems(report)) {
+    lines.push(`judgetree: ${problemHeading(problem)}`, `  ${problem.message}`, `  fix: ${problem.advice}`, '')
+  }
+  lines.push(...notes, renderFooter(report.summary))
+  return terminalSafe(lines.join('\n'))
+}
 
 const MAX_LISTED = 20
 

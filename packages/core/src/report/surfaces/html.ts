@@ -1,10 +1,19 @@
-import { escapeMarkup as escapeHtml, svgElement } from '../report/picture.js'
-import type { EvaluationResult } from '../report/run.js'
-import { type EvaluationSummary, formatCost, formatCount } from '../report/summary.js'
-import { formatScore, renderResult } from '../trace/render.js'
+import { formatScore, renderResult } from '../../trace/render.js'
+import { escapeMarkup as escapeHtml, svgElement } from '../picture.js'
+import type { EvaluationResult } from '../run.js'
+import { type EvaluationSummary, formatCost, formatCount } from '../summary.js'
+import type { Surface } from '../surface.js'
 
 /** An SVG picture of a failure's walked DAG, by result; missing when the metric has no DAG or Graphviz is absent. */
 export type EvaluationPictures = ReadonlyMap<EvaluationResult, string>
+
+/** evaluate()'s run as one self-contained HTML page, beside its JSON report. */
+export const html: Surface = {
+  what: 'HTML summary',
+  to: '.html',
+  render: (run) =>
+    run.kind === 'evaluation' ? renderEvaluationHtml(run.summary, run.results, run.pictures) : undefined,
+}
 
 const STYLE = `
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; padding: 0 1rem; color: #18181b }
