@@ -83,7 +83,6 @@ export {
 } from './errors.js'
 export { type EvaluateOptions, type Evaluation, type EvaluationMetric, evaluate } from './evaluate/evaluate.js'
 export type { EvaluationProgress, OutputStream } from './evaluate/progress-bar.js'
-export type { EvaluationResult, EvaluationSummary, MetricSummary } from './evaluate/summary.js'
 export { OpenAIJudge, type OpenAIJudgeOptions } from './judge/openai-judge.js'
 export { costOf, DEFAULT_MODEL_PRICES, type ModelPrice, registerModelPrices } from './judge/pricing.js'
 export type {
@@ -141,6 +140,8 @@ export {
   TurnContextualRelevancyMetric,
   type TurnContextualRelevancyMetricOptions,
 } from './metrics/turn-contextual-relevancy.js'
+export type { EvaluationResult } from './report/run.js'
+export type { EvaluationSummary, MetricSummary } from './report/summary.js'
 export { TRIAL_TEMPERATURE } from './runtime/trial-batch.js'
 export {
   type LLMTestCaseParam,

@@ -1,6 +1,8 @@
 // @judgetree/core/runtime: the plumbing behind judge calls, for the few who wire it by hand (a test-runner
 // integration, a benchmark, a custom cache directory per run). Test files need only the root entry.
 
+// For test-runner integrations: measure with any metric and always get a result, as evaluate() does.
+export { type MeasureSafelyOptions, measureSafely } from './evaluate/measure-safely.js'
 export { closestName } from './internal/closest-name.js'
 // For the runners' option bags: one parser and the schemas they share with core, so one option is one rule with one
 // wording everywhere.
@@ -24,7 +26,6 @@ export { writeFileAtomically } from './internal/write-file.js'
 export { answerExcerpt, type ParsedAnswer, parseJudgeAnswer, withSchemaInstruction } from './judge/answer.js'
 // For test-runner integrations: their default test timeout outlasts a default judge's own timeout and retries.
 export { DEFAULT_JUDGE_CALL_BUDGET_MS } from './judge/default-timing.js'
-export { aggregateSchema, signalSchema, thresholdSchema, trialsSchema } from './metric/measure-options.js'
 // For judge transports (@judgetree/ai-sdk, or yours): the protocol and what a transport needs to speak it.
 export { type FailureAdvice, retryAfterOf, type TransportFailure } from './judge/failures.js'
 export { JudgeSecrets } from './judge/header-secrets.js'
@@ -39,6 +40,29 @@ export {
 } from './judge/structured-judge.js'
 export { type ReadLogprobs, readTokenLogprobs } from './judge/token-logprobs.js'
 export { type CallHistory, type RetryOptions, withRetries } from './judge/transport-retries.js'
+export { aggregateSchema, signalSchema, thresholdSchema, trialsSchema } from './metric/measure-options.js'
+// For the runners' reporters: every surface of a run, which they iterate as evaluate() does.
+export { SURFACES, type Surface, type SurfaceName, type SurfaceTarget } from './report/index.js'
+// For report writers: a result's picture, the DAG's walk above its text, as every surface draws it.
+export { resultPicture } from './report/picture.js'
+// For report writers (the runners' reporters): the one JSON form of a result, as evaluate() writes it.
+export {
+  ASSERTION_REJECTED,
+  adviceOf,
+  type PlainResult,
+  type RecordError,
+  type RecordTrace,
+  type RecordTraceNode,
+  type RecordTrial,
+  type RecordUsage,
+  type ResultRecord,
+  toRecord,
+} from './report/record.js'
+export type { AssertionRecord, RunnerReport, RunnerRun, RunnerTest } from './report/run.js'
+// For report writers: one footer for every run, and the numbers as every report writes them.
+export { plural, type RateLimitSummary, type RunSummary, renderFooter } from './report/summary.js'
+export { renderMarkdown } from './report/surfaces/markdown.js'
+export { renderRunOutput } from './report/surfaces/terminal.js'
 export type { CacheMode } from './runtime/cache.js'
 export { type CacheProblem, type CacheReport, verifyCache } from './runtime/cache-verify.js'
 export {

@@ -1,13 +1,14 @@
-import { setMaxListeners } from 'node:events'
-import { ConfigurationError, type JudgetreeError, MeasurementAbortedError } from '../errors.js'
-import { type EvaluationMetric, measureSafely } from '../evaluate/evaluate.js'
-import { printSummary } from '../evaluate/print-summary.js'
-import { type EvaluationProgress, type OutputStream, ProgressBar, ProgressTally } from '../evaluate/progress-bar.js'
+import { ConfigurationError, type JudgetreeError } from '../errors.js'
+import { measureSafely } from '../evaluate/measure-safely.js'
+import { printRun } from '../evaluate/print-summary.js'
+import type { EvaluationProgress, OutputStream } from '../evaluate/progress-bar.js'
+import { runMeasurements } from '../evaluate/run-measurements.js'
 import { calibrateOptionsSchema } from '../evaluate/run-options.js'
 import { defaultSummaryStream } from '../internal/env.js'
 import { parseOptions } from '../internal/options.js'
 import type { Metric, MetricResult, MetricUsage } from '../metric/types.js'
 import { addUsage, NO_USAGE } from '../metric/usage.js'
+import type { CalibrationRun } from '../report/run.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import type { MetricTrace } from '../trace/types.js'
 import { type CalibrationLabel, checkLabelledCases, type LabelKind, type LabelledCase } from './labels.js'
@@ -20,7 +21,6 @@ import {
   meanAbsoluteError,
   spearman,
 } from './statistics.js'
-import { renderCalibration } from './summary.js'
 
 /** Options of {@link calibrate}. */
 export interface CalibrateOptions {
@@ -145,54 +145,27 @@ export async function calibrate<TestCase extends LLMTestCase | ConversationalTes
   }
   const labels = checkLabelledCases(labelled, metric.kind)
   parseOptions(calibrateOptionsSchema, options, 'calibrate()')
-  const concurrency = options.concurrency ?? 64
   const started = performance.now()
-  const stop = new AbortController()
-  setMaxListeners(0, stop.signal)
-  const onAbort = (): void => stop.abort(options.signal?.reason)
-  if (options.signal?.aborted) onAbort()
-  else options.signal?.addEventListener('abort', onAbort, { once: true })
-
   const stderr = options.stderr ?? process.stderr
-  const bar = (options.progress ?? (stderr.isTTY === true && !process.env.CI)) ? new ProgressBar(stderr) : undefined
-  const measured: MetricResult[] = new Array(labelled.length)
-  const tally = new ProgressTally(labelled.length, started)
-  let next = 0
-  const worker = async (): Promise<void> => {
-    while (!stop.signal.aborted && next < labelled.length) {
-      const at = next++
-      const result = await measureSafely(
-        metric as EvaluationMetric,
-        (labelled[at] as LabelledCase<TestCase>).testCase,
-        stop.signal,
-      )
-      measured[at] = result
-      const progress = tally.add(result)
-      try {
-        bar?.update(progress)
-        options.onProgress?.(progress)
-      } catch (error) {
-        // A callback of the caller's threw, and calibrate() rejects with it: stop at once, so the other workers start
-        // nothing more and the measurements in flight are cancelled, with no judge call paid for behind the rejection.
-        stop.abort(error)
-        throw error
-      }
-    }
-  }
-  try {
-    await Promise.all(Array.from({ length: Math.min(concurrency, labelled.length) }, worker))
-  } finally {
-    bar?.finish()
-    options.signal?.removeEventListener('abort', onAbort)
-  }
-  if (stop.signal.aborted) throw new MeasurementAbortedError(stop.signal.reason)
+  const measured = await runMeasurements(
+    labelled.length,
+    (at, signal) => measureSafely(metric as Metric, (labelled[at] as LabelledCase<TestCase>).testCase, { signal }),
+    {
+      concurrency: options.concurrency ?? 64,
+      signal: options.signal,
+      progress: options.progress,
+      stderr,
+      started,
+      onResult: (_at, _result, progress) => options.onProgress?.(progress),
+    },
+  )
 
   const calibration = summariseCalibration(metric, labelled, measured, labels, performance.now() - started)
+  const run: CalibrationRun = { kind: 'calibration', calibration }
   if (options.summary ?? true) {
-    const text = `${renderCalibration(calibration)}\n`
-    printSummary(
+    printRun(
+      run,
       options.stdout ?? defaultSummaryStream(),
-      text,
       stderr,
       'calibrate()',
       'the calibration is returned as usual',

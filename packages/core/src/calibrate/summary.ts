@@ -1,5 +1,5 @@
-import { formatCost, formatCount } from '../evaluate/summary.js'
 import { oneLineSafe, terminalSafe } from '../internal/safe-text.js'
+import { formatCost, formatCount } from '../report/summary.js'
 import { formatScore } from '../trace/render.js'
 import type { Calibration, CalibrationDisagreement } from './calibrate.js'
 

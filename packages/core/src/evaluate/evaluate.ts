@@ -1,25 +1,22 @@
-import { setMaxListeners } from 'node:events'
-import { ConfigurationError, MeasurementAbortedError, toJudgetreeError } from '../errors.js'
+import { appendFileSync } from 'node:fs'
+import { ConfigurationError } from '../errors.js'
 import { defaultSummaryStream } from '../internal/env.js'
 import { checkOptions } from '../internal/options.js'
-import type { MetricResult } from '../metric/types.js'
-import { NO_USAGE } from '../metric/usage.js'
+import type { Metric, MetricResult } from '../metric/types.js'
+import { SURFACES, type Surface } from '../report/index.js'
+import type { EvaluationMetric, EvaluationResult, EvaluationRun } from '../report/run.js'
+import { type EvaluationSummary, summarise } from '../report/summary.js'
 import { defaultJudgeRuntime } from '../runtime/judge-runtime.js'
 import { CallLimiter } from '../runtime/limiter.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
-import {
-  type EvaluationMetric,
-  type EvaluationResult,
-  type EvaluationSummary,
-  renderEvaluationSummary,
-  summarise,
-} from './summary.js'
 
-export type { EvaluationMetric } from './summary.js'
+export type { EvaluationMetric } from '../report/run.js'
 
-import { printSummary, REPORT_NOT_WRITTEN, tell } from './print-summary.js'
-import { type EvaluationProgress, type OutputStream, ProgressBar, ProgressTally } from './progress-bar.js'
+import { measureSafely } from './measure-safely.js'
+import { printRun, REPORT_NOT_WRITTEN, tell } from './print-summary.js'
+import type { EvaluationProgress, OutputStream } from './progress-bar.js'
 import { writeEvaluationReport } from './report-files.js'
+import { runMeasurements } from './run-measurements.js'
 import { evaluateOptionsSchema } from './run-options.js'
 
 /** Options of {@link evaluate}. */
@@ -89,14 +86,6 @@ export async function evaluate<TestCase extends LLMTestCase | ConversationalTest
   const concurrency = checkArguments(testCases, metrics, options)
   const started = performance.now()
   const rateLimitedBefore = CallLimiter.processRateLimits.rateLimited
-  // Every measurement listens for the abort: on a signal of our own, so the caller's gets one listener and Node
-  // does not warn about a leak when hundreds of measurements are in flight.
-  const stop = new AbortController()
-  setMaxListeners(0, stop.signal)
-  const onAbort = (): void => stop.abort(options.signal?.reason)
-  if (options.signal?.aborted) onAbort()
-  else options.signal?.addEventListener('abort', onAbort, { once: true })
-  const signal = stop.signal
   const pairs: { testCase: TestCase; index: number; metric: EvaluationMetric }[] = []
   let skipped = 0
   for (const [index, testCase] of testCases.entries()) {
@@ -109,41 +98,26 @@ export async function evaluate<TestCase extends LLMTestCase | ConversationalTest
   }
 
   const stderr = options.stderr ?? process.stderr
-  const showBar = options.progress ?? (stderr.isTTY === true && !process.env.CI)
-  const bar = showBar ? new ProgressBar(stderr) : undefined
-  const results: EvaluationResult<TestCase>[] = new Array(pairs.length)
-  const tally = new ProgressTally(pairs.length, started)
-
-  const measurePair = async (at: number): Promise<void> => {
+  const entryAt = (at: number, result: MetricResult): EvaluationResult<TestCase> => {
     const { testCase, index, metric } = pairs[at] as (typeof pairs)[number]
-    const result = await measureSafely(metric, testCase, signal)
-    // After a cancellation (the caller's, or a callback that threw) evaluate() rejects: no more progress reports.
-    if (signal.aborted) return
-    const entry: EvaluationResult<TestCase> = { testCase, index, metric, result }
-    results[at] = entry
-    const progress = tally.add(result)
-    bar?.update(progress)
-    options.onProgress?.(progress, entry)
+    return { testCase, index, metric, result }
   }
-
-  let next = 0
-  const worker = async (): Promise<void> => {
-    try {
-      while (!signal.aborted && next < pairs.length) await measurePair(next++)
-    } catch (error) {
-      // Only a callback of the caller's can throw here (onProgress, the bar's stream). evaluate() rejects with it,
-      // so nothing may keep running, and billing, behind the rejection: cancel the measurements in flight.
-      stop.abort(error)
-      throw error
-    }
-  }
-  try {
-    await Promise.all(Array.from({ length: Math.min(concurrency, pairs.length) }, worker))
-  } finally {
-    bar?.finish()
-    options.signal?.removeEventListener('abort', onAbort)
-  }
-  if (signal.aborted) throw new MeasurementAbortedError(signal.reason)
+  const measured = await runMeasurements(
+    pairs.length,
+    (at, signal) => {
+      const { testCase, metric } = pairs[at] as (typeof pairs)[number]
+      return measureSafely(metric as Metric, testCase, { signal })
+    },
+    {
+      concurrency,
+      signal: options.signal,
+      progress: options.progress,
+      stderr,
+      started,
+      onResult: (at, result, progress) => options.onProgress?.(progress, entryAt(at, result)),
+    },
+  )
+  const results = measured.map((result, at) => entryAt(at, result))
 
   // Said once, here: 429s of any runtime of this process during the run (another evaluate() at the same time would
   // add its own), and the limit the last of them left in force.
@@ -158,53 +132,30 @@ export async function evaluate<TestCase extends LLMTestCase | ConversationalTest
   for (const failure of report?.failures ?? []) {
     tell(stderr, `judgetree: evaluate() ${failure}; the results are returned as usual.`, REPORT_NOT_WRITTEN)
   }
+  const files = report?.written ?? []
+  const where = files.join(' and ')
+  const run: EvaluationRun = {
+    kind: 'evaluation',
+    summary,
+    results,
+    pictures: new Map(),
+    notes: files.length === 0 ? [] : [`judgetree: report in ${where}`],
+  }
+  const surfaces: readonly Surface[] = Object.values(SURFACES)
+  const stepSummary = process.env.GITHUB_STEP_SUMMARY
+  for (const surface of surfaces.filter((each) => each.to === 'step-summary' && stepSummary)) {
+    const text = surface.render(run)
+    try {
+      if (text !== undefined) appendFileSync(stepSummary as string, text)
+    } catch (error) {
+      tell(stderr, `judgetree: evaluate() could not add to the ${surface.what} (${String(error)})`, REPORT_NOT_WRITTEN)
+    }
+  }
   if (options.summary ?? true) {
-    const files = report?.written ?? []
-    const where = files.join(' and ')
-    printSummary(
-      options.stdout ?? defaultSummaryStream(),
-      `${renderEvaluationSummary(summary, results)}${files.length === 0 ? '' : `\njudgetree: report in ${where}`}\n`,
-      stderr,
-      'evaluate()',
-      `the results are returned as usual${files.length === 0 ? '' : `, and the report is in ${where}`}`,
-    )
+    const kept = `the results are returned as usual${files.length === 0 ? '' : `, and the report is in ${where}`}`
+    printRun(run, options.stdout ?? defaultSummaryStream(), stderr, 'evaluate()', kept)
   }
   return { results, summary }
-}
-
-/** Metrics never reject by contract; one that does anyway becomes an errored result, not a crashed run. */
-export async function measureSafely(
-  metric: EvaluationMetric,
-  testCase: LLMTestCase | ConversationalTestCase,
-  signal: AbortSignal | undefined,
-): Promise<MetricResult> {
-  const started = performance.now()
-  let problem: unknown
-  try {
-    const result = await (metric.measure as (testCase: unknown, options: object) => Promise<MetricResult>)(testCase, {
-      signal,
-    })
-    if (typeof result === 'object' && result !== null && typeof result.success === 'boolean') return result
-    problem = new Error(`measure() resolved to ${String(result)} instead of a MetricResult`)
-  } catch (error) {
-    problem = error
-  }
-  const error = toJudgetreeError(problem, `The metric "${metric.name}" failed instead of returning a result`)
-  const trace = { metric: metric.name, nodes: [], roots: [], notes: [] }
-  return Object.freeze({
-    name: metric.name,
-    score: 0,
-    threshold: metric.threshold,
-    success: false,
-    reason: undefined,
-    strictMode: false,
-    error,
-    trace,
-    verboseLogs: '',
-    usage: NO_USAGE,
-    durationMs: Math.round(performance.now() - started),
-    judgeModel: 'unknown',
-  })
 }
 
 function checkArguments(testCases: unknown, metrics: unknown, options: EvaluateOptions): number {

@@ -1,4 +1,6 @@
 import { terminalSafe } from '../internal/safe-text.js'
+import { SURFACES, type Surface } from '../report/index.js'
+import type { Run } from '../report/run.js'
 import type { OutputStream } from './progress-bar.js'
 
 /** The code of the process warning used when even `stderr` cannot say that the summary was not printed. */
@@ -27,6 +29,13 @@ export function printSummary(
       process.emitWarning(warning, { code: SUMMARY_NOT_PRINTED })
     })
   })
+}
+
+/** Prints what the run's `print` surfaces render (see SURFACES), through {@link printSummary}. */
+export function printRun(run: Run, stream: OutputStream, stderr: OutputStream, what: string, kept: string): void {
+  const surfaces: readonly Surface[] = Object.values(SURFACES)
+  const printed = surfaces.flatMap((surface) => (surface.to === 'print' ? (surface.render(run) ?? []) : []))
+  if (printed.length > 0) printSummary(stream, `${printed.join('\n')}\n`, stderr, what, kept)
 }
 
 /** The code of the process warning used when `stderr` cannot say that a report file was not written. */

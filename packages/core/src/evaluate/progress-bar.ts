@@ -1,5 +1,5 @@
 import type { MetricResult } from '../metric/types.js'
-import { formatCount } from './summary.js'
+import { formatCount } from '../report/summary.js'
 
 /** Where evaluate() is on its way through the pairs. */
 export interface EvaluationProgress {

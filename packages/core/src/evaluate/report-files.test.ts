@@ -66,6 +66,14 @@ describe('evaluate({ outputFile })', () => {
       code: 'METRIC_FAILED',
       message: 'The metric "Crasher" failed instead of returning a result: metric bug',
     })
+    // The record every runner's report writes too: plain data, its summary line and its text.
+    expect(json.results[2].result).toMatchObject({
+      reason: expect.any(String),
+      error: null,
+      summary: 'FAIL Playful: score 0 (threshold 0.5) · judge gpt-4.1',
+      text: expect.stringMatching(/^FAIL Playful: score 0 \(threshold 0\.5\) · judge gpt-4\.1\nreason: /),
+      usage: { costUsd: expect.any(Number) },
+    })
 
     const html = readFileSync(htmlFile, 'utf8')
     // Self-contained: nothing to fetch, so it opens offline (the SVG's xmlns URIs are names, not fetched).

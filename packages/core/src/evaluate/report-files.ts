@@ -1,10 +1,9 @@
 import { extname } from 'node:path'
-import type { DeepAcyclicGraph } from '../dag/graph.js'
 import { type WrittenTo, writeFileAtomically } from '../internal/write-file.js'
-import { type EvaluationPictures, renderEvaluationHtml } from './html-report.js'
-import type { EvaluationResult, EvaluationSummary } from './summary.js'
-
-type Renderer = (dot: string) => string
+import { SURFACES, type Surface } from '../report/index.js'
+import { drawDag } from '../report/picture.js'
+import type { EvaluationResult, EvaluationRun } from '../report/run.js'
+import type { EvaluationSummary } from '../report/summary.js'
 
 /** What writing evaluate()'s report files did: the files written, and one line for each that could not be. */
 export interface WrittenReport {
@@ -13,8 +12,8 @@ export interface WrittenReport {
 }
 
 /**
- * Writes evaluate()'s run to `file` as JSON, and beside it (same name, `.html`) the HTML summary with a picture of
- * each failure's walked DAG. The HTML goes beside a regular file only: a device or a stream (`/dev/null`,
+ * Writes evaluate()'s run through the surfaces that go to files: the JSON report to `file`, and beside it (same
+ * name, `.html`) the HTML summary with a picture of each failure's walked DAG. The HTML goes beside a regular file only: a device or a stream (`/dev/null`,
  * `/dev/stdout`, a pipe) has no "beside", so it gets the JSON alone. Never throws: a file that cannot be written (a
  * full disk, a folder it may not write in, a pipe no one reads) is one line of `failures` saying which and why, so
  * the run's results are never lost to it.
@@ -27,25 +26,34 @@ export async function writeEvaluationReport(
 ): Promise<WrittenReport> {
   const written: string[] = []
   const failures: string[] = []
-  const json = {
-    summary,
-    results: results.map(({ index, testCase, metric, result }) => ({ index, testCase, metric: metric.name, result })),
-  }
-  let to: WrittenTo
-  try {
-    to = write(file, `${JSON.stringify(json, plainValues, 2)}\n`)
-    written.push(file)
-  } catch (error) {
-    failures.push(`could not write the report ${file} (${describeFailure(error)})`)
-    return { written, failures }
+  const surfaces: readonly Surface[] = Object.values(SURFACES)
+  let run: EvaluationRun = { kind: 'evaluation', summary, results, pictures: new Map(), notes: [] }
+  let to: WrittenTo | undefined
+  for (const surface of surfaces.filter((each) => each.to === 'report-file')) {
+    const text = surface.render(run)
+    if (text === undefined) continue
+    try {
+      to = write(file, text)
+      written.push(file)
+    } catch (error) {
+      failures.push(`could not write the ${surface.what} ${file} (${describeFailure(error)})`)
+      return { written, failures }
+    }
   }
   if (to !== 'file') return { written, failures }
-  const html = `${extname(file) === '.json' ? file.slice(0, -'.json'.length) : file}.html`
-  try {
-    write(html, renderEvaluationHtml(summary, results, await picturesOf(results)))
-    written.push(html)
-  } catch (error) {
-    failures.push(`could not write the HTML summary ${html} (${describeFailure(error)})`)
+  const beside = surfaces.filter((each) => each.to.startsWith('.'))
+  if (beside.length > 0) run = { ...run, pictures: await picturesOf(results) }
+  const base = extname(file) === '.json' ? file.slice(0, -'.json'.length) : file
+  for (const surface of beside) {
+    const text = surface.render(run)
+    if (text === undefined) continue
+    const path = `${base}${surface.to}`
+    try {
+      write(path, text)
+      written.push(path)
+    } catch (error) {
+      failures.push(`could not write the ${surface.what} ${path} (${describeFailure(error)})`)
+    }
   }
   return { written, failures }
 }
@@ -55,46 +63,12 @@ function describeFailure(error: unknown): string {
   return message === '' ? String(error) : message
 }
 
-/** Errors as `{ name, code, message }` (JSON.stringify would drop them to `{}`); an unknown cost as `null`. */
-function plainValues(key: string, value: unknown): unknown {
-  if (value instanceof Error) {
-    return { name: value.name, code: (value as { code?: unknown }).code ?? null, message: value.message }
-  }
-  if (value === undefined && key === 'costUsd') return null
-  return value
-}
-
-async function picturesOf(results: readonly EvaluationResult[]): Promise<EvaluationPictures> {
+/** The picture of each failure's walked DAG, for the surfaces beside the report. */
+async function picturesOf(results: readonly EvaluationResult[]): Promise<Map<EvaluationResult, string>> {
   const pictures = new Map<EvaluationResult, string>()
-  const failures = results.filter((entry) => !entry.result.success && dagOf(entry) !== undefined)
-  if (failures.length === 0) return pictures
-  const render = await loadRenderer()
-  if (render === undefined) return pictures
-  for (const entry of failures) {
-    try {
-      pictures.set(entry, render((dagOf(entry) as DeepAcyclicGraph).toDot({ trace: entry.result.trace })))
-    } catch {
-      // A picture is a convenience: the failure's tree, printed below it, says everything.
-    }
+  for (const entry of results.filter(({ result }) => !result.success)) {
+    const picture = await drawDag(entry.metric, entry.result.trace)
+    if (picture !== undefined) pictures.set(entry, picture)
   }
   return pictures
-}
-
-function dagOf(entry: EvaluationResult): DeepAcyclicGraph | undefined {
-  const dag = (entry.metric as { dag?: DeepAcyclicGraph }).dag
-  return typeof dag?.toDot === 'function' && entry.result.trace.nodes.length > 0 ? dag : undefined
-}
-
-/**
- * Graphviz compiled to WebAssembly, an optional peer dependency (`@viz-js/viz`; @judgetree/matchers brings it):
- * without it the HTML summary has every tree but no pictures.
- */
-async function loadRenderer(): Promise<Renderer | undefined> {
-  try {
-    const viz = await import('@viz-js/viz')
-    const instance = await viz.instance()
-    return (dot) => instance.renderString(dot, { format: 'svg' })
-  } catch {
-    return undefined
-  }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { type EvaluationSummary, formatCost, formatCount, renderEvaluationLine } from './summary.js'
+import { type EvaluationSummary, formatCost, formatCount, renderFooter } from '../report/summary.js'
 
 const summary: EvaluationSummary = {
   evaluations: 12,
@@ -19,37 +19,46 @@ const summary: EvaluationSummary = {
 
 describe('evaluation summary line', () => {
   it('reads as one line of totals', () => {
-    expect(renderEvaluationLine(summary)).toBe(
-      'judgetree: 12 evaluations, 10 passed, 1 failed, 1 errored · 37 judge calls (5 cached) · 12,345 tokens · $0.0123',
+    expect(renderFooter(summary)).toBe(
+      'judgetree: 12 evaluations, 10 passed, 1 failed, 1 errored · 37 judge calls (5 cached) · 12345 tokens · $0.0123',
     )
   })
 
   it('mentions skipped pairs and an unknown cost', () => {
-    expect(renderEvaluationLine({ ...summary, skipped: 3, costUsd: undefined })).toBe(
-      'judgetree: 12 evaluations, 10 passed, 1 failed, 1 errored, 3 skipped · 37 judge calls (5 cached) · 12,345 tokens · cost unknown',
+    expect(renderFooter({ ...summary, skipped: 3, costUsd: undefined })).toBe(
+      'judgetree: 12 evaluations, 10 passed, 1 failed, 1 errored, 3 skipped · 37 judge calls (5 cached) · 12345 tokens · cost unknown',
     )
   })
 
   it('says once what the rate limits did, and only when a 429 came', () => {
-    expect(renderEvaluationLine({ ...summary, rateLimits: { rateLimited: 12, concurrency: 6 } })).toBe(
-      'judgetree: 12 evaluations, 10 passed, 1 failed, 1 errored · 37 judge calls (5 cached) · 12,345 tokens · $0.0123 · rate-limited 12 times; concurrency settled at 6',
+    expect(renderFooter({ ...summary, rateLimits: { rateLimited: 12, concurrency: 6 } })).toBe(
+      'judgetree: 12 evaluations, 10 passed, 1 failed, 1 errored · 37 judge calls (5 cached) · 12345 tokens · $0.0123 · rate-limited 12 times; concurrency settled at 6',
     )
-    expect(renderEvaluationLine({ ...summary, rateLimits: { rateLimited: 1, concurrency: 2 } })).toMatch(
+    expect(renderFooter({ ...summary, rateLimits: { rateLimited: 1, concurrency: 2 } })).toMatch(
       / · rate-limited once; concurrency settled at 2$/,
     )
   })
 
   it('counts evaluations, one per (test case, metric) pair, in the singular for one', () => {
-    expect(renderEvaluationLine({ ...summary, evaluations: 1, metrics: 1, passed: 1, failed: 0, errored: 0 })).toMatch(
+    expect(renderFooter({ ...summary, evaluations: 1, metrics: 1, passed: 1, failed: 0, errored: 0 })).toMatch(
       /^judgetree: 1 evaluation, 1 passed, 0 failed, 0 errored · /,
     )
-    expect(renderEvaluationLine({ ...summary, evaluations: 1234, metrics: 1234 })).toMatch(
-      /^judgetree: 1,234 evaluations, /,
-    )
+    expect(renderFooter({ ...summary, evaluations: 1234, metrics: 1234 })).toMatch(/^judgetree: 1234 evaluations, /)
   })
 
   it('formats counts and costs the same on every machine', () => {
     expect([0, 999, 1_000, 1_234_567].map(formatCount)).toEqual(['0', '999', '1,000', '1,234,567'])
-    expect([0, 0.00054, 0.5, 12.345].map(formatCost)).toEqual(['$0.0000', '$0.0005', '$0.5000', '$12.35'])
+    expect([0, 0.00054, 0.5, 12.345].map(formatCost)).toEqual(['$0.0000', '$0.0005', '$0.5000', '$12.3450'])
+  })
+
+  it('is the one footer of every run: runners name .not failures and unpriced evaluations, evaluate() skipped pairs', () => {
+    const runner = { ...summary, costUsd: 0.0019, expectedFailures: 1, unpricedEvaluations: 1, judgeCalls: 1 }
+    expect(renderFooter(runner)).toBe(
+      'judgetree: 12 evaluations, 10 passed, 1 failed (1 expected by .not), 1 errored · 1 judge call (5 cached) · 12345 tokens · $0.0019 (+ 1 evaluation unpriced)',
+    )
+    // evaluate()'s summary leaves the cost unknown when any is: no count of unpriced ones to add to it.
+    expect(renderFooter({ ...summary, skipped: 2, costUsd: undefined, unpricedEvaluations: 3 })).toMatch(
+      /, 1 errored, 2 skipped · .* · cost unknown$/,
+    )
   })
 })

@@ -1,13 +1,13 @@
 import { setMaxListeners } from 'node:events'
-import { ConfigurationError, JudgetreeError, TestCaseError } from '../errors.js'
+import { JudgetreeError, TestCaseError } from '../errors.js'
 import { describeValue } from '../internal/describe-value.js'
 import { parseOptions } from '../internal/options.js'
 import { runTrials } from '../runtime/trial-batch.js'
 import { parseConversationalTestCase, parseLLMTestCase } from '../test-case/parse.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import { renderResult } from '../trace/render.js'
-import { Measurement, type MetricContext } from './measurement.js'
 import { measureOptionsSchema } from './measure-options.js'
+import { Measurement, type MetricContext } from './measurement.js'
 import {
   COMMON_OPTION_KEYS,
   type CommonMetricOptions,

@@ -81,7 +81,13 @@ export class GEvalScorer {
       promptVersion: GEVAL_SCORE_PROMPT,
       question: this.#options.strictMode
         ? { kind: 'predicate', instructions: steps.steps.join('\n'), state: data, field: 'score' }
-        : { kind: 'score', instructions: steps.steps.join('\n'), state: data, levels: range(low, high), field: 'score' },
+        : {
+            kind: 'score',
+            instructions: steps.steps.join('\n'),
+            state: data,
+            levels: range(low, high),
+            field: 'score',
+          },
       ...(withLogprobs ? { topLogprobs } : {}),
       where: false,
       noteCheck: false,

@@ -3,29 +3,28 @@ import {
   formatScore,
   type Metric,
   type MetricResult,
-  measureTrials,
-  renderResult,
-  renderSummaryLine,
   type TrialAggregate,
-  toJudgetreeError,
   trialsSummary,
   withoutAdvice,
   withThreshold,
 } from '@judgetree/core'
 import {
+  adviceOf,
   aggregateSchema,
   checkOptions,
   expecting,
   listProblems,
+  measureSafely,
   signalSchema,
   terminalSafe,
   thresholdSchema,
+  toRecord,
   trialsSchema,
 } from '@judgetree/core/runtime'
 import { z } from 'zod'
 import { describeValue } from './describe-value.js'
 import { anySignal } from './pending.js'
-import { ASSERTION_REJECTED, adviceOf, type JudgetreeRecord, toPlainResult, unmeasuredRecord } from './record.js'
+import { ASSERTION_REJECTED, type JudgetreeRecord, unmeasuredRecord } from './record.js'
 
 /** Options of `toPassMetric(metric, options)`. */
 export interface ToPassMetricOptions {
@@ -97,21 +96,26 @@ export async function evaluateToPassMetric(
   const given = options as ToPassMetricOptions | undefined
   const override = given?.threshold
   const signal = anySignal([context.signal, given?.signal])
-  const result = await measureSafely(checked, received, signal, given?.trials, given?.aggregate)
+  const result = await measureSafely(checked, received, {
+    signal,
+    trials: given?.trials,
+    aggregate: given?.aggregate,
+    failure: `The metric "${checked.name}" failed`,
+  })
   const threshold = override ?? result.threshold
   // For trials, each trial is judged against the assertion's threshold again, and so is their aggregate.
   const judged: MetricResult = withThreshold(result, threshold)
   const success = judged.success
-  const plain = toPlainResult(judged)
+  const { summary, text: fullText, ...plain } = toRecord(judged)
   const advice = context.adviceAfterRun === true ? adviceOf(plain) : undefined
-  const text = advice === undefined ? renderResult(judged) : withoutRepeatedAdvice(renderResult(judged), advice)
+  const text = advice === undefined ? fullText : withoutRepeatedAdvice(fullText, advice)
   const record: JudgetreeRecord = {
     ...plain,
     metricThreshold: result.threshold,
     assertion: context.assertion,
     negated: context.isNot,
     assertionPassed: result.error === undefined && success !== context.isNot,
-    summary: renderSummaryLine(judged),
+    summary,
     text,
     testCase: testCaseIdentity(received),
   }
@@ -230,54 +234,6 @@ function testCaseShape(value: unknown): 'conversational' | 'single-turn' | undef
   if (Array.isArray((value as { turns?: unknown }).turns)) return 'conversational'
   if (typeof (value as { input?: unknown }).input === 'string') return 'single-turn'
   return undefined
-}
-
-/** Metrics should never reject, but a hand-written one might; that becomes an error result, not a crash. */
-async function measureSafely(
-  metric: Metric,
-  testCase: unknown,
-  signal: AbortSignal | undefined,
-  trials: number | undefined,
-  aggregate: TrialAggregate | undefined,
-): Promise<MetricResult> {
-  let problem: unknown
-  try {
-    const result: unknown = await (trials !== undefined || aggregate !== undefined
-      ? measureTrials(metric, testCase as never, { signal, trials, aggregate })
-      : signal === undefined
-        ? metric.measure(testCase as never)
-        : metric.measure(testCase as never, { signal }))
-    if (isResult(result)) return result
-    problem = new Error(`measure() resolved to ${describeValue(result)} instead of a MetricResult`)
-  } catch (error) {
-    problem = error
-  }
-  const error = toJudgetreeError(problem, `The metric "${metric.name}" failed`)
-  return {
-    name: metric.name,
-    score: 0,
-    threshold: typeof metric.threshold === 'number' ? metric.threshold : 0.5,
-    success: false,
-    reason: undefined,
-    strictMode: false,
-    error,
-    trace: { metric: metric.name, nodes: [], roots: [], notes: [] },
-    verboseLogs: '',
-    usage: { judgeCalls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 },
-    durationMs: 0,
-    judgeModel: 'unknown',
-  }
-}
-
-function isResult(value: unknown): value is MetricResult {
-  if (typeof value !== 'object' || value === null) return false
-  const candidate = value as Partial<Record<keyof MetricResult, unknown>>
-  return (
-    typeof candidate.score === 'number' &&
-    typeof candidate.threshold === 'number' &&
-    typeof candidate.usage === 'object' &&
-    Array.isArray((candidate.trace as { nodes?: unknown } | undefined)?.nodes)
-  )
 }
 
 function identity(text: string): string {

@@ -1,10 +1,17 @@
 import { appendFileSync } from 'node:fs'
 import { relative, resolve } from 'node:path'
-import { lastCoordinatorStats, terminalSafe, writeFileAtomically } from '@judgetree/core/runtime'
+import {
+  lastCoordinatorStats,
+  type RunnerRun,
+  SURFACES,
+  type Surface,
+  terminalSafe,
+  writeFileAtomically,
+} from '@judgetree/core/runtime'
 import type { CollectedFile } from './baseline.js'
 import { publishBaseline } from './publish-baseline.js'
 import { DEFAULT_REPORT_FILE, type JudgetreeReporterOptions } from './reporter-options.js'
-import { type JudgetreeReport, renderMarkdown, renderRunOutput } from './run-report.js'
+import type { JudgetreeReport } from './run-report.js'
 
 /**
  * Prints the run's failed evaluations and summary, writes the JSON report and the GitHub step summary, and compares
@@ -35,28 +42,57 @@ export function publishReport(
       : publishBaseline(report, { root, options, env: process.env, collected: files })
   const full = baseline === undefined ? report : { ...report, baseline: baseline.section }
   const file = reportFile(root, options.outputFile, report.shard)
+  const surfaces: readonly Surface[] = Object.values(SURFACES)
+  const run: RunnerRun = {
+    kind: 'runner',
+    report: full,
+    notes: [],
+    // The baseline's rows quote its file's entries, which a pull request may have written.
+    appendix: baseline ? terminalSafe(baseline.markdown) : '',
+  }
   // Whatever happened to the baseline, the run's own report is written; a report that cannot be (a full disk, a pipe
   // no one reads) is a warning in the output, never an error that would cut the run's closing summary.
-  let written: string | undefined
-  if (file !== undefined) {
+  const written: string[] = []
+  let writtenTo: ReturnType<typeof writeFileAtomically> | undefined
+  for (const surface of surfaces.filter((each) => each.to === 'report-file' && file !== undefined)) {
+    const text = surface.render(run)
+    if (text === undefined || file === undefined) continue
     try {
-      writeFileAtomically(file, `${JSON.stringify(full, null, 2)}\n`)
-      written = `judgetree: JSON report in ${displayPath(root, file)}`
+      writtenTo = writeFileAtomically(file, text)
+      written.push(`judgetree: JSON ${surface.what} in ${displayPath(root, file)}`)
     } catch (error) {
-      written = `judgetree: warning: could not write the JSON report ${displayPath(root, file)}: ${(error as Error).message}`
+      written.push(
+        `judgetree: warning: could not write the JSON ${surface.what} ${displayPath(root, file)}: ${(error as Error).message}`,
+      )
+    }
+  }
+  for (const surface of surfaces.filter((each) => each.to.startsWith('.') && writtenTo === 'file')) {
+    const text = surface.render(run)
+    if (text === undefined || file === undefined) continue
+    const beside = `${file.endsWith('.json') ? file.slice(0, -'.json'.length) : file}${surface.to}`
+    try {
+      writeFileAtomically(beside, text)
+      written.push(`judgetree: ${surface.what} in ${displayPath(root, beside)}`)
+    } catch (error) {
+      written.push(
+        `judgetree: warning: could not write the ${surface.what} ${displayPath(root, beside)}: ${(error as Error).message}`,
+      )
     }
   }
   const lines = baseline?.lines ?? []
   if (report.summary.evaluations === 0 && report.summary.rejected === 0) {
-    if (written?.startsWith('judgetree: warning:')) print(`\n${written}\n`)
+    for (const warning of written.filter((line) => line.startsWith('judgetree: warning:'))) print(`\n${warning}\n`)
     return { failure: undefined }
   }
-  const notes = [...lines, ...(written === undefined ? [] : [written])]
-  print(`\n${renderRunOutput(full, notes)}\n`)
+  const closing: RunnerRun = { ...run, notes: [...lines, ...written] }
+  for (const surface of surfaces.filter((each) => each.to === 'print')) {
+    const text = surface.render(closing)
+    if (text !== undefined) print(`\n${text}\n`)
+  }
   const stepSummary = process.env.GITHUB_STEP_SUMMARY
-  if (options.githubSummary !== false && stepSummary) {
-    // The baseline's rows quote its file's entries, which a pull request may have written.
-    appendFileSync(stepSummary, `${renderMarkdown(full)}\n${baseline ? terminalSafe(baseline.markdown) : ''}`)
+  for (const surface of surfaces.filter((each) => each.to === 'step-summary')) {
+    const text = surface.render(closing)
+    if (text !== undefined && options.githubSummary !== false && stepSummary) appendFileSync(stepSummary, text)
   }
   return { failure: baseline?.failure }
 }

@@ -1,6 +1,7 @@
+import { renderMarkdown, renderRunOutput, renderFooter as renderSummaryText } from '@judgetree/core/runtime'
 import { describe, expect, expectTypeOf, test } from 'vitest'
 import type { JudgetreeRecord } from './record.js'
-import { buildReport, renderMarkdown, renderRunOutput, renderSummaryText, summarize } from './run-report.js'
+import { buildReport, summarize } from './run-report.js'
 
 function record(overrides: Partial<JudgetreeRecord> = {}): JudgetreeRecord {
   const base = {

@@ -1,7 +1,6 @@
-import { withoutAdvice } from '@judgetree/core'
-import { terminalSafe } from '@judgetree/core/runtime'
+import type { RateLimitSummary, RunSummary } from '@judgetree/core/runtime'
 import type { JudgetreeReportBaseline } from './publish-baseline.js'
-import { ASSERTION_REJECTED, adviceOf, type JudgetreeRecord } from './record.js'
+import { ASSERTION_REJECTED, type JudgetreeRecord } from './record.js'
 
 /** One test that ran `toPassMetric` at least once. */
 export interface JudgetreeReportTest {
@@ -21,18 +20,13 @@ export interface JudgetreeReportTest {
   readonly evaluations: readonly JudgetreeRecord[]
 }
 
-/** Totals over every evaluation of a run. */
-export interface JudgetreeRunSummary {
+/** Totals over every evaluation of a run (core's RunSummary, with every field a runner's run has). */
+export interface JudgetreeRunSummary extends RunSummary {
   /**
    * Evaluations run: one per `toPassMetric` call that measured something (a metric measuring one test case), so
    * 13 test cases each measured by one of 5 metrics are 13 evaluations. `passed + failed + errored` equals it.
    */
   readonly evaluations: number
-  /**
-   * The same number as {@link evaluations}, under its old name.
-   * @deprecated Read `evaluations`. Kept so readers of report.json do not break; removed in 0.2.0.
-   */
-  readonly metrics: number
   /** Evaluations that scored at or above their threshold. */
   readonly passed: number
   /** Evaluations that scored below their threshold, including those of {@link expectedFailures}. */
@@ -51,10 +45,6 @@ export interface JudgetreeRunSummary {
    * the failed ones (error code `ASSERTION_REJECTED`), but not counted in {@link evaluations}.
    */
   readonly rejected: number
-  readonly judgeCalls: number
-  readonly cachedCalls: number
-  readonly promptTokens: number
-  readonly completionTokens: number
   /** USD over the evaluations whose cost is known; `null` when none is. */
   readonly costUsd: number | null
   /** Evaluations whose cost is unknown (a judge model without a price). */
@@ -71,11 +61,7 @@ export interface JudgetreeRunSummary {
   readonly rateLimits?: RateLimitSummary | undefined
 }
 
-/** What the run's coordinator saw of the judge's rate limits. */
-export interface RateLimitSummary {
-  readonly rateLimited: number
-  readonly concurrency: number
-}
+export type { RateLimitSummary } from '@judgetree/core/runtime'
 
 /** The JSON report file's content. */
 export interface JudgetreeReport {
@@ -139,232 +125,8 @@ export function summarize(all: readonly JudgetreeRecord[]): JudgetreeRunSummary 
   }
 }
 
-/**
- * The closing line of a run, e.g. `judgetree: 3 evaluations, 2 passed, 1 failed, 0 errored · 7 judge calls
- * (0 cached) · 1234 tokens · $0.0012`. Evaluations that failed under `.not` are counted as failed and named:
- * `1 failed (1 expected by .not)`. The line is for people; programs read the report's `summary`.
- */
-export function renderSummaryText(summary: JudgetreeRunSummary): string {
-  const evaluations = plural(summary.evaluations, 'evaluation')
-  const calls = plural(summary.judgeCalls, 'judge call')
-  const tokens = plural(summary.promptTokens + summary.completionTokens, 'token')
-  const expected = summary.expectedFailures
-  const failed = expected > 0 ? `${summary.failed} failed (${expected} expected by .not)` : `${summary.failed} failed`
-  return (
-    `judgetree: ${evaluations}, ${summary.passed} passed, ${failed}, ${summary.errored} errored` +
-    ` · ${calls} (${summary.cachedCalls} cached) · ${tokens} · ${renderCost(summary)}${renderRateLimits(summary)}`
-  )
-}
-
-/** ` · rate-limited 12 times; concurrency settled at 6`, once per run; empty when no 429 came. */
-export function renderRateLimits(summary: { readonly rateLimits?: RateLimitSummary | undefined }): string {
-  const limits = summary.rateLimits
-  if (limits === undefined || limits.rateLimited === 0) return ''
-  const times = limits.rateLimited === 1 ? 'once' : `${limits.rateLimited} times`
-  return ` · rate-limited ${times}; concurrency settled at ${limits.concurrency}`
-}
-
-/**
- * What the reporter prints after a run: each failed evaluation's line under its test, notes, then the summary line.
- * Safe to print (see `terminalSafe`): test names, judges' reasons and baseline entries cannot act in a CI log.
- */
-export function renderRunOutput(report: JudgetreeReport, notes: readonly string[] = []): string {
-  const failed = failedEvaluations(report)
-  const lines: string[] = []
-  if (failed.length > 0) {
-    // One line each: the runner has just printed each failure's tree in its error, once is enough.
-    lines.push(`judgetree: ${plural(failed.length, 'failed evaluation')}`)
-    for (const { test, record } of failed) {
-      lines.push(`  ✗ ${testTitle(test).replace(/\s+/g, ' ')} · ${failureLine(record)}`)
-    }
-    lines.push('')
-  }
-  for (const problem of environmentProblems(report)) {
-    lines.push(`judgetree: ${problemHeading(problem)}`, `  ${problem.message}`, `  fix: ${problem.advice}`, '')
-  }
-  lines.push(...notes, renderSummaryText(report.summary))
-  return terminalSafe(lines.join('\n'))
-}
-
-/** A problem of the run's environment (no API key, a refused key) and the evaluations it failed. */
-interface EnvironmentProblem {
-  /** The first failed evaluation's error message, without the advice. */
-  readonly message: string
-  readonly code: string
-  readonly advice: string
-  readonly evaluations: number
-}
-
-/**
- * The problems of the environment that failed evaluations, each once, in the order of the first evaluation they
- * failed: every test without an API key fails with the same one, and how to fix it is said here only.
- */
-export function environmentProblems(report: JudgetreeReport): EnvironmentProblem[] {
-  const byAdvice = new Map<string, EnvironmentProblem>()
-  for (const { record } of failedEvaluations(report)) {
-    const advice = adviceOf(record)
-    if (advice === undefined) continue
-    const known = byAdvice.get(advice)
-    if (known !== undefined) {
-      byAdvice.set(advice, { ...known, evaluations: known.evaluations + 1 })
-      continue
-    }
-    const error = record.error ?? record.trials?.find((trial) => trial.error?.advice === advice)?.error
-    const message = shorten(withoutAdvice(error?.message ?? '', advice), 400)
-    byAdvice.set(advice, { message, code: error?.code ?? '', advice, evaluations: 1 })
-  }
-  return [...byAdvice.values()]
-}
-
-function problemHeading(problem: EnvironmentProblem): string {
-  return `a problem of the environment failed ${plural(problem.evaluations, 'evaluation')} (${problem.code}):`
-}
-
-/**
- * A failed evaluation in one line: metric, score against threshold, and what decided it (the judgement and the
- * verdict it chose, for a DAG; the reason's start otherwise), e.g.
- * `Playful Chatbot: score 0.3 < threshold 0.7 · “Playful?” → false`.
- */
-export function failureLine(record: JudgetreeRecord): string {
-  const name = record.negated ? `${record.name} (.not)` : record.name
-  if (record.error) {
-    // An environment problem is said once, below the list, for all the evaluations it failed.
-    if (record.error.advice !== undefined)
-      return `${name}: error ${record.error.code}, a problem of the environment (below)`
-    return `${name}: error ${record.error.code}: ${shorten(record.error.message)}`
-  }
-  const comparison = record.negated
-    ? `score ${scoreCell(record)} ≥ threshold ${record.threshold}, expected to fail`
-    : `score ${scoreCell(record)} < threshold ${record.threshold}`
-  const decided = decidingVerdict(record) ?? (record.reason ? shorten(record.reason) : undefined)
-  return decided === undefined ? `${name}: ${comparison}` : `${name}: ${comparison} · ${decided}`
-}
-
-/** The verdict leaf that gave the score (the lowest, when parallel branches reached several) and its judgement. */
-function decidingVerdict(record: JudgetreeRecord): string | undefined {
-  // Records merged from another version's blob report may lack parts: no trace, no verdict to name.
-  const nodes = (record.trace as JudgetreeRecord['trace'] | undefined)?.nodes ?? []
-  const leaves = nodes.filter((node) => node.role === 'verdict' && node.status === 'ran' && node.score !== undefined)
-  const leaf = leaves.reduce<(typeof leaves)[number] | undefined>(
-    (lowest, node) => (lowest === undefined || (node.score ?? 0) < (lowest.score ?? 0) ? node : lowest),
-    undefined,
-  )
-  if (leaf === undefined) return undefined
-  const parents = nodes.filter((node) => node.children.includes(leaf.id) || node.alsoUnder?.includes(leaf.id))
-  const parent = parents.find((node) => String(node.verdict) === leaf.text) ?? parents[0]
-  if (parent === undefined) return undefined
-  return `“${shorten(parent.label ?? parent.text, 50)}” → ${leaf.text}`
-}
-
-/** The first line (a CR or a Unicode line break ends it too), cut to `limit` characters. */
-function shorten(text: string, limit = 80): string {
-  const line = text.split(/\r\n|[\n\r\u2028\u2029\u0085]/)[0] ?? ''
-  return line.length > limit ? `${line.slice(0, limit - 1)}…` : line
-}
-
-/**
- * The Markdown appended to `$GITHUB_STEP_SUMMARY`: totals, a table of evaluations, the failed ones' trees. Safe for
- * the CI log it is part of (see `terminalSafe`); a test name's blank lines cannot end the `<details>` block.
- */
-export function renderMarkdown(report: JudgetreeReport, maxRows = 100): string {
-  const lines = [`## judgetree${report.shard ? ` (shard ${report.shard.index}/${report.shard.count})` : ''}`, '']
-  lines.push(escapeHtml(renderSummaryText(report.summary).replace(/^judgetree: /, '')), '')
-  const all = report.tests.flatMap((test) => test.evaluations.map((record) => ({ test, record })))
-  if (all.length > 0) {
-    lines.push('| | metric | score | threshold | test |', '| --- | --- | --- | --- | --- |')
-    for (const { test, record } of all.slice(0, maxRows)) {
-      const cells = [
-        record.assertionPassed ? '✅' : '❌',
-        record.negated ? `${record.name} (.not)` : record.name,
-        record.error?.code === ASSERTION_REJECTED ? 'rejected' : record.error ? 'error' : scoreCell(record),
-        String(record.threshold),
-        testTitle(test),
-      ]
-      lines.push(`| ${cells.map(tableCell).join(' | ')} |`)
-    }
-    if (all.length > maxRows) lines.push('', `…and ${all.length - maxRows} more in the JSON report.`)
-    lines.push('')
-  }
-  for (const problem of environmentProblems(report)) {
-    lines.push(
-      `**${escapeHtml(problemHeading(problem))}**`,
-      '',
-      '```text',
-      inFence(problem.message),
-      inFence(`fix: ${problem.advice}`),
-      '```',
-      '',
-    )
-  }
-  for (const { test, record } of failedEvaluations(report)) {
-    lines.push(
-      // One line: a blank line in a test name would end the HTML block, and Markdown would follow.
-      `<details><summary>❌ ${escapeHtml(`${record.summary} — ${testTitle(test)}${negation(record)}`.replace(/\s+/g, ' '))}</summary>`,
-      '',
-      '```text',
-      inFence(record.text),
-      '```',
-      '',
-      '</details>',
-      '',
-    )
-  }
-  return terminalSafe(lines.join('\n'))
-}
-
-/** Text for a fenced block: a fence inside it would close the block early. */
-function inFence(text: string): string {
-  return text.replaceAll('```', "'''")
-}
-
-/** The score, and for trials how many passed and the range of their scores, e.g. `0.64 (3/5 trials, 0.2–0.9)`. */
-function scoreCell(record: JudgetreeRecord): string {
-  const { trials, spread } = record
-  if (trials === undefined || spread === undefined) return String(record.score)
-  const passed = trials.filter((trial) => trial.success).length
-  const round = (score: number) => String(Math.round(score * 1000) / 1000)
-  const range = spread.min === spread.max ? round(spread.min) : `${round(spread.min)}–${round(spread.max)}`
-  return `${round(record.score)} (${passed}/${trials.length} trials passed, ${range})`
-}
-
-function failedEvaluations(report: JudgetreeReport) {
-  return report.tests.flatMap((test) =>
-    test.evaluations.filter((record) => !record.assertionPassed).map((record) => ({ test, record })),
-  )
-}
-
-/** `tests/chat.test.ts > greets`, after the project as Vitest labels it when there is one: `|web| tests/…`. */
-function testTitle(test: JudgetreeReportTest): string {
-  const title = `${test.file} > ${test.name}`
-  return test.project === '' ? title : `|${test.project}| ${title}`
-}
-
-/** A `.not` assertion fails when the metric passes: the header says so, since the text then reads PASS. */
-function negation(record: JudgetreeRecord): string {
-  return record.negated ? ' (.not: expected the metric to fail)' : ''
-}
-
-function renderCost(summary: JudgetreeRunSummary): string {
-  if (summary.costUsd === null) return 'cost unknown'
-  const cost = `$${summary.costUsd.toFixed(4)}`
-  const unpriced = summary.unpricedEvaluations
-  return unpriced > 0 ? `${cost} (+ ${plural(unpriced, 'evaluation')} unpriced)` : cost
-}
-
 /** By UTF-16 code units, like a file listing sorted in the C locale: the same on every machine and locale. */
 function compareText(a: string, b: string): number {
   if (a === b) return 0
   return a < b ? -1 : 1
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`
-}
-
-function tableCell(text: string): string {
-  return escapeHtml(text).replaceAll('|', '\\|').replace(/\s+/g, ' ')
-}
-
-function escapeHtml(text: string): string {
-  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
 }

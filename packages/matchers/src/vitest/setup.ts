@@ -1,12 +1,12 @@
 // @judgetree/matchers/vitest/setup: registers toPassMetric and the forgotten-await check, which also cancels
 // what a test left running. The plugin adds it to `setupFiles`; without the plugin, add
 // '@judgetree/matchers/vitest/setup' there yourself.
+import { resultPicture } from '@judgetree/core/runtime'
 import * as vitest from 'vitest'
 import { afterEach, expect, inject } from 'vitest'
 import { checkAgreement } from '../internal/agreement.js'
 import { evaluateToPassMetric, type MatcherColours } from '../internal/evaluate.js'
 import { CANCEL_GRACE_MS, callSiteOf, PendingAssertions } from '../internal/pending.js'
-import { evaluationPicture } from '../internal/picture.js'
 import { unsettledRecord, withSource } from '../internal/record.js'
 import { COORDINATOR_URL_ENV, coordinatorUrlFromEnv } from '../internal/run-coordinator.js'
 import { COORDINATOR_URL_KEY, PROVIDED_OPTIONS_KEY, type ProvidedOptions } from '../internal/vitest-options.js'
@@ -58,7 +58,7 @@ async function toPassMetric(this: MatcherThis, received: unknown, metric: unknow
     })
     const record = outcome.record === undefined ? undefined : withSource(outcome.record, callSite, process.cwd())
     if (test !== undefined && record !== undefined && !gaveUp) {
-      await attachRecord(test, record, options, () => evaluationPicture(metric, record))
+      await attachRecord(test, record, options, () => resultPicture(metric, record))
     }
     // Cancelled after its test ended: the test fails with the guard's error; a rejection here would be unhandled.
     if (running.cancelled?.()) return { pass: this.isNot !== true, message: outcome.message }

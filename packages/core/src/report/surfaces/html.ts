@@ -1,9 +1,19 @@
-import { xmlSafe } from '../internal/safe-text.js'
-import { formatScore, renderResult } from '../trace/render.js'
-import { type EvaluationResult, type EvaluationSummary, formatCost, formatCount } from './summary.js'
+import { formatScore, renderResult } from '../../trace/render.js'
+import { escapeMarkup as escapeHtml, svgElement } from '../picture.js'
+import type { EvaluationResult } from '../run.js'
+import { type EvaluationSummary, formatCost, formatCount } from '../summary.js'
+import type { Surface } from '../surface.js'
 
 /** An SVG picture of a failure's walked DAG, by result; missing when the metric has no DAG or Graphviz is absent. */
 export type EvaluationPictures = ReadonlyMap<EvaluationResult, string>
+
+/** evaluate()'s run as one self-contained HTML page, beside its JSON report. */
+export const html: Surface = {
+  what: 'HTML summary',
+  to: '.html',
+  render: (run) =>
+    run.kind === 'evaluation' ? renderEvaluationHtml(run.summary, run.results, run.pictures) : undefined,
+}
 
 const STYLE = `
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; padding: 0 1rem; color: #18181b }
@@ -73,15 +83,4 @@ function renderFailure(entry: EvaluationResult, picture: string | undefined): st
   const label = `case ${entry.index}${typeof name === 'string' && name !== '' ? ` “${name}”` : ''} · ${entry.result.name}`
   const figure = picture === undefined ? '' : `<figure>${svgElement(picture)}</figure>`
   return `<section><h3 class="fail">${escapeHtml(label)}</h3>${figure}<pre>${escapeHtml(renderResult(entry.result))}</pre></section>`
-}
-
-/** Graphviz's SVG without its XML prolog and doctype, which cannot sit inside HTML. */
-function svgElement(svg: string): string {
-  const start = svg.indexOf('<svg')
-  return start < 0 ? '' : svg.slice(start)
-}
-
-/** Markup escaped, and control characters shown as their pictures: the page and its inline SVG stay well-formed. */
-function escapeHtml(text: string): string {
-  return xmlSafe(text).replace(/[&<>"]/g, (char) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot' }[char]};`)
 }

@@ -1,0 +1,76 @@
+import { terminalSafe } from '../../internal/safe-text.js'
+import { environmentProblems, failedEvaluations, negation, problemHeading, scoreCell, testTitle } from '../failures.js'
+import { ASSERTION_REJECTED } from '../record.js'
+import type { RunnerReport } from '../run.js'
+import { renderFooter } from '../summary.js'
+import type { Surface } from '../surface.js'
+
+/** The CI step summary (`$GITHUB_STEP_SUMMARY`) of a runner's run, followed by the baseline's rows. */
+export const markdown: Surface = {
+  what: 'step summary',
+  to: 'step-summary',
+  render: (run) => (run.kind === 'runner' ? `${renderMarkdown(run.report)}\n${run.appendix ?? ''}` : undefined),
+}
+
+/**
+ * The Markdown appended to `$GITHUB_STEP_SUMMARY`: totals, a table of evaluations, the failed ones' trees. Safe for
+ * the CI log it is part of (see `terminalSafe`); a test name's blank lines cannot end the `<details>` block.
+ */
+export function renderMarkdown(report: RunnerReport, maxRows = 100): string {
+  const lines = [`## judgetree${report.shard ? ` (shard ${report.shard.index}/${report.shard.count})` : ''}`, '']
+  lines.push(escapeHtml(renderFooter(report.summary).replace(/^judgetree: /, '')), '')
+  const all = report.tests.flatMap((test) => test.evaluations.map((record) => ({ test, record })))
+  if (all.length > 0) {
+    lines.push('| | metric | score | threshold | test |', '| --- | --- | --- | --- | --- |')
+    for (const { test, record } of all.slice(0, maxRows)) {
+      const cells = [
+        record.assertionPassed ? '✅' : '❌',
+        record.negated ? `${record.name} (.not)` : record.name,
+        record.error?.code === ASSERTION_REJECTED ? 'rejected' : record.error ? 'error' : scoreCell(record),
+        String(record.threshold),
+        testTitle(test),
+      ]
+      lines.push(`| ${cells.map(tableCell).join(' | ')} |`)
+    }
+    if (all.length > maxRows) lines.push('', `…and ${all.length - maxRows} more in the JSON report.`)
+    lines.push('')
+  }
+  for (const problem of environmentProblems(report)) {
+    lines.push(
+      `**${escapeHtml(problemHeading(problem))}**`,
+      '',
+      '```text',
+      inFence(problem.message),
+      inFence(`fix: ${problem.advice}`),
+      '```',
+      '',
+    )
+  }
+  for (const { test, record } of failedEvaluations(report)) {
+    lines.push(
+      // One line: a blank line in a test name would end the HTML block, and Markdown would follow.
+      `<details><summary>❌ ${escapeHtml(`${record.summary} — ${testTitle(test)}${negation(record)}`.replace(/\s+/g, ' '))}</summary>`,
+      '',
+      '```text',
+      inFence(record.text),
+      '```',
+      '',
+      '</details>',
+      '',
+    )
+  }
+  return terminalSafe(lines.join('\n'))
+}
+
+/** Text for a fenced block: a fence inside it would close the block early. */
+function inFence(text: string): string {
+  return text.replaceAll('```', "'''")
+}
+
+function tableCell(text: string): string {
+  return escapeHtml(text).replaceAll('|', '\\|').replace(/\s+/g, ' ')
+}
+
+function escapeHtml(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
+}

@@ -1,0 +1,104 @@
+import { renderCalibration } from '../../calibrate/summary.js'
+import { withoutAdvice } from '../../errors.js'
+import { oneLineSafe, terminalSafe } from '../../internal/safe-text.js'
+import { formatScore } from '../../trace/render.js'
+import { environmentProblems, failedEvaluations, failureLine, problemHeading, testTitle } from '../failures.js'
+import type { EvaluationResult, RunnerReport } from '../run.js'
+import { type EvaluationSummary, formatCost, formatCount, plural, renderFooter } from '../summary.js'
+import type { Surface } from '../surface.js'
+
+/** What a run prints when it ends: the failures, the problems of the environment, the notes and the footer. */
+export const terminal: Surface = {
+  what: 'summary',
+  to: 'print',
+  render: (run) => {
+    if (run.kind === 'runner') return renderRunOutput(run.report, run.notes)
+    if (run.kind === 'calibration') return renderCalibration(run.calibration)
+    return [renderEvaluationSummary(run.summary, run.results), ...run.notes].join('\n')
+  },
+}
+
+/**
+ * What the reporter prints after a run: each failed evaluation's line under its test, notes, then the summary line.
+ * Safe to print (see `terminalSafe`): test names, judges' reasons and baseline entries cannot act in a CI log.
+ */
+export function renderRunOutput(report: RunnerReport, notes: readonly string[] = []): string {
+  const failed = failedEvaluations(report)
+  const lines: string[] = []
+  if (failed.length > 0) {
+    // One line each: the runner has just printed each failure's tree in its error, once is enough.
+    lines.push(`judgetree: ${plural(failed.length, 'failed evaluation')}`)
+    for (const { test, record } of failed) {
+      lines.push(`  ✗ ${testTitle(test).replace(/\s+/g, ' ')} · ${failureLine(record)}`)
+    }
+    lines.push('')
+  }
+  for (const problem of environmentProblems(report)) {
+    lines.push(`judgetree: ${problemHeading(problem)}`, `  ${problem.message}`, `  fix: ${problem.advice}`, '')
+  }
+  lines.push(...notes, renderFooter(report.summary))
+  return terminalSafe(lines.join('\n'))
+}
+
+const MAX_LISTED = 20
+
+/**
+ * The plain-text report printed after evaluate(): a table per metric, the problems, then one summary line. Safe to
+ * print (see `terminalSafe`): a test case's name or a judge's message cannot act in a terminal or a CI log.
+ */
+export function renderEvaluationSummary(summary: EvaluationSummary, results: readonly EvaluationResult[]): string {
+  const header = ['metric', 'measured', 'passed', 'failed', 'errored', 'mean score', 'judge calls', 'tokens', 'cost']
+  const rows = summary.byMetric.map(({ name, measured, passed, failed, errored, meanScore, usage }) => [
+    name,
+    ...[measured, passed, failed, errored].map(formatCount),
+    meanScore === undefined ? '–' : formatScore(meanScore),
+    `${formatCount(usage.judgeCalls)} (${formatCount(usage.cachedCalls)} cached)`,
+    formatCount(usage.promptTokens + usage.completionTokens),
+    formatCost(usage.costUsd),
+  ])
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)))
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[0] ?? 0) : cell.padStart(widths[column] ?? 0)))
+      .join('  ')
+      .trimEnd()
+  const lines = [line(header), ...rows.map(line)]
+  const problems = results.filter((entry) => !entry.result.success)
+  if (problems.length > 0) lines.push('', ...problems.slice(0, MAX_LISTED).map(describeProblem))
+  if (problems.length > MAX_LISTED) lines.push(`… and ${problems.length - MAX_LISTED} more`)
+  // A problem of the environment (no API key) fails every measurement the same way: how to fix it is said once.
+  for (const [advice, count] of environmentAdvice(problems)) {
+    lines.push('', `a problem of the environment failed ${formatCount(count)} measurements; fix: ${advice}`)
+  }
+  if (summary.skipped > 0) {
+    lines.push('', `${formatCount(summary.skipped)} pairs skipped: a metric only measures test cases of its kind.`)
+  }
+  lines.push('', renderFooter(summary))
+  return terminalSafe(lines.join('\n'))
+}
+
+function describeProblem({ index, testCase, result }: EvaluationResult): string {
+  const name = (testCase as { name?: unknown } | null)?.name
+  // A name is the dataset's: on one line, so each problem is one line whatever the name holds.
+  const label = `case ${index}${typeof name === 'string' && name !== '' ? ` "${oneLineSafe(name)}"` : ''}`
+  if (result.error) {
+    const { message, advice } = result.error
+    return `✗ ${label} · ${result.name}: error: ${firstLine(advice === undefined ? message : withoutAdvice(message, advice))}`
+  }
+  return `✗ ${label} · ${result.name}: score ${formatScore(result.score)} < threshold ${formatScore(result.threshold)}`
+}
+
+/** Each advice of an environment problem among the failed measurements, with how many it failed, in order. */
+function environmentAdvice(problems: readonly EvaluationResult[]): Map<string, number> {
+  const counts = new Map<string, number>()
+  for (const { result } of problems) {
+    const advice = result.error?.advice
+    if (advice !== undefined) counts.set(advice, (counts.get(advice) ?? 0) + 1)
+  }
+  return counts
+}
+
+function firstLine(text: string): string {
+  const first = text.split('\n')[0] ?? ''
+  return first.length > 200 ? `${first.slice(0, 200)}…` : first
+}
