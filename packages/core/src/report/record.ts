@@ -1,4 +1,4 @@
-import type { TrialAggregate } from '../metric/trials.js'
+import type { TrialAggregate } from '../metric/options.js'
 import type { MetricResult, MetricUsage, TrialSpread } from '../metric/types.js'
 import { renderResult, renderSummaryLine } from '../trace/render.js'
 import type { MetricTrace, TraceNode } from '../trace/types.js'
