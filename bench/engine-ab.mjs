@@ -81,6 +81,11 @@ for (const inFlight of inFlights) {
   const byBuild = medians.get(inFlight)
   const mine = median(byBuild.get('this'))
   const cells = builds.map(([name]) => `${fmt(median(byBuild.get(name)))} (${byBuild.get(name).map(fmt).join(', ')})`)
-  const ratios = builds.slice(1).map(([name]) => `${(mine / median(byBuild.get(name))).toFixed(2)}×`)
+  // The ratio of the medians, and in brackets the median of each round's own ratio (the load shifts between rounds).
+  const ratios = builds.slice(1).map(([name]) => {
+    const theirs = byBuild.get(name)
+    const paired = median(byBuild.get('this').map((rate, round) => rate / theirs[round]))
+    return `${(mine / median(theirs)).toFixed(2)}× (${paired.toFixed(2)}×)`
+  })
   console.log(`| ${inFlight} | ${cells.join(' | ')} | ${ratios.join(' | ')} |`)
 }
