@@ -7,7 +7,14 @@ import {
   LLMTestCaseParams,
   MeasurementAbortedError,
 } from '@judgetree/core'
-import { jsonReply, ln, schemaOf, scoreReply, useOpenAIServer } from '@judgetree/test-support'
+import {
+  jsonReply,
+  ln,
+  schemaOf,
+  scoreReply,
+  scoreSevenWithRawLogprobs,
+  useOpenAIServer,
+} from '@judgetree/test-support'
 import { describe, expect, test, vi } from 'vitest'
 import { z } from 'zod'
 import { aiSdkJudge } from '../src/index.js'
@@ -233,24 +240,9 @@ test('a provider with no API key fails before any request, naming the variable t
 })
 
 describe('aiSdkJudge when the server sends malformed logprobs', () => {
-  /** A completion whose answer is the score 7, sent verbatim with `logprobs` as given (a null logprob here). */
-  const malformed = () => ({
-    rawBody: JSON.stringify({
-      id: 'chatcmpl-malformed',
-      object: 'chat.completion',
-      created: 0,
-      model: 'gpt-4.1',
-      choices: [
-        {
-          index: 0,
-          message: { role: 'assistant', content: '{"reason":"Close.","score":7}', refusal: null },
-          finish_reason: 'stop',
-          logprobs: { content: [{ token: '7', logprob: null, bytes: [], top_logprobs: [] }], refusal: null },
-        },
-      ],
-      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-    }),
-  })
+  /** The score 7 with a null logprob, which @ai-sdk/openai's response schema refuses. */
+  const malformed = () =>
+    scoreSevenWithRawLogprobs({ content: [{ token: '7', logprob: null, bytes: [], top_logprobs: [] }], refusal: null })
 
   test('G-Eval keeps the raw score with a note, asks without logprobs from then on, and never fails', async () => {
     server.respondWith((recorded) =>

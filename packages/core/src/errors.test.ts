@@ -27,12 +27,14 @@ describe('errorAt', () => {
     expect(original.node).toBeUndefined()
   })
 
-  test('anything else becomes a JUDGE_CALL_FAILED error caused by it', () => {
-    const cause = new TypeError('fetch failed')
+  test('anything else was thrown by code, not a judge: a METRIC_FAILED error caused by it', () => {
+    const cause = new TypeError("Cannot read properties of undefined (reading 'content')")
     const located = errorAt(cause, 'Judging the reply at turn 3')
     expect(located).toBeInstanceOf(JudgetreeError)
-    expect(located).toMatchObject({ code: 'JUDGE_CALL_FAILED', cause, node: undefined })
-    expect(located.message).toBe('Judging the reply at turn 3 failed: fetch failed')
+    expect(located).toMatchObject({ code: 'METRIC_FAILED', cause, node: undefined })
+    expect(located.message).toBe(
+      "Judging the reply at turn 3 failed: Cannot read properties of undefined (reading 'content')",
+    )
   })
 })
 

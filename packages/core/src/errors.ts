@@ -53,15 +53,17 @@ export function withoutAdvice(text: string, advice: string): string {
 }
 
 /**
- * The same error, said again with where it happened in front: `<where> failed: <message>`. Judgetree errors keep
- * their class, code and fields (a judge's raw output, an HTTP status); anything else becomes a JUDGE_CALL_FAILED
- * error caused by it. The original is left untouched: judge runtimes share one failure between identical calls.
+ * The same error, said again with where it happened in front: `<where> failed: <message>`. Locating never changes
+ * what the error is: judgetree errors keep their class, code and fields (a judge's raw output, an HTTP status).
+ * Anything else was thrown by code, not by a judge (judge calls classify their own failures, see
+ * {@link toJudgeCallError}), so it becomes a METRIC_FAILED error caused by it. The original is left untouched:
+ * judge runtimes share one failure between identical calls.
  */
 export function errorAt(error: unknown, where: string, fields: { node?: string } = {}): JudgetreeError {
   const original = error instanceof Error ? error.message : String(error)
   const message = `${where} failed: ${original}`
   if (!(error instanceof JudgetreeError)) {
-    return new JudgetreeError('JUDGE_CALL_FAILED', message, { cause: error, node: fields.node })
+    return new JudgetreeError('METRIC_FAILED', message, { cause: error, node: fields.node })
   }
   const located = Object.create(Object.getPrototypeOf(error)) as JudgetreeError
   Object.defineProperties(located, Object.getOwnPropertyDescriptors(error))

@@ -149,4 +149,11 @@ export {
   turnSchema,
 } from './test-case/schemas.js'
 export { formatScore, renderResult, renderSummaryLine, renderTrace, trialsSummary } from './trace/render.js'
-export type { MetricTrace, TraceNode, TraceNodeDetails, TraceNodeTrials, TraceRole } from './trace/types.js'
+export type {
+  MetricTrace,
+  SkipCause,
+  TraceNode,
+  TraceNodeDetails,
+  TraceNodeTrials,
+  TraceRole,
+} from './trace/types.js'

@@ -11,5 +11,13 @@ export {
   startOpenAIServer,
 } from './openai-server.js'
 export { ciLogProblems, HOSTILE_TEXT, xmlProblems } from './output-checks.js'
-export { bearerKey, concurrencyProbe, ln, schemaOf, scoreReply, unicodeEscaped } from './replies.js'
+export {
+  bearerKey,
+  concurrencyProbe,
+  ln,
+  schemaOf,
+  scoreReply,
+  scoreSevenWithRawLogprobs,
+  unicodeEscaped,
+} from './replies.js'
 export { useOpenAIServer } from './use-openai-server.js'

@@ -61,3 +61,27 @@ export function unicodeEscaped(text: string): string {
     '',
   )
 }
+
+/**
+ * A completion answering the score 7, sent verbatim with `logprobs` as given (malformed ones included), so that a
+ * judge's own reading of a server's logprobs is tested, not the local server's.
+ */
+export function scoreSevenWithRawLogprobs(logprobs: unknown) {
+  return {
+    rawBody: JSON.stringify({
+      id: 'chatcmpl-malformed',
+      object: 'chat.completion',
+      created: 0,
+      model: 'gpt-4.1',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: '{"reason":"Close.","score":7}', refusal: null },
+          finish_reason: 'stop',
+          logprobs,
+        },
+      ],
+      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    }),
+  }
+}

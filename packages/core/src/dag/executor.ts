@@ -1,10 +1,16 @@
-import { errorAt, type JudgetreeError, MeasurementAbortedError, NoVerdictReachedError } from '../errors.js'
-import type { JudgeModel } from '../judge/types.js'
+import {
+  errorAt,
+  type JudgetreeError,
+  MeasurementAbortedError,
+  NoVerdictReachedError,
+  toJudgeCallError,
+} from '../errors.js'
+import type { JudgeModel, JudgeRequest, JudgeResponse } from '../judge/types.js'
 import { addNote, localCheckNote } from '../metric/judge-call.js'
 import type { MetricResult, MetricUsage } from '../metric/types.js'
 import { addUsage, NO_USAGE, usageOf } from '../metric/usage.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
-import type { TraceNode } from '../trace/types.js'
+import type { SkipCause, TraceNode } from '../trace/types.js'
 import type { DagNode, NodeRunContext, NodeRunResult, ShownInput, TaskInput } from './node.js'
 import type { GraphPlan, ParentEdge } from './plan.js'
 
@@ -41,9 +47,6 @@ export interface WalkOutcome {
   readonly notes: readonly string[]
   readonly error: JudgetreeError | undefined
 }
-
-/** Why a node did not run: a TaskNode it waits for did not run; no verdict led to it; the measurement stopped. */
-type SkipCause = 'input-missing' | 'not-reached' | 'stopped'
 
 type NodeState =
   | { readonly status: 'ran'; readonly result: NodeRunResult; readonly record: CallRecord }
@@ -123,7 +126,10 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
     }
     const chosen = chosenBy !== undefined
     if (gated && !chosen) {
-      return { status: 'skipped', because: notReachedBecause(incoming, parentStates, plan), cause: 'not-reached' }
+      // A judge that ran and chose no path to this node answered something else; otherwise nothing led here.
+      const offered = incoming.some((edge, index) => edge.edge === 'choice' && parentStates[index]?.status === 'ran')
+      const because = notReachedBecause(incoming, parentStates, plan)
+      return { status: 'skipped', because, cause: offered ? 'not-chosen' : 'not-reached' }
     }
     if (stop.signal.aborted) {
       return { status: 'skipped', because: 'the measurement stopped before it was reached', cause: 'stopped' }
@@ -149,10 +155,16 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
         record.shown ??= record.render()
         return record.shown.data
       },
-      judge: async (request) => {
+      judge: async <T>(request: Omit<JudgeRequest<T>, 'signal'>) => {
         stop.signal.throwIfAborted()
         const started = performance.now()
-        const response = await judge.generate({ ...request, signal: stop.signal })
+        let response: JudgeResponse<T>
+        try {
+          response = await judge.generate({ ...request, signal: stop.signal })
+        } catch (error) {
+          // What the judge throws is a judge failure; a cancellation stays one, so the walk knows it for its own.
+          throw isAbortError(error) ? error : toJudgeCallError(error)
+        }
         record.latencyMs += performance.now() - started
         record.usage = addUsage(record.usage, usageOf(response))
         addNote(record.notes, localCheckNote(response))
@@ -305,7 +317,9 @@ function summarise(
       alsoUnderOf(node),
     )
     if (state.status === 'skipped') {
-      entries.push(Object.assign(base, { status: 'skipped' as const, skippedBecause: state.because }))
+      entries.push(
+        Object.assign(base, { status: 'skipped' as const, skippedBecause: state.because, skipCause: state.cause }),
+      )
       continue
     }
     usage = addUsage(usage, state.record.usage)
@@ -418,7 +432,7 @@ function noVerdictError(plan: GraphPlan, states: ReadonlyMap<DagNode, NodeState>
     )
   }
   const unchosen = plan.order.flatMap((node) => {
-    const state = skipped(node, 'not-reached')
+    const state = skipped(node, 'not-reached') ?? skipped(node, 'not-chosen')
     const fedBy = (plan.parents.get(node) ?? NO_EDGES).find(
       (edge) => edge.edge === 'data' && states.get(edge.node)?.status === 'ran',
     )
@@ -451,6 +465,10 @@ function id(plan: GraphPlan, node: DagNode): string {
 
 function isOwnAbort(error: unknown, signal: AbortSignal | undefined): boolean {
   if (error instanceof MeasurementAbortedError) return !signal?.aborted
+  return isAbortError(error)
+}
+
+function isAbortError(error: unknown): boolean {
   return error instanceof Error && error.name === 'AbortError'
 }
 

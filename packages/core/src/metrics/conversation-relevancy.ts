@@ -123,7 +123,12 @@ function traceEntry(position: number, reply: WindowTurn, start: number, settled:
   if (!settled.ok) {
     const aborted = (settled.error as { code?: unknown } | undefined)?.code === 'MEASUREMENT_ABORTED'
     return aborted
-      ? stepNode({ ...base, status: 'skipped', skippedBecause: 'the measurement stopped before this reply was judged' })
+      ? stepNode({
+          ...base,
+          status: 'skipped',
+          skipCause: 'stopped',
+          skippedBecause: 'the measurement stopped before this reply was judged',
+        })
       : stepNode({ ...base, status: 'failed', error: messageOf(settled.error) })
   }
   const { value, usage, latencyMs, response } = settled.value

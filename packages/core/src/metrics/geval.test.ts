@@ -1,4 +1,12 @@
-import { jsonReply, lastUserMessage, ln, schemaOf, scoreReply, useOpenAIServer } from '@judgetree/test-support'
+import {
+  jsonReply,
+  lastUserMessage,
+  ln,
+  schemaOf,
+  scoreReply,
+  scoreSevenWithRawLogprobs,
+  useOpenAIServer,
+} from '@judgetree/test-support'
 import { describe, expect, it, vi } from 'vitest'
 import { dataOf, serverJudge } from '../../test/support/server-judge.js'
 import { JudgeCallError, MissingTestCaseParamError } from '../errors.js'
@@ -275,24 +283,7 @@ describe('GEval scoring', () => {
 })
 
 describe('GEval with malformed logprobs from the server', () => {
-  /** A completion whose answer is the score 7, sent verbatim with `logprobs` as given. */
-  const withLogprobs = (logprobs: unknown) => ({
-    rawBody: JSON.stringify({
-      id: 'chatcmpl-malformed',
-      object: 'chat.completion',
-      created: 0,
-      model: 'gpt-4.1',
-      choices: [
-        {
-          index: 0,
-          message: { role: 'assistant', content: '{"reason":"Close.","score":7}', refusal: null },
-          finish_reason: 'stop',
-          logprobs,
-        },
-      ],
-      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-    }),
-  })
+  const withLogprobs = scoreSevenWithRawLogprobs
   const token = (text: string, logprob: unknown, top: unknown = [{ token: text, logprob }]) => ({
     token: text,
     logprob,

@@ -189,7 +189,12 @@ function traceEntry(
   if (!settled?.ok) {
     const error = settled?.error
     return (error as { code?: unknown } | undefined)?.code === 'MEASUREMENT_ABORTED'
-      ? stepNode({ ...base, status: 'skipped', skippedBecause: 'the measurement stopped before this turn was judged' })
+      ? stepNode({
+          ...base,
+          status: 'skipped',
+          skipCause: 'stopped',
+          skippedBecause: 'the measurement stopped before this turn was judged',
+        })
       : stepNode({ ...base, status: 'failed', error: messageOf(error) })
   }
   const { statements, call } = settled.value

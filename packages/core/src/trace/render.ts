@@ -246,7 +246,7 @@ function detailLines(node: TraceNode, byId: ReadonlyMap<string, TraceNode>): str
   if (node.error !== undefined) lines.push(`error: ${oneLine(node.error)}`)
   if (node.status === 'skipped' && node.role === 'verdict' && node.skippedBecause) {
     // The head line already says ○; the why matters only when the verdict was never offered to the judge.
-    if (!node.skippedBecause.includes('answered')) lines.push(`(${node.skippedBecause})`)
+    if (node.skipCause !== 'not-chosen') lines.push(`(${node.skippedBecause})`)
   }
   return lines
 }

@@ -3,6 +3,12 @@ import type { MetricResult, MetricUsage } from '../metric/types.js'
 /** What part a trace entry plays: renderers lay entries out by role, never by node class. */
 export type TraceRole = 'task' | 'judgement' | 'verdict' | 'step'
 
+/**
+ * Why a trace entry was skipped: a TaskNode it waits for did not run (`input-missing`); a judge above it answered
+ * another verdict (`not-chosen`); nothing led to it (`not-reached`); the measurement stopped first (`stopped`).
+ */
+export type SkipCause = 'input-missing' | 'not-chosen' | 'not-reached' | 'stopped'
+
 /** What a node reports about its own run, merged into its trace entry by the executor. */
 export interface TraceNodeDetails {
   /** What the trace calls the node instead of its role's name, e.g. `Code` for a node that decides in code. */
@@ -38,8 +44,10 @@ export interface TraceNode extends TraceNodeDetails {
   readonly status: 'ran' | 'skipped' | 'failed'
   /** 1-based position among the non-verdict nodes that ran, in topological order (independent of timing). */
   readonly step?: number | undefined
-  /** Why a skipped node did not run. */
+  /** Why a skipped node did not run, in words. */
   readonly skippedBecause?: string | undefined
+  /** Why a skipped node did not run, as a code to branch on. */
+  readonly skipCause?: SkipCause | undefined
   /** Why a failed node failed. */
   readonly error?: string | undefined
   /** Ids of the TaskNodes whose output this node read (its own parents', or those of the node it inherits from). */

@@ -19,7 +19,7 @@ import {
   writeBaseline,
 } from './support/baseline-suite.js'
 import { readReport } from './support/reports.js'
-import { type RunResult, runVitest, scratchDir } from './support/runner.js'
+import { majorVersion, type RunResult, runVitest, scratchDir } from './support/runner.js'
 
 const scratch = scratchDir()
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
@@ -345,16 +345,21 @@ describe('two runs updating one baseline at once', () => {
   })
 })
 
-describe('the global expect under test.concurrent', () => {
+// Vitest 3.2 tells a matcher nothing about its test, so concurrent tests get no meta there at all (the matchers
+// README says so): neither half applies.
+describe.skipIf(majorVersion('vitest') < 4)('the global expect under test.concurrent', () => {
   const concurrent = (env: Record<string, string>) =>
     run({}, join(scratch, 'none.json'), { FIXTURE_INCLUDE: 'more/concurrent.test.ts', ...env })
   const warning =
     /judgetree: warning: a concurrent test called toPassMetric\(\) through the global `expect`, which gave its result to "(first|second|third)"\. Under test\.concurrent the global `expect` is bound to whichever test started last, so results land on the wrong test or are lost\. Use the test context's expect: test\.concurrent\('…', async \(\{ expect \}\) => \{ await expect\(testCase\)\.toPassMetric\(metric\) \}\)\./
 
-  test('is warned about once per file, and the context expect is not', async () => {
+  test('is warned about once per file', async () => {
     const global = await concurrent({ FIXTURE_GLOBAL_EXPECT: '1' })
     expect(global.output).toMatch(warning)
     expect(global.output.match(/judgetree: warning/g)).toHaveLength(1)
+  })
+
+  test('the context expect gives each test its own result, with no warning', async () => {
     const context = await concurrent({})
     expect(context.output).not.toContain('judgetree: warning')
     expect(readReport(context.report).summary.evaluations).toBe(3)
