@@ -1,5 +1,7 @@
 // The engine scenario against other builds of packages/core in one run: builds take turns, round after round, so
-// that whatever else loads the machine falls on all of them alike. Prints each run, then medians and ratios.
+// that whatever else loads the machine falls on all of them alike. Prints each run, then medians and ratios, and
+// the CPU time each process took for the same work (warm-up and 3 runs): on a loaded machine the wall-time rates
+// also measure the scheduler's share, the CPU time only the work.
 // Usage: node bench/engine-ab.mjs [--rounds N] [--in-flight 8,64] [--per-run 20000] name=/path/to/checkout …
 // This checkout is always measured, as "this"; each name=path is another checkout with packages/core built, e.g. a
 // worktree of an older commit (`git worktree add --detach /tmp/jt-f0cee59 f0cee59`, install, build core). Each
@@ -7,7 +9,7 @@
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { median } from './lib.mjs'
 
 const args = process.argv.slice(2)
@@ -31,11 +33,16 @@ for (const [name, root] of builds) {
     throw new Error(`${name}: packages/core is not built in ${root}`)
 }
 
-/** One process of a checkout's engine scenario, 3 timed runs of `perRun` measurements; resolves to their rates. */
-function engineRates(root, inFlight) {
+const cpuUsage = pathToFileURL(fileURLToPath(new URL('cpu-usage.mjs', import.meta.url))).href
+
+/**
+ * One process of a checkout's engine scenario, 3 timed runs of `perRun` measurements; resolves to their rates and
+ * the CPU seconds the whole process took.
+ */
+function engineRun(root, inFlight) {
   return new Promise((resolve, reject) => {
     const engine = join(root, 'bench/scenarios/engine.mjs')
-    const child = spawn(process.execPath, [engine, '3', perRun, String(inFlight)], {
+    const child = spawn(process.execPath, ['--import', cpuUsage, engine, '3', perRun, String(inFlight)], {
       env: { ...process.env, JUDGETREE_BENCH_CORE: join(root, 'packages/core/dist/index.js') },
       stdio: ['ignore', 'pipe', 'inherit'],
     })
@@ -45,22 +52,28 @@ function engineRates(root, inFlight) {
     })
     child.on('exit', (code) => {
       if (code !== 0) return reject(new Error(`${engine} exited with ${code}`))
-      resolve(JSON.parse(out.trim().split('\n').at(-1)).rates)
+      const lines = out.trim().split('\n')
+      resolve({ rates: JSON.parse(lines.at(-2)).rates, cpuSeconds: JSON.parse(lines.at(-1)).cpuSeconds })
     })
   })
 }
 
 const fmt = (value) => Math.round(value).toLocaleString('en-US')
-/** Per in-flight count and build: the median of each process's runs, one per round. */
+/** Per in-flight count and build: the median of each process's runs, one per round; and each process's CPU time. */
 const medians = new Map(inFlights.map((inFlight) => [inFlight, new Map(builds.map(([name]) => [name, []]))]))
+const cpu = new Map(inFlights.map((inFlight) => [inFlight, new Map(builds.map(([name]) => [name, []]))]))
 for (let round = 0; round < rounds; round++) {
   for (const inFlight of inFlights) {
     // The order turns each round, so no build always runs first (or right after another).
     const order = builds.map((_, i) => builds[(i + round) % builds.length])
     for (const [name, root] of order) {
-      const rates = await engineRates(root, inFlight)
+      const { rates, cpuSeconds } = await engineRun(root, inFlight)
       medians.get(inFlight).get(name).push(median(rates))
-      process.stderr.write(`round ${round + 1}, ${inFlight} in flight, ${name}: ${rates.map(fmt).join(', ')}/s\n`)
+      cpu.get(inFlight).get(name).push(cpuSeconds)
+      process.stderr.write(
+        `round ${round + 1}, ${inFlight} in flight, ${name}: ${rates.map(fmt).join(', ')}/s, ` +
+          `${cpuSeconds.toFixed(1)} s of CPU\n`,
+      )
     }
   }
 }
@@ -86,6 +99,32 @@ for (const inFlight of inFlights) {
     const theirs = byBuild.get(name)
     const paired = median(byBuild.get('this').map((rate, round) => rate / theirs[round]))
     return `${(mine / median(theirs)).toFixed(2)}× (${paired.toFixed(2)}×)`
+  })
+  console.log(`| ${inFlight} | ${cells.join(' | ')} | ${ratios.join(' | ')} |`)
+}
+
+// The same work's CPU time: the median per build (each round's in brackets), and this build's share of the other's
+// (below 1: this one took less), as the median of each round's own ratio.
+console.log('')
+console.log(
+  `| in flight | ${builds.map(([name]) => `${name} (CPU s)`).join(' | ')} | ${builds
+    .slice(1)
+    .map(([name]) => `this ÷ ${name} (CPU)`)
+    .join(' | ')} |`,
+)
+console.log(
+  `| --- | ${builds.map(() => '---').join(' | ')} | ${builds
+    .slice(1)
+    .map(() => '---')
+    .join(' | ')} |`,
+)
+for (const inFlight of inFlights) {
+  const byBuild = cpu.get(inFlight)
+  const seconds = (values) => values.map((value) => value.toFixed(1)).join(', ')
+  const cells = builds.map(([name]) => `${median(byBuild.get(name)).toFixed(1)} (${seconds(byBuild.get(name))})`)
+  const ratios = builds.slice(1).map(([name]) => {
+    const theirs = byBuild.get(name)
+    return `${median(byBuild.get('this').map((value, round) => value / theirs[round])).toFixed(2)}×`
   })
   console.log(`| ${inFlight} | ${cells.join(' | ')} | ${ratios.join(' | ')} |`)
 }

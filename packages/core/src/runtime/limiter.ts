@@ -64,7 +64,7 @@ export class CallLimiter {
    */
   async run<T>(call: () => Promise<T>, signal?: AbortSignal, rateLimitRetries = 0): Promise<T> {
     for (let attempt = 0; ; attempt++) {
-      const local = await this.#gate.acquire(signal)
+      const local = this.#gate.tryAcquire(signal) ?? (await this.#gate.acquire(signal))
       // Known to be null after the first call when there is no coordinator: no lease, and no await for one.
       const lease = this.#coordinator === null ? undefined : await this.#leaseFor(local, signal)
       let value: T
