@@ -15,8 +15,10 @@ export interface GateSlot {
  * so nothing here keeps a process alive after its calls have ended.
  *
  * Every judge call passes through here, tens of thousands a second with an instant judge, so the line is a linked
- * list of waiters that are their own abort listeners, and a slot is one object: no closures, Set iterators or
- * option bags per call (with 64 measurements in flight they cost the engine ~15%, mostly in garbage collection).
+ * list of waiters, and a slot is one object: no closures, Set iterators or option bags per call (with 64
+ * measurements in flight they cost the engine ~15%, mostly in garbage collection). The gate listens to each signal
+ * once, not once per call: Node's addEventListener and removeEventListener cost more than the rest of a queued call,
+ * and a walk's calls share its signal.
  */
 export class CallGate {
   readonly limit: AdaptiveLimit
@@ -29,6 +31,9 @@ export class CallGate {
   #nextStartAt = 0
   #pausedUntil = 0
   #timer: NodeJS.Timeout | undefined
+  /** The signals of waiters so far that the gate listens to (once each, for as long as the signal lives). */
+  readonly #listening = new WeakSet<AbortSignal>()
+  readonly #onAbort = { handleEvent: (event: Event) => this.#abortWaitersOf(event.target as AbortSignal) }
 
   constructor(options: { concurrency: number; requestsPerMinute?: number | undefined }) {
     this.limit = new AdaptiveLimit(options.concurrency)
@@ -64,7 +69,7 @@ export class CallGate {
     const now = this.tryAcquire(signal)
     if (now !== undefined) return Promise.resolve(now)
     return new Promise<GateSlot>((resolve, reject) => {
-      const waiter = new Waiter(this, resolve, reject, signal)
+      const waiter = new Waiter(resolve, reject, signal)
       if (this.#last === undefined) this.#first = waiter
       else {
         this.#last.next = waiter
@@ -72,7 +77,10 @@ export class CallGate {
       }
       this.#last = waiter
       this.#waiting += 1
-      signal?.addEventListener('abort', waiter, ONCE)
+      if (signal !== undefined && !this.#listening.has(signal)) {
+        this.#listening.add(signal)
+        signal.addEventListener('abort', this.#onAbort, ONCE)
+      }
       this.#pump()
     })
   }
@@ -80,12 +88,6 @@ export class CallGate {
   /** No call starts before `ms` from now (calls in flight carry on). */
   pauseFor(ms: number): void {
     this.#pausedUntil = Math.max(this.#pausedUntil, performance.now() + ms)
-    this.#pump()
-  }
-
-  /** A waiter whose signal aborted leaves the line; the calls behind it may start now. */
-  leave(waiter: Waiter): void {
-    this.#unlink(waiter)
     this.#pump()
   }
 
@@ -110,6 +112,21 @@ export class CallGate {
     this.#nextStartAt = Math.max(this.#nextStartAt, now) + Math.max(this.#spacingMs, this.limit.spacingMs)
     this.limit.started(now)
     return new Slot(this, this.limit.epoch)
+  }
+
+  /** The waiters whose signal aborted leave the line, rejected in line order; the calls behind them may start now. */
+  #abortWaitersOf(signal: AbortSignal): void {
+    const left: Waiter[] = []
+    for (let waiter = this.#first; waiter !== undefined; ) {
+      const next = waiter.next
+      if (waiter.signal === signal) {
+        this.#unlink(waiter)
+        left.push(waiter)
+      }
+      waiter = next
+    }
+    for (const waiter of left) waiter.reject(new MeasurementAbortedError(signal.reason))
+    this.#pump()
   }
 
   #unlink(waiter: Waiter): void {
@@ -138,7 +155,6 @@ export class CallGate {
       }
       const waiter = this.#first
       this.#unlink(waiter)
-      waiter.signal?.removeEventListener('abort', waiter)
       waiter.resolve(this.#start(now))
     }
   }
@@ -146,30 +162,18 @@ export class CallGate {
 
 const ONCE = { once: true } as const
 
-/** A call waiting in a {@link CallGate}'s line; it listens for its signal's abort itself (`handleEvent`). */
+/** A call waiting in a {@link CallGate}'s line. */
 class Waiter {
   previous: Waiter | undefined
   next: Waiter | undefined
-  readonly #gate: CallGate
   readonly resolve: (slot: GateSlot) => void
-  readonly #reject: (error: unknown) => void
+  readonly reject: (error: unknown) => void
   readonly signal: AbortSignal | undefined
 
-  constructor(
-    gate: CallGate,
-    resolve: (slot: GateSlot) => void,
-    reject: (error: unknown) => void,
-    signal: AbortSignal | undefined,
-  ) {
-    this.#gate = gate
+  constructor(resolve: (slot: GateSlot) => void, reject: (error: unknown) => void, signal: AbortSignal | undefined) {
     this.resolve = resolve
-    this.#reject = reject
+    this.reject = reject
     this.signal = signal
-  }
-
-  handleEvent(): void {
-    this.#gate.leave(this)
-    this.#reject(new MeasurementAbortedError(this.signal?.reason))
   }
 }
 
