@@ -78,17 +78,18 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 
-console.log(
-  `| in flight | ${builds.map(([name]) => `${name} (median/s)`).join(' | ')} | ${builds
-    .slice(1)
-    .map(([name]) => `this ÷ ${name}`)
-    .join(' | ')} |`,
-)
-console.log(
-  `| --- | ${builds.map(() => '---').join(' | ')} | ${builds
-    .slice(1)
-    .map(() => '---')
-    .join(' | ')} |`,
+/** A Markdown table's head: the in-flight count, a column per build, then one per other build against this one. */
+function printHead(perBuild, perOther) {
+  const others = builds.slice(1)
+  console.log(
+    `| in flight | ${builds.map(([name]) => perBuild(name)).join(' | ')} | ${others.map(([name]) => perOther(name)).join(' | ')} |`,
+  )
+  console.log(`| --- | ${builds.map(() => '---').join(' | ')} | ${others.map(() => '---').join(' | ')} |`)
+}
+
+printHead(
+  (name) => `${name} (median/s)`,
+  (name) => `this ÷ ${name}`,
 )
 for (const inFlight of inFlights) {
   const byBuild = medians.get(inFlight)
@@ -106,17 +107,9 @@ for (const inFlight of inFlights) {
 // The same work's CPU time: the median per build (each round's in brackets), and this build's share of the other's
 // (below 1: this one took less), as the median of each round's own ratio.
 console.log('')
-console.log(
-  `| in flight | ${builds.map(([name]) => `${name} (CPU s)`).join(' | ')} | ${builds
-    .slice(1)
-    .map(([name]) => `this ÷ ${name} (CPU)`)
-    .join(' | ')} |`,
-)
-console.log(
-  `| --- | ${builds.map(() => '---').join(' | ')} | ${builds
-    .slice(1)
-    .map(() => '---')
-    .join(' | ')} |`,
+printHead(
+  (name) => `${name} (CPU s)`,
+  (name) => `this ÷ ${name} (CPU)`,
 )
 for (const inFlight of inFlights) {
   const byBuild = cpu.get(inFlight)
