@@ -35,8 +35,13 @@ export function renderData(data: unknown): string {
  * tokenizers. They can only occur inside JSON strings, where the escape means the same character.
  */
 function escapeLineBreaks(json: string): string {
-  return json.replace(/[\u0085\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  // Almost no prompt has one: a plain search first spares every other prompt the replace's per-match machinery.
+  if (!HAS_LINE_BREAK.test(json)) return json
+  return json.replace(LINE_BREAKS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
+
+const HAS_LINE_BREAK = /[\u0085\u2028\u2029]/
+const LINE_BREAKS = /[\u0085\u2028\u2029]/g
 
 /** Reads back the data block of a rendered prompt: what the judge was shown about the test case. */
 export function readData(prompt: string): unknown {

@@ -313,4 +313,35 @@ describe('CallGate', () => {
     expect(gate.waiting).toBe(0)
     expect(gate.pauseLeftMs).toBeGreaterThan(50_000)
   })
+
+  it('takes every waiter of an aborted signal out of the line, and only those, however often the signal waited', async () => {
+    const gate = new CallGate({ concurrency: 1 })
+    const walk = new AbortController()
+    const other = new AbortController()
+    // The signal's first call got a slot and ended; its later calls queue behind another caller's.
+    ;(await gate.acquire(walk.signal)).succeeded()
+    const running = await gate.acquire(other.signal)
+    const outcomes: string[] = []
+    const track = (name: string, waiting: Promise<{ succeeded(): void }>) =>
+      waiting.then(
+        (slot) => {
+          outcomes.push(`${name} started`)
+          slot.succeeded()
+        },
+        (error: { code?: string }) => outcomes.push(`${name} ${error.code}`),
+      )
+    const calls = [
+      track('walk 1', gate.acquire(walk.signal)),
+      track('other', gate.acquire(other.signal)),
+      track('walk 2', gate.acquire(walk.signal)),
+    ]
+    expect(gate.waiting).toBe(3)
+    walk.abort(new Error('stopped'))
+    expect(gate.waiting).toBe(1)
+    running.succeeded()
+    await Promise.all(calls)
+    expect(outcomes).toEqual(['walk 1 MEASUREMENT_ABORTED', 'walk 2 MEASUREMENT_ABORTED', 'other started'])
+    expect([gate.running, gate.waiting]).toEqual([0, 0])
+    await expect(gate.acquire(walk.signal)).rejects.toThrow('stopped')
+  })
 })

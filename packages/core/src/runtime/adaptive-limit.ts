@@ -85,13 +85,14 @@ export class AdaptiveLimit {
   }
 
   /** A call ended without a 429 (an answer or another error: neither says the provider is overloaded). */
-  succeeded(now = performance.now()): void {
-    // +0.5/limit per call: one more slot per two windows of `limit` calls.
-    this.#limit = Math.min(this.max, this.#limit + 0.5 / this.#limit)
+  succeeded(now?: number): void {
+    // +0.5/limit per call: one more slot per two windows of `limit` calls (none once at the most: no work per call).
+    if (this.#limit < this.max) this.#limit = Math.min(this.max, this.#limit + 0.5 / this.#limit)
     this.#acceptedSinceCut = true
-    if (this.#pace !== undefined && now - this.#lastRateLimitAt >= this.#quietMs) {
+    // The clock is read only while paced: it is the one thing left per call here.
+    if (this.#pace !== undefined && (now ?? performance.now()) - this.#lastRateLimitAt >= this.#quietMs) {
       this.#pace = undefined
-      this.#releasedAt = now
+      this.#releasedAt = now ?? performance.now()
     }
   }
 
@@ -188,7 +189,9 @@ class RecentTimes {
     const times = this.#times
     while (this.#first < times.length && (times[this.#first] as number) <= cutoff) this.#first += 1
     if (this.#first > 1024 && this.#first * 2 >= times.length) {
-      times.splice(0, this.#first)
+      // In place: splice would also build an array of the times it drops.
+      times.copyWithin(0, this.#first)
+      times.length -= this.#first
       this.#first = 0
     }
   }

@@ -64,38 +64,40 @@ export class CallLimiter {
    */
   async run<T>(call: () => Promise<T>, signal?: AbortSignal, rateLimitRetries = 0): Promise<T> {
     for (let attempt = 0; ; attempt++) {
-      const slot = await this.#acquire(signal)
+      const local = this.#gate.tryAcquire(signal) ?? (await this.#gate.acquire(signal))
+      // Known to be null after the first call when there is no coordinator: no lease, and no await for one.
+      const lease = this.#coordinator === null ? undefined : await this.#leaseFor(local, signal)
       let value: T
       try {
         value = await call()
       } catch (error) {
         if (!isRateLimit(error)) {
-          slot.succeeded()
+          lease?.release()
+          local.succeeded()
           throw error
         }
         const pauseMs = Math.min(error.retryAfterMs ?? backoffMs(attempt), MAX_PAUSE_MS)
-        const concurrency = await slot.rateLimited(pauseMs)
+        const concurrency = await rateLimited(local, lease, pauseMs)
         processTally.rateLimited += 1
         processTally.concurrency = concurrency ?? (() => this.#gate.limit.current)
         if (attempt >= rateLimitRetries || signal?.aborted) throw error
         continue
       }
-      slot.succeeded()
+      lease?.release()
+      local.succeeded()
       return value
     }
   }
 
-  async #acquire(signal: AbortSignal | undefined): Promise<Slot> {
-    const local = await this.#gate.acquire(signal)
+  /** A slot from the run's coordinator, if there is one; frees the local slot when asking for it fails. */
+  async #leaseFor(local: GateSlot, signal: AbortSignal | undefined): Promise<Lease | undefined> {
     if (this.#coordinator === undefined) this.#coordinator = this.#options.coordinatorUrl?.() ?? null
-    let lease: Lease | undefined
     try {
-      lease = this.#coordinator === null ? undefined : await this.#lease(this.#coordinator, signal)
+      return this.#coordinator === null ? undefined : await this.#lease(this.#coordinator, signal)
     } catch (error) {
       local.succeeded()
       throw error
     }
-    return withLease(local, lease)
   }
 
   async #lease(url: string, signal: AbortSignal | undefined): Promise<Lease | undefined> {
@@ -116,32 +118,22 @@ export class CallLimiter {
 }
 
 /**
- * With a coordinator, the run's limit and pause live there, and this process's gate only bounds its own calls; on
- * its own, the gate adapts.
+ * A call got a 429. With a coordinator, the run's limit and pause live there, and this process's gate only bounds
+ * its own calls; on its own, the gate adapts. Answers how to read the limit that now applies (undefined: the gate's).
  */
-function withLease(local: GateSlot, lease: Lease | undefined): Slot {
-  return {
-    succeeded(): void {
-      lease?.release()
-      local.succeeded()
-    },
-    async rateLimited(pauseMs: number) {
-      if (lease === undefined) {
-        local.rateLimited(pauseMs)
-        return undefined
-      }
-      // Noted before the slot is freed, so no worker's next call can slip in ahead of the pause.
-      const { concurrency } = await lease.rateLimited(pauseMs)
-      local.succeeded()
-      return concurrency === undefined ? undefined : () => concurrency
-    },
+async function rateLimited(
+  local: GateSlot,
+  lease: Lease | undefined,
+  pauseMs: number,
+): Promise<(() => number) | undefined> {
+  if (lease === undefined) {
+    local.rateLimited(pauseMs)
+    return undefined
   }
-}
-
-/** A call's slot: here and, with a coordinator, there. A 429 answers how to read the limit that now applies. */
-interface Slot {
-  succeeded(): void
-  rateLimited(pauseMs: number): Promise<(() => number) | undefined>
+  // Noted before the slot is freed, so no worker's next call can slip in ahead of the pause.
+  const { concurrency } = await lease.rateLimited(pauseMs)
+  local.succeeded()
+  return concurrency === undefined ? undefined : () => concurrency
 }
 
 /** Every limiter of the process adds its 429s here, for evaluate()'s summary line. */

@@ -56,24 +56,35 @@ interface FreeFormFields {
  * prompt will read them, JSON: every value that JSON.stringify would throw on is named by its path.
  */
 function freeFormProblems(testCase: FreeFormFields): string[] {
-  const fields: [string, unknown][] = []
-  const tools = (path: string, calls: readonly object[] | undefined) => {
-    for (const [index, call] of (calls ?? []).entries()) {
-      const { inputParameters, output } = call as { inputParameters?: unknown; output?: unknown }
-      fields.push([`${path}.${index}.inputParameters`, inputParameters], [`${path}.${index}.output`, output])
+  // Runs for every measurement, and these fields are mostly absent: a value JSON shows as it is (undefined, a
+  // string, a number) needs no path and no walk, so only objects and BigInts get either.
+  const problems: string[] = []
+  const check = (value: unknown, path: string) => {
+    const problem = jsonProblem(value, path)
+    if (problem !== undefined) problems.push(problem)
+  }
+  const tools = (prefix: string, calls: readonly object[]) => {
+    for (let index = 0; index < calls.length; index++) {
+      const { inputParameters, output } = calls[index] as { inputParameters?: unknown; output?: unknown }
+      if (needsWalk(inputParameters)) check(inputParameters, `${prefix}.${index}.inputParameters`)
+      if (needsWalk(output)) check(output, `${prefix}.${index}.output`)
     }
   }
-  for (const [index, turn] of (testCase.turns ?? []).entries()) {
-    tools(`turns.${index}.toolsCalled`, turn.toolsCalled)
-    fields.push([`turns.${index}.metadata`, turn.metadata])
+  const turns = testCase.turns ?? []
+  for (let index = 0; index < turns.length; index++) {
+    const { toolsCalled, metadata } = turns[index] as NonNullable<FreeFormFields['turns']>[number]
+    if (toolsCalled) tools(`turns.${index}.toolsCalled`, toolsCalled)
+    if (needsWalk(metadata)) check(metadata, `turns.${index}.metadata`)
   }
-  tools('toolsCalled', testCase.toolsCalled)
-  tools('expectedTools', testCase.expectedTools)
-  fields.push(['metadata', testCase.metadata])
-  return fields.flatMap(([path, value]) => {
-    const problem = jsonProblem(value, path)
-    return problem === undefined ? [] : [problem]
-  })
+  if (testCase.toolsCalled) tools('toolsCalled', testCase.toolsCalled)
+  if (testCase.expectedTools) tools('expectedTools', testCase.expectedTools)
+  if (needsWalk(testCase.metadata)) check(testCase.metadata, 'metadata')
+  return problems
+}
+
+/** Whether JSON.stringify could throw on `value`: only on objects (and what they hold) and BigInts. */
+function needsWalk(value: unknown): boolean {
+  return (typeof value === 'object' && value !== null) || typeof value === 'bigint'
 }
 
 type Visit = { readonly value: unknown; readonly path: string; readonly key: string; readonly depth: number }
