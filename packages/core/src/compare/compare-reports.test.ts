@@ -98,8 +98,8 @@ describe('compareReports', () => {
         ✗ tests/a.test.ts > b #1 · Polite: 0.8 → 0.3 (−0.5), now fails
             n2 “Polite?”: true → false
             n3 “Warm?”: not reached → false
-        ▲ tests/a.test.ts > c #1 · Polite: 0.6 → 0.7 (+0.1)
         ✓ tests/a.test.ts > d #1 · Polite: 0.2 → 0.6 (+0.4), now passes
+        ▲ tests/a.test.ts > c #1 · Polite: 0.6 → 0.7 (+0.1)
         2 unchanged
         before: 5 evaluations · 10 judge calls (2 cached) · 1,200 tokens · $0.0100
         after:  5 evaluations · 10 judge calls (2 cached) · 1,200 tokens · $0.0100"
@@ -138,8 +138,8 @@ describe('compareReports', () => {
       "judgetree compare: <scratch>/split-before.json → <scratch>/split-after.json
         3 evaluations in both runs, 2 compared (1 errored in a run): 2 flips (1 to fail, 1 to pass) · Cohen's kappa -1.000 · mean |score change| 0.550
         ✗ tests/a.test.ts > kept #1 · Polite: 0.9 → 0.4 (−0.5), now fails
-        ! tests/a.test.ts > broke #1 · Polite: 0.9 → error
         ✓ tests/a.test.ts > tone #1 · Tone: 0.2 → 0.8 (+0.6), now passes
+        ! tests/a.test.ts > broke #1 · Polite: 0.9 → error
         by metric:
           Polite: 1 compared · 1 flip (1 to fail, 0 to pass) · Cohen's kappa 0.000 · mean |score change| 0.500
           Tone: 1 compared · 1 flip (0 to fail, 1 to pass) · Cohen's kappa 0.000 · mean |score change| 0.600

@@ -37,9 +37,10 @@ export function renderComparison(comparison: ReportComparison): string {
   const errored =
     comparison.errored === 0 ? '' : `, ${comparison.compared} compared (${comparison.errored} errored in a run)`
   lines.push(`  ${comparison.evaluations.length} evaluations in both runs${errored}: ${figuresText(comparison)}`)
-  const changed = comparison.evaluations.filter(
-    (evaluation) => evaluation.scoreChange === null || evaluation.scoreChange !== 0 || evaluation.flippedNodes?.length,
-  )
+  // Flips first (to fail, then to pass), then errors, then the largest score changes; report order among equals.
+  const changed = comparison.evaluations
+    .filter((evaluation) => evaluation.scoreChange !== 0 || (evaluation.flippedNodes?.length ?? 0) > 0)
+    .sort((a, b) => rankOf(a) - rankOf(b) || Math.abs(b.scoreChange ?? 0) - Math.abs(a.scoreChange ?? 0))
   for (const evaluation of changed) {
     lines.push(`  ${symbolOf(evaluation)} ${oneLineSafe(evaluation.label)}: ${changeText(evaluation)}`)
     for (const node of evaluation.flippedNodes ?? []) {
@@ -66,6 +67,10 @@ export function renderComparison(comparison: ReportComparison): string {
     for (const label of labels) lines.push(`    ${oneLineSafe(label)}`)
   }
   return lines.join('\n')
+}
+
+function rankOf(evaluation: EvaluationComparison): number {
+  return evaluation.flip === 'to-fail' ? 0 : evaluation.flip === 'to-pass' ? 1 : evaluation.scoreChange === null ? 2 : 3
 }
 
 /** `2 flips (1 to fail, 1 to pass) · Cohen's kappa 0.667 · mean |score change| 0.15` */
