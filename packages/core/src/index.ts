@@ -13,6 +13,14 @@ export {
 export type { CalibrationLabel, LabelKind, LabelledCase } from './calibrate/labels.js'
 export type { Confusion } from './calibrate/statistics.js'
 export { formatStatistic, renderCalibration, renderDisagreement } from './calibrate/summary.js'
+export {
+  type ComparisonFigures,
+  compareReports,
+  type EvaluationComparison,
+  type FlippedNode,
+  type ReportComparison,
+} from './compare/compare-reports.js'
+export { type ComparedRun, type NodeOutcome, type RunEvaluation, type RunTotals, readRun } from './compare/read-run.js'
 export type { DotOptions } from './dag/dot.js'
 export { DeepAcyclicGraph, type DeepAcyclicGraphOptions } from './dag/graph.js'
 export type { MermaidOptions } from './dag/mermaid.js'
