@@ -1,7 +1,7 @@
 // A comparison as the terminal shows it, and as `judgetree compare --json` prints it.
 import { formatStatistic } from '../calibrate/summary.js'
-import { formatCost, formatCount } from '../evaluate/summary.js'
 import { oneLineSafe } from '../internal/safe-text.js'
+import { formatCost, formatCount } from '../report/summary.js'
 import type { ComparisonFigures, EvaluationComparison, ReportComparison } from './compare-reports.js'
 import { type ComparedRun, type RunTotals, shortName } from './read-run.js'
 
@@ -119,7 +119,7 @@ function totalsText(run: ComparedRun): string {
     `${run.evaluations.length} evaluations`,
     `${formatCount(totals.judgeCalls)} judge calls (${formatCount(totals.cachedCalls)} cached)`,
     `${formatCount(tokens)} tokens`,
-    formatCost(totals.costUsd ?? undefined),
+    formatCost(totals.costUsd),
   ].join(' · ')
 }
 

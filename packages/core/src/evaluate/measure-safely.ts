@@ -1,7 +1,7 @@
 import { toJudgetreeError } from '../errors.js'
 import { describeValue } from '../internal/describe-value.js'
-import { measureTrials } from '../metric/trial-result.js'
 import type { TrialAggregate } from '../metric/options.js'
+import { measureTrials } from '../metric/trial-result.js'
 import type { Metric, MetricResult } from '../metric/types.js'
 import { NO_USAGE } from '../metric/usage.js'
 
