@@ -43,9 +43,28 @@ export interface TransportCompletion {
   readonly samples: readonly (TransportSample | Error)[]
   readonly promptTokens: number
   readonly completionTokens: number
+  /** Of `promptTokens`, those read from the server's prompt cache, when it says. */
+  readonly cachedPromptTokens?: number | undefined
+  /** Of `completionTokens`, those spent reasoning, when the server says. */
+  readonly reasoningTokens?: number | undefined
   readonly servedModel: string | undefined
+  /**
+   * Sampling settings the provider did not apply although they were sent (the AI SDK drops `temperature` for
+   * reasoning models and says so in its warnings), in the provider's words. The protocol warns once per model and
+   * setting and marks every result made that way.
+   */
+  readonly settingsIgnored?: readonly SettingIgnored[] | undefined
   /** The provider's words when it did not hold the answer to the JSON schema it was sent (it takes none). */
   readonly schemaIgnored?: string | undefined
+}
+
+/** A sampling setting a model may refuse or ignore: reasoning models take no `temperature` but 1, often no logprobs. */
+export type SamplingSetting = 'temperature' | 'logprobs' | 'n'
+
+/** A sampling setting that was sent and not applied, in the provider's words. */
+export interface SettingIgnored {
+  readonly setting: SamplingSetting
+  readonly detail: string
 }
 
 /** The warn-once latches in the transport's words: they name its options. */

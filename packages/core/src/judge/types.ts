@@ -10,6 +10,13 @@ export interface JudgeMessage {
 export interface JudgeUsage {
   readonly promptTokens: number
   readonly completionTokens: number
+  /**
+   * Of `promptTokens`, how many the server read from its prompt cache (priced at the model's cached-input price).
+   * @default 0 (absent when the server did not report it)
+   */
+  readonly cachedPromptTokens?: number | undefined
+  /** Of `completionTokens`, how many the model spent reasoning (billed as output, never shown). @default 0 */
+  readonly reasoningTokens?: number | undefined
   /** Cost in USD; undefined when the model's price is unknown. */
   readonly costUsd: number | undefined
 }
