@@ -42,6 +42,8 @@ describe('package entries', () => {
       'requestsPerMinuteSchema',
       'resultPicture',
       'retryAfterOf',
+      'scoreMove',
+      'scoreText',
       'scrubSecrets',
       'scrubTokens',
       'scrubValue',

@@ -59,6 +59,8 @@ export {
   toRecord,
 } from './report/record.js'
 export type { AssertionRecord, RunnerReport, RunnerRun, RunnerTest } from './report/run.js'
+// For the baseline check: how a score moved between two runs, worded as `judgetree compare` words it.
+export { scoreMove, scoreText } from './report/score-move.js'
 // For report writers: one footer for every run, and the numbers as every report writes them.
 export { plural, type RateLimitSummary, type RunSummary, renderFooter } from './report/summary.js'
 export { renderMarkdown } from './report/surfaces/markdown.js'

@@ -1,6 +1,7 @@
 // A comparison as the terminal shows it, and as `judgetree compare --json` prints it.
 import { formatStatistic } from '../calibrate/summary.js'
 import { oneLineSafe } from '../internal/safe-text.js'
+import { scoreMove } from '../report/score-move.js'
 import { formatCost, formatCount } from '../report/summary.js'
 import type { ComparisonFigures, EvaluationComparison, ReportComparison } from './compare-reports.js'
 import { type ComparedRun, type RunTotals, shortName } from './read-run.js'
@@ -96,18 +97,7 @@ function symbolOf(evaluation: EvaluationComparison): string {
 
 /** `0.9 → 0.6 (−0.3), now fails`; `0.5 → error`. */
 function changeText({ before, after, scoreChange, flip }: EvaluationComparison): string {
-  const delta = scoreChange === null ? '' : ` (${signed(scoreChange)})`
-  const moved = `${scoreText(before.score)} → ${scoreText(after.score)}${delta}`
-  return flip === 'to-fail' ? `${moved}, now fails` : flip === 'to-pass' ? `${moved}, now passes` : moved
-}
-
-function scoreText(score: number | null): string {
-  return score === null ? 'error' : String(Math.round(score * 1000) / 1000)
-}
-
-function signed(change: number): string {
-  const rounded = Math.round(change * 1000) / 1000
-  return rounded > 0 ? `+${rounded}` : rounded < 0 ? `−${-rounded}` : '±0'
+  return scoreMove(before.score, after.score, scoreChange, flip)
 }
 
 /** `40 judge calls (12 cached) · 12,345 tokens · $0.0123`, or that the source does not record them. */

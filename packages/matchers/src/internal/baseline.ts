@@ -1,5 +1,6 @@
 // Baselines: a saved run's scores, and how this run's compare with them. Pure functions of data; baseline-file.ts
 // reads the file and publish-baseline.ts writes it.
+import { scoreMove, scoreText } from '@judgetree/core/runtime'
 import type { JudgetreeReport } from './run-report.js'
 
 /** Where an evaluation is: its test, which of the test's assertions, and the metric it asserted. */
@@ -320,18 +321,6 @@ export function describeChange(change: BaselineChange): string {
   const { before, after } = change
   if (before === null) return `new, ${scoreText(after?.score ?? null)}`
   if (after === null) return `missing from this run (was ${scoreText(before.score)})`
-  const delta = change.scoreChange === null ? '' : ` (${signed(change.scoreChange)})`
-  const moved = `${scoreText(before.score)} → ${scoreText(after.score)}${delta}`
-  if (change.status === 'new-failure') return `${moved}, now fails`
-  if (change.status === 'new-pass') return `${moved}, now passes`
-  return moved
-}
-
-function scoreText(score: number | null): string {
-  return score === null ? 'error' : String(Math.round(score * 1000) / 1000)
-}
-
-function signed(change: number): string {
-  const rounded = Math.round(change * 1000) / 1000
-  return rounded > 0 ? `+${rounded}` : rounded < 0 ? `−${-rounded}` : '±0'
+  const flip = change.status === 'new-failure' ? 'to-fail' : change.status === 'new-pass' ? 'to-pass' : null
+  return scoreMove(before.score, after.score, change.scoreChange, flip)
 }
