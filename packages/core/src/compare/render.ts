@@ -1,7 +1,7 @@
 // A comparison as the terminal shows it, and as `judgetree compare --json` prints it.
 import { formatStatistic } from '../calibrate/summary.js'
 import { oneLineSafe } from '../internal/safe-text.js'
-import { formatCost, formatCount } from '../report/summary.js'
+import { formatCost, formatCount, formatTokenDetails } from '../report/summary.js'
 import type { ComparisonFigures, EvaluationComparison, ReportComparison } from './compare-reports.js'
 import { type ComparedRun, type RunTotals, shortName } from './read-run.js'
 
@@ -118,7 +118,7 @@ function totalsText(run: ComparedRun): string {
   return [
     `${run.evaluations.length} evaluations`,
     `${formatCount(totals.judgeCalls)} judge calls (${formatCount(totals.cachedCalls)} cached)`,
-    `${formatCount(tokens)} tokens`,
+    `${formatCount(tokens)} tokens${formatTokenDetails(totals)}`,
     formatCost(totals.costUsd),
   ].join(' · ')
 }
