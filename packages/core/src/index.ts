@@ -92,7 +92,13 @@ export {
 export { type EvaluateOptions, type Evaluation, type EvaluationMetric, evaluate } from './evaluate/evaluate.js'
 export type { EvaluationProgress, OutputStream } from './evaluate/progress-bar.js'
 export { OpenAIJudge, type OpenAIJudgeOptions } from './judge/openai-judge.js'
-export { costOf, DEFAULT_MODEL_PRICES, type ModelPrice, registerModelPrices } from './judge/pricing.js'
+export {
+  costOf,
+  DEFAULT_MODEL_PRICES,
+  type ModelPrice,
+  PRICES_CHECKED,
+  registerModelPrices,
+} from './judge/pricing.js'
 export type {
   JudgeMessage,
   JudgeModel,

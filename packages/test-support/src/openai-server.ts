@@ -40,7 +40,12 @@ export interface ScriptedReply {
   finishReason?: 'stop' | 'length' | 'content_filter'
   refusal?: string
   logprobs?: { token: string; logprob: number; top: Record<string, number> }[]
-  usage?: { promptTokens: number; completionTokens: number }
+  /**
+   * Token counts; `completionTokens` and `reasoningTokens` are per choice. `cachedTokens` (of the prompt) and
+   * `reasoningTokens` (of the completion) are sent as `prompt_tokens_details.cached_tokens` and
+   * `completion_tokens_details.reasoning_tokens`, as reasoning models report them; left out, the details are too.
+   */
+  usage?: { promptTokens: number; completionTokens: number; cachedTokens?: number; reasoningTokens?: number }
   emptyChoices?: boolean
   /**
    * One choice per entry, for a request with `n`: each entry's `json` (or `content`) and `logprobs` replace the
@@ -213,6 +218,10 @@ function completion(request: RecordedRequest, reply: ScriptedReply): unknown {
       prompt_tokens: usage.promptTokens,
       completion_tokens: usage.completionTokens * choices.length,
       total_tokens: usage.promptTokens + usage.completionTokens * choices.length,
+      ...(usage.cachedTokens === undefined ? {} : { prompt_tokens_details: { cached_tokens: usage.cachedTokens } }),
+      ...(usage.reasoningTokens === undefined
+        ? {}
+        : { completion_tokens_details: { reasoning_tokens: usage.reasoningTokens * choices.length } }),
     },
   }
 }

@@ -1,5 +1,5 @@
 import { oneLineSafe, terminalSafe } from '../internal/safe-text.js'
-import { formatCost, formatCount } from '../report/summary.js'
+import { formatCost, formatCount, formatTokenDetails } from '../report/summary.js'
 import { formatScore } from '../trace/render.js'
 import type { Calibration, CalibrationDisagreement } from './calibrate.js'
 
@@ -72,7 +72,7 @@ export function renderCalibration(calibration: Calibration<unknown>): string {
     '',
     `judgetree calibration: ${formatCount(calibration.cases)} cases, ${formatCount(calibration.measured)} measured, ` +
       `${formatCount(calibration.errored)} errored · ${formatCount(usage.judgeCalls)} judge calls ` +
-      `(${formatCount(usage.cachedCalls)} cached) · ${formatCount(usage.promptTokens + usage.completionTokens)} tokens · ` +
+      `(${formatCount(usage.cachedCalls)} cached) · ${formatCount(usage.promptTokens + usage.completionTokens)} tokens${formatTokenDetails(usage)} · ` +
       formatCost(usage.costUsd),
   )
   return terminalSafe(lines.join('\n'))

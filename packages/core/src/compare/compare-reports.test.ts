@@ -182,6 +182,31 @@ describe('compareReports', () => {
     ])
   })
 
+  test("sums and shows each run's cached prompt and reasoning tokens, shard by shard, where its reports have them", () => {
+    const before = report('tokens-before.json', [{ test: 'one', score: 0.9 }])
+    report('tokens-sharded/report.shard-1-of-2.json', [{ test: 'one', score: 0.9 }], {
+      cachedPromptTokens: 600,
+      reasoningTokens: 150,
+    })
+    // A shard whose judge reported no reasoning tokens counts none.
+    report('tokens-sharded/report.shard-2-of-2.json', [{ test: 'two', score: 0.2 }], { cachedPromptTokens: 500 })
+    const comparison = compareReports(before, join(scratch, 'tokens-sharded'))
+
+    expect(comparison.before.totals).not.toHaveProperty('cachedPromptTokens')
+    expect(comparison.after.totals).toMatchObject({
+      promptTokens: 2000,
+      cachedPromptTokens: 1100,
+      reasoningTokens: 150,
+    })
+    const totalsLines = rendered(comparison)
+      .split('\n')
+      .filter((line) => /^\s*(before|after):/.test(line))
+    expect(totalsLines).toEqual([
+      '  before: 1 evaluations · 10 judge calls (2 cached) · 1,200 tokens · $0.0100',
+      '  after:  2 evaluations · 20 judge calls (4 cached) · 2,400 tokens (1,100 cached input, 150 reasoning) · $0.0200',
+    ])
+  })
+
   test('says which file is wrong and how', () => {
     const notJson = join(scratch, 'broken.json')
     writeFileSync(notJson, '{"tests": [')

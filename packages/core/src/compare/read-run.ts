@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { z } from 'zod'
 import { ConfigurationError } from '../errors.js'
+import { addDetail, tokenDetails } from '../judge/tokens.js'
 
 /** A DAG judgement's outcome in one evaluation: its verdict (`true`, `false`, a choice), `not reached` or `failed`. */
 export type NodeOutcome = string
@@ -31,6 +32,10 @@ export interface RunTotals {
   readonly cachedCalls: number
   readonly promptTokens: number
   readonly completionTokens: number
+  /** Of `promptTokens`, those read from the provider's prompt cache; present where the report records them. */
+  readonly cachedPromptTokens?: number | undefined
+  /** Of `completionTokens`, those spent reasoning; present where the report records them. */
+  readonly reasoningTokens?: number | undefined
   /** USD over the calls with a known price; null when none had one. */
   readonly costUsd: number | null
 }
@@ -65,6 +70,8 @@ const totals = z.looseObject({
   cachedCalls: z.number(),
   promptTokens: z.number(),
   completionTokens: z.number(),
+  cachedPromptTokens: z.number().optional(),
+  reasoningTokens: z.number().optional(),
   costUsd: z.number().nullish(),
 })
 const runnerReport = z.looseObject({
@@ -277,17 +284,29 @@ function sumTotals(parsed: readonly Parsed[]): RunTotals | null {
   let sum: RunTotals | null = null
   for (const entry of parsed) {
     if (entry.kind === 'baseline') return null
-    const { judgeCalls, cachedCalls, promptTokens, completionTokens, costUsd } = entry.value.summary
-    const cost = costUsd ?? null
+    const { judgeCalls, cachedCalls, promptTokens, completionTokens, cachedPromptTokens, reasoningTokens } =
+      entry.value.summary
+    const own: RunTotals = {
+      judgeCalls,
+      cachedCalls,
+      promptTokens,
+      completionTokens,
+      ...tokenDetails(cachedPromptTokens, reasoningTokens),
+      costUsd: entry.value.summary.costUsd ?? null,
+    }
     sum =
       sum === null
-        ? { judgeCalls, cachedCalls, promptTokens, completionTokens, costUsd: cost }
+        ? own
         : {
             judgeCalls: sum.judgeCalls + judgeCalls,
             cachedCalls: sum.cachedCalls + cachedCalls,
             promptTokens: sum.promptTokens + promptTokens,
             completionTokens: sum.completionTokens + completionTokens,
-            costUsd: sum.costUsd === null && cost === null ? null : (sum.costUsd ?? 0) + (cost ?? 0),
+            ...tokenDetails(
+              addDetail(sum.cachedPromptTokens, cachedPromptTokens),
+              addDetail(sum.reasoningTokens, reasoningTokens),
+            ),
+            costUsd: sum.costUsd === null && own.costUsd === null ? null : (sum.costUsd ?? 0) + (own.costUsd ?? 0),
           }
   }
   return sum

@@ -2,7 +2,7 @@
 import { formatStatistic } from '../calibrate/summary.js'
 import { oneLineSafe } from '../internal/safe-text.js'
 import { scoreMove } from '../report/score-move.js'
-import { formatCost, formatCount } from '../report/summary.js'
+import { formatCost, formatCount, formatTokenDetails } from '../report/summary.js'
 import type { ComparisonFigures, EvaluationComparison, ReportComparison } from './compare-reports.js'
 import { type ComparedRun, type RunTotals, shortName } from './read-run.js'
 
@@ -108,7 +108,7 @@ function totalsText(run: ComparedRun): string {
   return [
     `${run.evaluations.length} evaluations`,
     `${formatCount(totals.judgeCalls)} judge calls (${formatCount(totals.cachedCalls)} cached)`,
-    `${formatCount(tokens)} tokens`,
+    `${formatCount(tokens)} tokens${formatTokenDetails(totals)}`,
     formatCost(totals.costUsd),
   ].join(' · ')
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { addUsage, NO_USAGE, usageOf } from '../metric/usage.js'
 import { type EvaluationSummary, formatCost, formatCount, renderFooter } from '../report/summary.js'
 
 const summary: EvaluationSummary = {
@@ -60,5 +61,53 @@ describe('evaluation summary line', () => {
     expect(renderFooter({ ...summary, skipped: 2, costUsd: undefined, unpricedEvaluations: 3 })).toMatch(
       /, 1 errored, 2 skipped · .* · cost unknown$/,
     )
+  })
+
+  it("adds the tokens a reasoning model reported, only where there are some, so other runs' lines are unchanged", () => {
+    expect(renderFooter({ ...summary, cachedPromptTokens: 8_000, reasoningTokens: 1_234 })).toBe(
+      'judgetree: 12 evaluations, 10 passed, 1 failed, 1 errored · 37 judge calls (5 cached) · 12345 tokens (8,000 cached input, 1,234 reasoning) · $0.0123',
+    )
+    expect(renderFooter({ ...summary, cachedPromptTokens: 0, reasoningTokens: 78 })).toMatch(
+      / · 12345 tokens \(78 reasoning\) · \$0\.0123$/,
+    )
+    expect(renderFooter({ ...summary, cachedPromptTokens: 0, reasoningTokens: 0 })).toBe(renderFooter(summary))
+  })
+})
+
+describe('usage sums', () => {
+  const reported = { judgeCalls: 1, cachedCalls: 0, promptTokens: 100, completionTokens: 50, costUsd: 0.001 }
+
+  it('sums cached prompt and reasoning tokens where a call reported them, and leaves them out where none did', () => {
+    const withDetails = { ...reported, cachedPromptTokens: 60, reasoningTokens: 40 }
+
+    expect(addUsage(withDetails, reported)).toEqual({
+      judgeCalls: 2,
+      cachedCalls: 0,
+      promptTokens: 200,
+      completionTokens: 100,
+      cachedPromptTokens: 60,
+      reasoningTokens: 40,
+      costUsd: 0.002,
+    })
+    expect(addUsage(addUsage(NO_USAGE, withDetails), withDetails)).toMatchObject({
+      cachedPromptTokens: 120,
+      reasoningTokens: 80,
+    })
+    expect(Object.keys(addUsage(reported, reported))).not.toContain('cachedPromptTokens')
+    expect(Object.keys(addUsage(reported, reported))).not.toContain('reasoningTokens')
+  })
+
+  it('takes the details from a judge answer, and bills none for an answer from the cache', () => {
+    const usage = {
+      promptTokens: 100,
+      completionTokens: 50,
+      cachedPromptTokens: 60,
+      reasoningTokens: 40,
+      costUsd: 0.001,
+    }
+    const answer = { value: {}, usage, cached: false }
+
+    expect(usageOf(answer)).toEqual({ judgeCalls: 1, cachedCalls: 0, ...usage })
+    expect(usageOf({ ...answer, cached: true })).toEqual({ ...NO_USAGE, judgeCalls: 1, cachedCalls: 1 })
   })
 })

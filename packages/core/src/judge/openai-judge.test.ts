@@ -529,6 +529,77 @@ describe('OpenAIJudge logprobs and cost', () => {
     expect(unknown.usage.costUsd).toBeUndefined()
     expect(priced.usage.costUsd).toBe(15 / 1e6)
   })
+
+  it('reads cached prompt and reasoning tokens from the usage details, pricing cached input at its own price', async () => {
+    server.respondWith(() => ({
+      ...jsonReply(yes),
+      usage: { promptTokens: 10_000, cachedTokens: 8_000, completionTokens: 700, reasoningTokens: 600 },
+    }))
+
+    const response = await judge({ model: 'gpt-6-luna' }).generate(ask())
+
+    // gpt-6-luna per 1M tokens: $0.10 input, $0.01 cached input, $0.50 output (reasoning included).
+    // 2,000 × 0.10 + 8,000 × 0.01 + 700 × 0.50 = 200 + 80 + 350 = 630 micro-USD.
+    expect(response.usage).toEqual({
+      promptTokens: 10_000,
+      completionTokens: 700,
+      cachedPromptTokens: 8_000,
+      reasoningTokens: 600,
+      costUsd: expect.closeTo(0.00063, 12),
+    })
+  })
+
+  it('sums the details over a re-ask, and shares them between the samples of one call', async () => {
+    server.respondWith(({ index }) =>
+      index === 0
+        ? { content: 'Yes.', usage: { promptTokens: 100, cachedTokens: 60, completionTokens: 9, reasoningTokens: 8 } }
+        : { ...jsonReply(yes), usage: { promptTokens: 120, completionTokens: 20 } },
+    )
+    const reasked = await judge({ model: 'gpt-6-luna' }).generate(ask())
+    expect(reasked.usage).toMatchObject({
+      promptTokens: 220,
+      completionTokens: 29,
+      cachedPromptTokens: 60,
+      reasoningTokens: 8,
+    })
+    expect(reasked.usage.costUsd).toBeCloseTo((160 * 0.1 + 60 * 0.01 + 29 * 0.5) / 1e6, 12)
+
+    server.respondWith(() => ({
+      samples: [{ json: yes }, { json: yes }, { json: yes }],
+      usage: { promptTokens: 900, cachedTokens: 600, completionTokens: 10, reasoningTokens: 7 },
+    }))
+    const samples = await judge({ model: 'gpt-6-luna' }).generateSamples(ask(), 3)
+    expect(samples.map(({ usage }) => [usage.promptTokens, usage.cachedPromptTokens, usage.reasoningTokens])).toEqual([
+      [900, 600, 7],
+      [0, 0, 7],
+      [0, 0, 7],
+    ])
+    const total = samples.reduce((sum, { usage }) => sum + (usage.costUsd ?? Number.NaN), 0)
+    expect(total).toBeCloseTo((300 * 0.1 + 600 * 0.01 + 30 * 0.5) / 1e6, 12)
+  })
+
+  it('reports no details for a server that sends none, or sends them malformed', async () => {
+    server.respondWith(() => ({
+      rawBody: JSON.stringify({
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        created: 0,
+        model: 'gpt-6-luna',
+        choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify(yes) }, finish_reason: 'stop' }],
+        usage: {
+          prompt_tokens: 10,
+          completion_tokens: 5,
+          total_tokens: 15,
+          prompt_tokens_details: { cached_tokens: null },
+          completion_tokens_details: { reasoning_tokens: -3 },
+        },
+      }),
+    }))
+
+    const response = await judge({ model: 'gpt-6-luna' }).generate(ask())
+
+    expect(response.usage).toEqual({ promptTokens: 10, completionTokens: 5, costUsd: (10 * 0.1 + 5 * 0.5) / 1e6 })
+  })
 })
 
 describe('OpenAIJudge secrets', () => {

@@ -211,6 +211,8 @@ function openAITransport(options: OpenAIJudgeOptions): JudgeTransport {
         samples: Array.from({ length: call.n }, (_, index) => sampleOf(completion, index, call)),
         promptTokens: completion.usage?.prompt_tokens ?? 0,
         completionTokens: completion.usage?.completion_tokens ?? 0,
+        cachedPromptTokens: completion.usage?.prompt_tokens_details?.cached_tokens,
+        reasoningTokens: completion.usage?.completion_tokens_details?.reasoning_tokens,
         servedModel: completion.model ?? name,
       }
     },

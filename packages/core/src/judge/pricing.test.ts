@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ConfigurationError } from '../errors.js'
-import { costOf, DEFAULT_MODEL_PRICES, registerModelPrices } from './pricing.js'
+import { costOf, DEFAULT_MODEL_PRICES, PRICES_CHECKED, registerModelPrices } from './pricing.js'
 
 describe('costOf', () => {
   it('prices a known model per million tokens', () => {
@@ -57,5 +57,52 @@ describe('costOf', () => {
     expect(register).toThrow(ConfigurationError)
     expect(register).toThrow(/"bad-model-z".inputPerMillion[\s\S]*"bad-model-z".outputPerMillion/)
     expect(costOf('good-model-y', 1_000_000, 0)).toBeUndefined()
+  })
+
+  it('prices cached prompt tokens at the cached-input price, and the rest of the prompt at the input price', () => {
+    // gpt-6-luna: $0.10 input, $0.01 cached input, $0.50 output per 1M tokens.
+    // 600,000 uncached × 0.10 + 400,000 cached × 0.01 + 200,000 output × 0.50 = 60,000 + 4,000 + 100,000 micro-USD.
+    expect(costOf('gpt-6-luna', 1_000_000, 200_000, undefined, 400_000)).toBeCloseTo(0.164, 12)
+    expect(costOf('gpt-6-luna', 1_000_000, 200_000)).toBeCloseTo(0.2, 12)
+    // Reasoning tokens are part of the completion tokens and cost the output price: nothing to pass.
+    expect(costOf('gpt-6-luna-2026-09-22', 0, 1_000_000, undefined, 0)).toBe(0.5)
+  })
+
+  it('bills cached tokens as input for a model without a cached price, and never more cached than prompt tokens', () => {
+    expect(costOf('gpt-4o', 1_000_000, 0, undefined, 1_000_000)).toBe(2.5)
+    expect(costOf('gpt-4.1', 1_000, 0, undefined, 5_000)).toBe(costOf('gpt-4.1', 1_000, 0, undefined, 1_000))
+    expect(costOf('gpt-4.1', 1_000, 0, undefined, -5)).toBe(costOf('gpt-4.1', 1_000, 0))
+  })
+
+  it('covers the current families with the prices their sources state, dated, and leaves the rest unpriced', () => {
+    expect(PRICES_CHECKED).toMatch(/^\d{4}-\d{2}-\d{2}$/)
+    expect(DEFAULT_MODEL_PRICES['gpt-6-luna']).toEqual({
+      inputPerMillion: 0.1,
+      cachedInputPerMillion: 0.01,
+      outputPerMillion: 0.5,
+    })
+    expect(DEFAULT_MODEL_PRICES['gpt-6-sol']).toEqual({
+      inputPerMillion: 2,
+      cachedInputPerMillion: 0.2,
+      outputPerMillion: 10,
+    })
+    expect(costOf('gpt-6.1-sol', 1_000_000, 0, undefined, 1_000_000)).toBe(0.1)
+    expect(costOf('gpt-5.1-2025-11-13', 0, 1_000_000)).toBe(10)
+    // Not in any source read: no price rather than a guess.
+    expect(costOf('gpt-5.6-sol', 1_000, 500)).toBeUndefined()
+    expect(costOf('gpt-6-terra', 1_000, 500)).toBeUndefined()
+    expect(costOf('gpt-7-luna', 1_000, 500)).toBeUndefined()
+  })
+
+  it('registers a cached-input price, and rejects a malformed one naming it', () => {
+    registerModelPrices({ 'cached-model-w': { inputPerMillion: 4, cachedInputPerMillion: 1, outputPerMillion: 0 } })
+    expect(costOf('cached-model-w', 1_000_000, 0, undefined, 500_000)).toBe(2.5)
+
+    const register = () =>
+      registerModelPrices({
+        'cached-model-v': { inputPerMillion: 1, outputPerMillion: 1, cachedInputPerMillion: -0.1 },
+      })
+    expect(register).toThrow(/"cached-model-v".cachedInputPerMillion must be a number of USD from 0 and up/)
+    expect(costOf('cached-model-v', 1_000_000, 0)).toBeUndefined()
   })
 })

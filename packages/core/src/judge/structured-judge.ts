@@ -9,6 +9,7 @@ import { distributionOf } from './distribution.js'
 import { callError, type FailureAdvice, type TransportFailure } from './failures.js'
 import { judgeJsonSchema } from './json-schema.js'
 import { costOf, type ModelPrice } from './pricing.js'
+import { addTokens, shareOf, type Tokens, tokensOf } from './tokens.js'
 import type { JudgeMessage, JudgeModel, JudgeRequest, JudgeResponse, TokenLogprob } from './types.js'
 
 /** One request as the protocol hands it to a transport. */
@@ -189,10 +190,9 @@ export class StructuredJudge implements JudgeModel {
       value = second.value
     }
     // A re-ask costs both calls.
-    const promptTokens = first.completion.promptTokens + (final === first ? 0 : final.completion.promptTokens)
-    const completionTokens =
-      first.completion.completionTokens + (final === first ? 0 : final.completion.completionTokens)
-    return this.#response(request, final, finalSample, finalText, value, promptTokens, completionTokens, {
+    const tokens =
+      final === first ? tokensOf(first.completion) : addTokens(tokensOf(first.completion), tokensOf(final.completion))
+    return this.#response(request, final, finalSample, finalText, value, tokens, {
       unenforced: first.unenforced ?? final.unenforced,
     })
   }
@@ -200,8 +200,8 @@ export class StructuredJudge implements JudgeModel {
   /**
    * Asks for `count` samples of one request in one call (`n`), so the prompt is paid once: trials use it. A sample
    * that cannot be used (invalid JSON, a refusal) and samples a server did not return (some compatible servers
-   * ignore `n`) are asked for alone, with the usual re-ask. The first sample carries the prompt tokens; completion
-   * tokens and their cost are shared evenly.
+   * ignore `n`) are asked for alone, with the usual re-ask. The first sample carries the prompt tokens (and the cached
+   * ones); completion tokens (and the reasoning ones) and their cost are shared evenly.
    */
   protected async samplesThroughN<T>(request: JudgeRequest<T>, count: number): Promise<readonly JudgeResponse<T>[]> {
     if (!(Number.isInteger(count) && count >= 1)) {
@@ -213,40 +213,23 @@ export class StructuredJudge implements JudgeModel {
     if (request.signal?.aborted) throw new MeasurementAbortedError(request.signal.reason)
     const asked = await this.#ask(request, [], count)
     const { completion } = asked
-    const share = (total: number, position: number) => Math.floor(total / count) + (position < total % count ? 1 : 0)
     const samples = Array.from({ length: count }, async (_, position): Promise<JudgeResponse<T>> => {
       const sample = completion.samples[position]
       const text = sample === undefined || sample instanceof Error ? undefined : asked.scrub(sample.text)
       const answer = text === undefined ? undefined : parseJudgeAnswer(text, request.schema)
-      const promptTokens = position === 0 ? completion.promptTokens : 0
-      const completionTokens = share(completion.completionTokens, position)
+      const tokens = shareOf(tokensOf(completion), position, count)
       if (text === undefined || answer === undefined || !answer.ok) {
         // Asked for alone, with the usual re-ask: it then made a call of its own, and still carries its share.
         const again = await this.generate(request)
-        const costUsd = this.#cost(completion.servedModel, promptTokens, completionTokens)
-        const usage = again.usage
-        return {
-          ...again,
-          usage: {
-            promptTokens: usage.promptTokens + promptTokens,
-            completionTokens: usage.completionTokens + completionTokens,
-            costUsd: usage.costUsd === undefined || costUsd === undefined ? undefined : usage.costUsd + costUsd,
-          },
-        }
+        const costUsd = this.#cost(completion.servedModel, tokens)
+        const { costUsd: againCost, ...againTokens } = again.usage
+        const sum = againCost === undefined || costUsd === undefined ? undefined : againCost + costUsd
+        return { ...again, usage: { ...addTokens(againTokens, tokens), costUsd: sum } }
       }
-      return this.#response(
-        request,
-        asked,
-        sample as TransportSample,
-        text,
-        answer.value,
-        promptTokens,
-        completionTokens,
-        {
-          unenforced: asked.unenforced,
-          extraSample: position > 0,
-        },
-      )
+      return this.#response(request, asked, sample as TransportSample, text, answer.value, tokens, {
+        unenforced: asked.unenforced,
+        extraSample: position > 0,
+      })
     })
     return Promise.all(samples)
   }
@@ -257,8 +240,7 @@ export class StructuredJudge implements JudgeModel {
     sample: TransportSample,
     text: string,
     value: T,
-    promptTokens: number,
-    completionTokens: number,
+    tokens: Tokens,
     marks: { readonly unenforced: string | undefined; readonly extraSample?: boolean },
   ): JudgeResponse<T> {
     // Tokens reach results and cache files; a key can be split across several of them.
@@ -268,11 +250,7 @@ export class StructuredJudge implements JudgeModel {
     return {
       // The raw text is scrubbed before parsing, but escapes (`\u0073k-…`) decode into the key only when parsed.
       value: scrubValue(value, asked.secrets),
-      usage: {
-        promptTokens,
-        completionTokens,
-        costUsd: this.#cost(asked.completion.servedModel, promptTokens, completionTokens),
-      },
+      usage: { ...tokens, costUsd: this.#cost(asked.completion.servedModel, tokens) },
       logprobs,
       cached: false,
       rawText: text,
@@ -283,13 +261,12 @@ export class StructuredJudge implements JudgeModel {
     }
   }
 
-  /** Cost by the judge's name, then by the model the server says it served. */
-  #cost(servedModel: string | undefined, promptTokens: number, completionTokens: number): number | undefined {
+  /** Cost by the judge's name, then by the model the server says it served; cached prompt tokens at their price. */
+  #cost(servedModel: string | undefined, tokens: Tokens): number | undefined {
     const pricing = this.#transport.pricing
-    return (
-      costOf(this.name, promptTokens, completionTokens, pricing) ??
-      (servedModel === undefined ? undefined : costOf(servedModel, promptTokens, completionTokens, pricing))
-    )
+    const price = (model: string) =>
+      costOf(model, tokens.promptTokens, tokens.completionTokens, pricing, tokens.cachedPromptTokens ?? 0)
+    return price(this.name) ?? (servedModel === undefined ? undefined : price(servedModel))
   }
 
   #logprobsUnavailable(sample: TransportSample, logprobs: readonly TokenLogprob[] | undefined): string | undefined {

@@ -11,6 +11,16 @@ export interface MetricUsage {
   readonly cachedCalls: number
   readonly promptTokens: number
   readonly completionTokens: number
+  /**
+   * Of `promptTokens`, those the provider read from its prompt cache and billed at the cached-input price; present
+   * when a judge call reported the count (OpenAI's `prompt_tokens_details.cached_tokens`). Not judgetree's cache.
+   */
+  readonly cachedPromptTokens?: number | undefined
+  /**
+   * Of `completionTokens`, those a reasoning model spent thinking (billed as output, never shown); present when a
+   * judge call reported the count (OpenAI's `completion_tokens_details.reasoning_tokens`).
+   */
+  readonly reasoningTokens?: number | undefined
   /** USD; undefined when any call's price was unknown. */
   readonly costUsd: number | undefined
 }

@@ -1,3 +1,4 @@
+import { addDetail, tokenDetails } from '../judge/tokens.js'
 import type { JudgeResponse } from '../judge/types.js'
 import type { MetricUsage } from './types.js'
 
@@ -10,13 +11,20 @@ export const NO_USAGE: MetricUsage = Object.freeze({
   costUsd: 0,
 })
 
-/** Adds usages; the cost becomes undefined as soon as one part's cost is unknown. */
+/**
+ * Adds usages; the cost becomes undefined as soon as one part's cost is unknown. A token detail (cached prompt,
+ * reasoning) is there when either part has it.
+ */
 export function addUsage(a: MetricUsage, b: MetricUsage): MetricUsage {
   return {
     judgeCalls: a.judgeCalls + b.judgeCalls,
     cachedCalls: a.cachedCalls + b.cachedCalls,
     promptTokens: a.promptTokens + b.promptTokens,
     completionTokens: a.completionTokens + b.completionTokens,
+    ...tokenDetails(
+      addDetail(a.cachedPromptTokens, b.cachedPromptTokens),
+      addDetail(a.reasoningTokens, b.reasoningTokens),
+    ),
     costUsd: a.costUsd === undefined || b.costUsd === undefined ? undefined : a.costUsd + b.costUsd,
   }
 }
@@ -30,6 +38,7 @@ export function usageOf(response: JudgeResponse<unknown>): MetricUsage {
     cachedCalls: 0,
     promptTokens: response.usage.promptTokens,
     completionTokens: response.usage.completionTokens,
+    ...tokenDetails(response.usage.cachedPromptTokens, response.usage.reasoningTokens),
     costUsd: response.usage.costUsd,
   }
 }

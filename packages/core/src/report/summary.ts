@@ -35,6 +35,10 @@ export interface RunSummary {
   readonly cachedCalls: number
   readonly promptTokens: number
   readonly completionTokens: number
+  /** Of `promptTokens`, those read from the provider's prompt cache; present when a judge call reported them. */
+  readonly cachedPromptTokens?: number | undefined
+  /** Of `completionTokens`, those a reasoning model spent thinking; present when a judge call reported them. */
+  readonly reasoningTokens?: number | undefined
   /** USD; unknown (`null`, or undefined in evaluate()'s returned summary) as described by each run's summary. */
   readonly costUsd: number | null | undefined
   /** Evaluations whose cost is unknown (a judge model without a price). */
@@ -117,7 +121,8 @@ export function summarise(
 
 /**
  * The closing line of every run (the Vitest and Jest reporters, evaluate()), e.g. `judgetree: 3 evaluations,
- * 2 passed, 1 failed, 0 errored · 7 judge calls (0 cached) · 1234 tokens · $0.0012`. Evaluations that failed
+ * 2 passed, 1 failed, 0 errored · 7 judge calls (0 cached) · 1234 tokens · $0.0012`, with the tokens' details when
+ * a reasoning model reported some (`1234 tokens (200 cached input, 300 reasoning)`). Evaluations that failed
  * under `.not` are named (`1 failed (1 expected by .not)`), skipped pairs counted (`, 3 skipped`), unpriced
  * evaluations added to a known cost (`$0.0012 (+ 1 evaluation unpriced)`), and 429s said once. The line is for
  * people; programs read the summary.
@@ -127,7 +132,7 @@ export function renderFooter(summary: RunSummary): string {
   const failed = expected > 0 ? `${summary.failed} failed (${expected} expected by .not)` : `${summary.failed} failed`
   const skipped = (summary.skipped ?? 0) > 0 ? `, ${summary.skipped} skipped` : ''
   const calls = plural(summary.judgeCalls, 'judge call')
-  const tokens = plural(summary.promptTokens + summary.completionTokens, 'token')
+  const tokens = plural(summary.promptTokens + summary.completionTokens, 'token') + formatTokenDetails(summary)
   return (
     `judgetree: ${plural(summary.evaluations, 'evaluation')}, ${summary.passed} passed, ${failed}, ` +
     `${summary.errored} errored${skipped} · ${calls} (${summary.cachedCalls} cached) · ${tokens} · ` +
@@ -152,6 +157,21 @@ export function formatCost(costUsd: number | null | undefined): string {
 /** `12,345`, the same on every machine whatever its locale: for tables and progress, where columns line up. */
 export function formatCount(count: number): string {
   return String(Math.round(count)).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+}
+
+/**
+ * ` (56 cached input, 78 reasoning)` after a token count: the prompt tokens read from the provider's prompt cache
+ * and the completion tokens spent reasoning, each only when there are some; empty for models that report neither.
+ */
+export function formatTokenDetails(usage: {
+  readonly cachedPromptTokens?: number | null | undefined
+  readonly reasoningTokens?: number | null | undefined
+}): string {
+  const details = [
+    (usage.cachedPromptTokens ?? 0) > 0 ? `${formatCount(usage.cachedPromptTokens ?? 0)} cached input` : '',
+    (usage.reasoningTokens ?? 0) > 0 ? `${formatCount(usage.reasoningTokens ?? 0)} reasoning` : '',
+  ].filter((detail) => detail !== '')
+  return details.length === 0 ? '' : ` (${details.join(', ')})`
 }
 
 /** `1 evaluation`, `3 evaluations`. */

@@ -105,6 +105,31 @@ describe('run summary', () => {
     })
   })
 
+  test('sums the cached prompt and reasoning tokens the judges reported, and the footer shows them', () => {
+    const reasoning = (cachedPromptTokens: number, reasoningTokens: number) =>
+      record({
+        usage: {
+          judgeCalls: 2,
+          cachedCalls: 0,
+          promptTokens: 500,
+          completionTokens: 100,
+          cachedPromptTokens,
+          reasoningTokens,
+          costUsd: 0.0001,
+        },
+      })
+    // The third record's judge reported nothing: it counts none.
+    const summary = summarize([reasoning(300, 80), reasoning(0, 20), failed])
+
+    expect(summary).toMatchObject({
+      promptTokens: 1400,
+      completionTokens: 434,
+      cachedPromptTokens: 300,
+      reasoningTokens: 100,
+    })
+    expect(renderSummaryText(summary)).toMatch(/ · 1834 tokens \(300 cached input, 100 reasoning\) · \$0\.0003$/)
+  })
+
   test('one metric over several test cases is one evaluation each; the deprecated names keep the same numbers', () => {
     // The same metric measuring three test cases, as a suite's `test.each` does: 3 evaluations of 1 metric.
     const report = buildReport('vitest', [

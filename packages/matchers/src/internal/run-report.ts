@@ -106,6 +106,11 @@ export function summarize(all: readonly JudgetreeRecord[]): JudgetreeRunSummary 
   const priced = records.filter((record) => record.usage.costUsd !== null)
   const sum = (pick: (record: JudgetreeRecord) => number): number =>
     records.reduce((total, record) => total + pick(record), 0)
+  // A token detail (cached prompt, reasoning) is summed when some judge call reported it, and left out otherwise.
+  const detail = (pick: (record: JudgetreeRecord) => number | undefined): number | undefined =>
+    records.some((record) => pick(record) !== undefined) ? sum((record) => pick(record) ?? 0) : undefined
+  const cachedPromptTokens = detail((record) => record.usage.cachedPromptTokens)
+  const reasoningTokens = detail((record) => record.usage.reasoningTokens)
   return {
     evaluations: records.length,
     metrics: records.length,
@@ -119,6 +124,8 @@ export function summarize(all: readonly JudgetreeRecord[]): JudgetreeRunSummary 
     cachedCalls: sum((record) => record.usage.cachedCalls),
     promptTokens: sum((record) => record.usage.promptTokens),
     completionTokens: sum((record) => record.usage.completionTokens),
+    ...(cachedPromptTokens === undefined ? {} : { cachedPromptTokens }),
+    ...(reasoningTokens === undefined ? {} : { reasoningTokens }),
     costUsd: priced.length === 0 && records.length > 0 ? null : priced.reduce((t, r) => t + (r.usage.costUsd ?? 0), 0),
     unpricedEvaluations: records.length - priced.length,
     unpricedMetrics: records.length - priced.length,

@@ -1,7 +1,7 @@
 import { formatScore, renderResult } from '../../trace/render.js'
 import { escapeMarkup as escapeHtml, svgElement } from '../picture.js'
 import type { EvaluationResult } from '../run.js'
-import { type EvaluationSummary, formatCost, formatCount } from '../summary.js'
+import { type EvaluationSummary, formatCost, formatCount, formatTokenDetails } from '../summary.js'
 import type { Surface } from '../surface.js'
 
 /** An SVG picture of a failure's walked DAG, by result; missing when the metric has no DAG or Graphviz is absent. */
@@ -44,7 +44,7 @@ export function renderEvaluationHtml(
     [formatCount(summary.failed), 'failed'],
     [formatCount(summary.errored), 'errored'],
     [`${formatCount(summary.judgeCalls)} (${formatCount(summary.cachedCalls)} cached)`, 'judge calls'],
-    [formatCount(summary.promptTokens + summary.completionTokens), 'tokens'],
+    [formatCount(summary.promptTokens + summary.completionTokens) + formatTokenDetails(summary), 'tokens'],
     [formatCost(summary.costUsd), 'cost'],
   ]
   const rows = summary.byMetric.map((metric) =>

@@ -4,7 +4,14 @@ import { oneLineSafe, terminalSafe } from '../../internal/safe-text.js'
 import { formatScore } from '../../trace/render.js'
 import { environmentProblems, failedEvaluations, failureLine, problemHeading, testTitle } from '../failures.js'
 import type { EvaluationResult, RunnerReport } from '../run.js'
-import { type EvaluationSummary, formatCost, formatCount, plural, renderFooter } from '../summary.js'
+import {
+  type EvaluationSummary,
+  formatCost,
+  formatCount,
+  formatTokenDetails,
+  plural,
+  renderFooter,
+} from '../summary.js'
 import type { Surface } from '../surface.js'
 
 /** What a run prints when it ends: the failures, the problems of the environment, the notes and the footer. */
@@ -53,7 +60,7 @@ export function renderEvaluationSummary(summary: EvaluationSummary, results: rea
     ...[measured, passed, failed, errored].map(formatCount),
     meanScore === undefined ? '–' : formatScore(meanScore),
     `${formatCount(usage.judgeCalls)} (${formatCount(usage.cachedCalls)} cached)`,
-    formatCount(usage.promptTokens + usage.completionTokens),
+    formatCount(usage.promptTokens + usage.completionTokens) + formatTokenDetails(usage),
     formatCost(usage.costUsd),
   ])
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)))
