@@ -11,6 +11,7 @@ describe('package entries', () => {
     }
     expect(Object.keys(runtime).sort()).toEqual([
       'ASSERTION_REJECTED',
+      'CallBudget',
       'DEFAULT_JUDGE_CALL_BUDGET_MS',
       'JudgeSecrets',
       'MAX_TIMER_MS',

@@ -24,6 +24,8 @@ export { type ScrubbableToken, type Secrets, scrubSecrets, scrubTokens, scrubVal
 export { writeFileAtomically } from './internal/write-file.js'
 // For judges outside core (such as @judgetree/ai-sdk, or yours): read answers and scrub secrets exactly as OpenAIJudge.
 export { answerExcerpt, type ParsedAnswer, parseJudgeAnswer, withSchemaInstruction } from './judge/answer.js'
+// For judge transports (@judgetree/ai-sdk, or yours): retries and a timeout for an SDK that leaves them to you.
+export { CallBudget, type CallBudgetOptions } from './judge/call-budget.js'
 // For test-runner integrations: their default test timeout outlasts a default judge's own timeout and retries.
 export { DEFAULT_JUDGE_CALL_BUDGET_MS } from './judge/default-timing.js'
 // For judge transports (@judgetree/ai-sdk, or yours): the protocol and what a transport needs to speak it.
@@ -33,6 +35,8 @@ export {
   createStructuredJudge,
   type JudgeTransport,
   type LatchWording,
+  type SamplingSetting,
+  type SettingIgnored,
   StructuredJudge,
   type TransportCall,
   type TransportCompletion,
