@@ -6,8 +6,11 @@ import {
   CallBudget,
   JudgeSecrets,
   type JudgeTransport,
+  promptSchemaWording,
+  refusalIn,
   retryAfterOf,
   StructuredJudge,
+  type TransportCall,
   type TransportFailure,
 } from '@judgetree/core/runtime'
 import {
@@ -74,15 +77,11 @@ export function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOp
     firstDelayMs: FIRST_RETRY_DELAY_MS,
     retryAfterMs: (error) => (APICallError.isInstance(error) ? retryAfterOf(error.responseHeaders) : undefined),
   })
-  if (budget.retriesCannotStart) {
-    warn(
-      `judgetree: ${where} has timeoutMs ${timeoutMs}, no longer than the first retry's wait ` +
-        `(${FIRST_RETRY_DELAY_MS} ms, the AI SDK's backoff): a failed call is never retried, since the retry would ` +
-        `start after the call was abandoned. Raise timeoutMs above ${FIRST_RETRY_DELAY_MS} ms, or pass maxRetries: 0.`,
-    )
-  }
+  const noRetry = budget.noRetryWarning(where, "the AI SDK's backoff")
+  if (noRetry !== undefined) warn(noRetry)
   const secrets = new JudgeSecrets(options.secrets)
-  const wantsLogprobs = (topLogprobs: number | undefined) => topLogprobs !== undefined && returnsLogprobs(provider)
+  // Logprobs are asked for only where the provider returns them.
+  const logprobsOf = (call: TransportCall) => (returnsLogprobs(provider) ? call.topLogprobs : undefined)
   // Cached prompt tokens and reasoning tokens, where the provider reports them (undefined where it does not).
   const usageOf = (usage: LanguageModelUsage | undefined) => ({
     promptTokens: usage?.inputTokens ?? 0,
@@ -128,37 +127,14 @@ export function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOp
       structuredFirst: true,
     },
     wording: {
-      schemaRefused: (schemaName, words) => ({
-        reason:
-          `${where} refused the JSON schema "${schemaName}" (${words}), so it was asked for the answer as ` +
-          'text with the schema in the prompt, and the answer was checked only against the local validation',
-        warning:
-          `judgetree: ${where} refused the JSON schema "${schemaName}": ${words}\nIts "${schemaName}" ` +
-          'answers are asked for as text with the schema in the prompt from now on, and checked only against the ' +
-          "local validation; every result made that way says so. Pass `structuredOutputs: 'required'` to aiSdkJudge " +
-          'to make this an error instead.',
+      ...promptSchemaWording({
+        where,
+        factory: 'aiSdkJudge',
+        reporter: 'the AI SDK',
+        structuredOutputs: options.structuredOutputs,
+        schemaInPrompt: options.schemaInPrompt,
+        supportHint: '(for @ai-sdk/openai-compatible, `supportsStructuredOutputs: true`)',
       }),
-      schemaIgnored: (words) => {
-        if (options.structuredOutputs === 'required') {
-          throw new JudgeCallError(
-            `${where} does not take a JSON schema for its answers (the AI SDK says: ${words}), and ` +
-              "`structuredOutputs: 'required'` was set. Use a provider setting that supports structured outputs (for " +
-              "@ai-sdk/openai-compatible, `supportsStructuredOutputs: true`), or leave `structuredOutputs` at 'auto'.",
-          )
-        }
-        return {
-          reason:
-            `${where} does not take a JSON schema (the AI SDK says: ${words}), so the schema was written into ` +
-            'the prompt and the answer was checked only against the local validation',
-          // Said up front with schemaInPrompt: the results are still marked, but there is nothing new to warn about.
-          warning: options.schemaInPrompt
-            ? undefined
-            : `judgetree: ${where} does not take a JSON schema for its answers (the AI SDK says: ${words}).\n` +
-              'The schema is written into the prompt from now on and answers are checked only against the local ' +
-              'validation; every result made that way says so. Pass `schemaInPrompt: true` to aiSdkJudge to say ' +
-              "this up front, or `structuredOutputs: 'required'` to make it an error.",
-        }
-      },
       logprobsMissing: () =>
         returnsLogprobs(provider)
           ? `the model "${modelId}" (AI SDK provider ${provider}) returned no logprobs although they were requested`
@@ -168,17 +144,11 @@ export function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOp
         'provider could not read, so it is asked without them',
     },
     async complete(call) {
-      const logprobs = wantsLogprobs(call.topLogprobs)
+      const topLogprobs = logprobsOf(call)
+      const logprobs = topLogprobs === undefined ? {} : { logprobs: Math.min(topLogprobs, MAX_TOP_LOGPROBS) }
       const providerOptions = {
         ...options.providerOptions,
-        ...(logprobs
-          ? {
-              openai: {
-                ...options.providerOptions?.openai,
-                logprobs: Math.min(call.topLogprobs ?? 0, MAX_TOP_LOGPROBS),
-              },
-            }
-          : {}),
+        ...(topLogprobs === undefined ? {} : { openai: { ...options.providerOptions?.openai, ...logprobs } }),
       }
       const request = (abortSignal: AbortSignal) =>
         generateText({
@@ -204,7 +174,12 @@ export function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOp
           (candidate) => candidate.type === 'unsupported' && candidate.feature === 'responseFormat',
         ) as { details?: string } | undefined
         return {
-          samples: [{ text: result.text, logprobs: logprobs ? readLogprobs(result.providerMetadata) : undefined }],
+          samples: [
+            {
+              text: result.text,
+              logprobs: topLogprobs === undefined ? undefined : readLogprobs(result.providerMetadata),
+            },
+          ],
           ...usageOf(result.usage),
           servedModel: result.response.modelId,
           settingsIgnored: settingsIgnoredOf(result.warnings),
@@ -247,16 +222,10 @@ export function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOp
           return { kind: 'unreachable', detail: last.message, host: hostOf(last.url), retries, skipped, cause: last }
         }
         const words = `${last.message} ${last.responseBody ?? ''}`
+        const topLogprobs = logprobsOf(call)
         const refuses =
-          call.jsonSchema !== undefined &&
-          (status === 400 || status === 422) &&
-          /response_format|json_schema|structured output/i.test(words)
-            ? 'schema'
-            : wantsLogprobs(call.topLogprobs) && status === 400 && /logprobs/i.test(words)
-              ? 'logprobs'
-              : wantsLogprobs(call.topLogprobs) && malformedLogprobs(last)
-                ? 'malformed-logprobs'
-                : undefined
+          refusalIn(status, words, { jsonSchema: call.jsonSchema, topLogprobs }) ??
+          (topLogprobs !== undefined && malformedLogprobs(last) ? 'malformed-logprobs' : undefined)
         const retryAfterMs = retryAfterOf(last.responseHeaders)
         return { kind: 'http', status, detail: last.message, retries, retryAfterMs, refuses, skipped, cause: last }
       }

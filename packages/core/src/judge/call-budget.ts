@@ -30,9 +30,18 @@ export class CallBudget {
     this.#options = options
   }
 
-  /** True when retries are wanted but none could start in time: the first wait is as long as the whole call. */
-  get retriesCannotStart(): boolean {
-    return this.#options.maxRetries > 0 && this.#options.timeoutMs <= this.#options.firstDelayMs
+  /**
+   * The warning to give once, when the judge is made, if retries are wanted but none could start in time (the first
+   * wait is as long as the whole call); `backoff` names whose backoff it is.
+   */
+  noRetryWarning(where: string, backoff: string): string | undefined {
+    const { maxRetries, timeoutMs, firstDelayMs } = this.#options
+    if (maxRetries === 0 || timeoutMs > firstDelayMs) return undefined
+    return (
+      `judgetree: ${where} has timeoutMs ${timeoutMs}, no longer than the first retry's wait ` +
+      `(${firstDelayMs} ms, ${backoff}): a failed call is never retried, since the retry would start after the call ` +
+      `was abandoned. Raise timeoutMs above ${firstDelayMs} ms, or pass maxRetries: 0.`
+    )
   }
 
   /** Runs `attempt` with the retries, each given a signal that ends with the call's signal or at timeoutMs. */
