@@ -219,7 +219,14 @@ export function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOp
       if (APICallError.isInstance(last)) {
         const status = last.statusCode
         if (status === undefined) {
-          return { kind: 'unreachable', detail: last.message, host: hostOf(last.url), retries, skipped, cause: last }
+          return {
+            kind: 'unreachable',
+            detail: last.message,
+            host: URL.canParse(last.url) ? new URL(last.url).host : 'its baseURL',
+            retries,
+            skipped,
+            cause: last,
+          }
         }
         const words = `${last.message} ${last.responseBody ?? ''}`
         const topLogprobs = logprobsOf(call)
@@ -246,13 +253,5 @@ export function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOp
       }
       return { kind: 'other', detail: last instanceof Error ? last.message : String(last), cause: last }
     },
-  }
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host
-  } catch {
-    return 'its baseURL'
   }
 }
