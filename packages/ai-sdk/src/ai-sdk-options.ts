@@ -1,6 +1,16 @@
 // aiSdkJudge's options and their schema, parsed by core's one option parser: every problem at once, `did you mean`.
 import type { ModelPrice } from '@judgetree/core'
-import { expecting, flagSchema, parseOptions, timerMsSchema } from '@judgetree/core/runtime'
+import {
+  cacheNamespaceSchema,
+  expecting,
+  flagSchema,
+  maxRetriesSchema,
+  parseOptions,
+  pricingSchema,
+  temperatureSchema,
+  timerMsSchema,
+  warnSchema,
+} from '@judgetree/core/runtime'
 import { z } from 'zod'
 
 /** Options of {@link aiSdkJudge}. */
@@ -51,13 +61,12 @@ export interface AiSdkJudgeOptions {
 }
 
 const SECRETS = 'a list of strings of 8 characters or more (shorter ones cannot be told from ordinary words)'
-const anObject = (expected: string) => expecting(z.record(z.string(), z.looseObject({})), expected)
 
 const optionsSchema = expecting(
   z.strictObject({
-    temperature: expecting(z.number().min(0).max(2), 'a number from 0 to 2').optional(),
+    temperature: temperatureSchema.optional(),
     timeoutMs: timerMsSchema.optional(),
-    maxRetries: expecting(z.number().int().min(0), 'a whole number from 0 and up').optional(),
+    maxRetries: maxRetriesSchema.optional(),
     // Worded at the list, never at an item: the value shown would be the secret, or part of one.
     secrets: expecting(z.array(z.string().min(8)), (given) => {
       const wrong = Array.isArray(given)
@@ -67,17 +76,12 @@ const optionsSchema = expecting(
       const what = typeof item === 'string' ? `a string of ${item.length} characters` : `a ${typeof item}`
       return wrong === -1 ? SECRETS : `${SECRETS}; item ${wrong} is ${what}`
     }).optional(),
-    pricing: anObject(
-      "prices by model id, such as { 'my-model': { inputPerMillion: 0.5, outputPerMillion: 1.5 } }",
-    ).optional(),
-    providerOptions: anObject('an object keyed by provider name').optional(),
+    pricing: pricingSchema.optional(),
+    providerOptions: expecting(z.record(z.string(), z.looseObject({})), 'an object keyed by provider name').optional(),
     schemaInPrompt: flagSchema.optional(),
     structuredOutputs: expecting(z.enum(['auto', 'required']), "'auto' or 'required'").optional(),
-    warn: expecting(
-      z.custom((value) => typeof value === 'function'),
-      'a function that takes the warning text',
-    ).optional(),
-    cacheNamespace: expecting(z.string().trim().min(1), "a non-empty name such as 'ollama-q4'").optional(),
+    warn: warnSchema.optional(),
+    cacheNamespace: cacheNamespaceSchema.optional(),
   }),
   'an options object (or nothing)',
 )

@@ -31,6 +31,14 @@ export { DEFAULT_JUDGE_CALL_BUDGET_MS } from './judge/default-timing.js'
 // For judge transports (@judgetree/ai-sdk, or yours): the protocol and what a transport needs to speak it.
 export { type FailureAdvice, retryAfterOf, type TransportFailure } from './judge/failures.js'
 export { JudgeSecrets } from './judge/header-secrets.js'
+// For judges' option bags (OpenAIJudge's, @judgetree/ai-sdk's, yours): the options they share, one rule each.
+export {
+  cacheNamespaceSchema,
+  maxRetriesSchema,
+  pricingSchema,
+  temperatureSchema,
+  warnSchema,
+} from './judge/judge-option-schemas.js'
 export { type PromptSchemaFallback, promptSchemaWording, refusalIn } from './judge/prompt-schema-fallback.js'
 export {
   createStructuredJudge,
