@@ -1,86 +1,44 @@
 // aiSdkJudge: the judge protocol of @judgetree/core over any Vercel AI SDK language model. This file is the
 // transport: one generateText call per request (with the AI SDK's retry policy), and its failures classified.
-import { ConfigurationError, JudgeCallError, JudgeOutputError, type ModelPrice } from '@judgetree/core'
+import { ConfigurationError, JudgeCallError, JudgeOutputError } from '@judgetree/core'
 import {
   answerExcerpt,
-  type CallHistory,
+  CallBudget,
   JudgeSecrets,
   type JudgeTransport,
+  promptSchemaWording,
+  refusalIn,
   retryAfterOf,
   StructuredJudge,
   type TransportCall,
   type TransportFailure,
-  withRetries,
 } from '@judgetree/core/runtime'
 import {
   APICallError,
   generateText,
+  type LanguageModelUsage,
   LoadAPIKeyError,
   NoObjectGeneratedError,
   Output,
   RetryError,
-  TypeValidationError,
   UnsupportedFunctionalityError,
 } from 'ai'
+import { type AiSdkJudgeOptions, checkAiSdkJudgeOptions } from './ai-sdk-options.js'
+import { assertLanguageModel, type LanguageModelObject } from './internal/language-model.js'
 import {
+  endpointOf,
   FIRST_RETRY_DELAY_MS,
   isRetryable,
   isTruncatedBody,
+  keySource,
   MAX_TOP_LOGPROBS,
+  malformedLogprobs,
   readLogprobs,
-  refuseCredentialsInURL,
-  retryDelayMs,
   returnsLogprobs,
-  urlOf,
+  settingsIgnoredOf,
 } from './internal/provider.js'
-import { assertLanguageModel, type LanguageModelObject, validateOptions } from './internal/validate.js'
 
-/** Options of {@link aiSdkJudge}. */
-export interface AiSdkJudgeOptions {
-  /** @default 0 */
-  temperature?: number | undefined
-  /** Milliseconds one judge call (the SDK's retries included) may take before it is abandoned. @default 60_000 */
-  timeoutMs?: number | undefined
-  /**
-   * Retries for 429, 5xx, connection errors and truncated bodies, with the AI SDK's backoff (2 s, then doubled, or the
-   * server's Retry-After). A retry that would start after `timeoutMs` is not made, and the error says so.
-   * @default 2 (the SDK's default)
-   */
-  maxRetries?: number | undefined
-  /**
-   * Secrets to take out of every answer, error, report and cache entry, besides the key the provider sends (which
-   * aiSdkJudge reads from the provider's request headers): for example a token your own `fetch` adds, or the key of
-   * a model wrapped in middleware, whose headers are not visible. Each must be 8 characters or more. @default []
-   */
-  secrets?: readonly string[] | undefined
-  /** Prices added to (or overriding) DEFAULT_MODEL_PRICES and registerModelPrices, keyed by model id. @default {} */
-  pricing?: Readonly<Record<string, ModelPrice>> | undefined
-  /**
-   * Provider options passed to every call, e.g. `{ anthropic: { thinking: { type: 'disabled' } } }`; part of the cache
-   * key, so never put secrets here. @default {}
-   */
-  providerOptions?: Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined
-  /**
-   * Also writes the answer's JSON schema into the prompt, for providers that get JSON mode but not the schema (the
-   * SDK then warns that `responseFormat` is unsupported, e.g. `@ai-sdk/openai-compatible` without
-   * `supportsStructuredOutputs`). Part of the cache key. @default false
-   */
-  schemaInPrompt?: boolean | undefined
-  /**
-   * What to do when the provider cannot hold answers to the JSON schema: `'auto'` writes the schema into the prompt
-   * instead (for the whole model when the provider does not take schemas, for one schema when the server refuses it),
-   * warns once and marks every result made that way; `'required'` makes it an error instead. @default 'auto'
-   */
-  structuredOutputs?: 'auto' | 'required' | undefined
-  /** Where the one warning per fallback goes (never stdout). @default console.warn */
-  warn?: ((message: string) => void) | undefined
-  /**
-   * Keeps this judge's cached answers apart from those of judges with another namespace. The cache key does not
-   * hold the provider's base URL (a recording replays through any), so name a namespace when two servers answer one
-   * model id differently. @default none
-   */
-  cacheNamespace?: string | undefined
-}
+export type { AiSdkJudgeOptions } from './ai-sdk-options.js'
 
 /** A judge backed by any Vercel AI SDK language model; build it with {@link aiSdkJudge}. */
 export class AiSdkJudge extends StructuredJudge {
@@ -104,30 +62,32 @@ export function aiSdkJudge(model: LanguageModelObject, options?: AiSdkJudgeOptio
   return new AiSdkJudge(model, options)
 }
 
-function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOptions): JudgeTransport {
+export function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOptions): JudgeTransport {
   assertLanguageModel(model)
-  validateOptions(options)
-  refuseCredentialsInURL(model)
+  checkAiSdkJudgeOptions(options)
   const { provider, modelId } = model
   const where = `The judge model "${modelId}" (AI SDK provider ${provider})`
+  const endpoint = endpointOf(model, where)
   const timeoutMs = options.timeoutMs ?? 60_000
-  const maxRetries = options.maxRetries ?? 2
   const warn = options.warn ?? ((text: string) => console.warn(text))
-  if (maxRetries > 0 && timeoutMs <= FIRST_RETRY_DELAY_MS) {
-    warn(
-      `judgetree: ${where} has timeoutMs ${timeoutMs}, no longer than the first retry's wait ` +
-        `(${FIRST_RETRY_DELAY_MS} ms, the AI SDK's backoff): a failed call is never retried, since the retry would ` +
-        `start after the call was abandoned. Raise timeoutMs above ${FIRST_RETRY_DELAY_MS} ms, or pass maxRetries: 0.`,
-    )
-  }
+  const budget = new CallBudget({
+    timeoutMs,
+    maxRetries: options.maxRetries ?? 2,
+    retryable: isRetryable,
+    firstDelayMs: FIRST_RETRY_DELAY_MS,
+    retryAfterMs: (error) => (APICallError.isInstance(error) ? retryAfterOf(error.responseHeaders) : undefined),
+  })
+  const noRetry = budget.noRetryWarning(where, "the AI SDK's backoff")
+  if (noRetry !== undefined) warn(noRetry)
   const secrets = new JudgeSecrets(options.secrets)
-  const url = urlOf(model)
-  /** Each call's retries and timeout, for classify to word its failure from what happened. */
-  const calls = new WeakMap<TransportCall, { history: CallHistory; timeout: AbortSignal }>()
-  const wantsLogprobs = (call: TransportCall) => call.topLogprobs !== undefined && returnsLogprobs(provider)
-  const tokensOf = (usage: { inputTokens?: number | undefined; outputTokens?: number | undefined } | undefined) => ({
+  // Logprobs are asked for only where the provider returns them.
+  const logprobsOf = (call: TransportCall) => (returnsLogprobs(provider) ? call.topLogprobs : undefined)
+  // Cached prompt tokens and reasoning tokens, where the provider reports them (undefined where it does not).
+  const usageOf = (usage: LanguageModelUsage | undefined) => ({
     promptTokens: usage?.inputTokens ?? 0,
     completionTokens: usage?.outputTokens ?? 0,
+    cachedPromptTokens: usage?.inputTokenDetails?.cacheReadTokens,
+    reasoningTokens: usage?.outputTokenDetails?.reasoningTokens,
   })
 
   return {
@@ -141,7 +101,7 @@ function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOptions):
       ...(options.schemaInPrompt ? { schemaInPrompt: true } : {}),
       ...(options.structuredOutputs === 'required' ? { structuredOutputs: 'required' } : {}),
     }),
-    endpoint: url === undefined ? undefined : `${url.host}${url.pathname.replace(/\/+$/, '')}`,
+    endpoint,
     structuredOutputs: options.structuredOutputs ?? 'auto',
     schemaInPrompt: options.schemaInPrompt,
     pricing: options.pricing,
@@ -167,37 +127,14 @@ function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOptions):
       structuredFirst: true,
     },
     wording: {
-      schemaRefused: (schemaName, words) => ({
-        reason:
-          `${where} refused the JSON schema "${schemaName}" (${words}), so it was asked for the answer as ` +
-          'text with the schema in the prompt, and the answer was checked only against the local validation',
-        warning:
-          `judgetree: ${where} refused the JSON schema "${schemaName}": ${words}\nIts "${schemaName}" ` +
-          'answers are asked for as text with the schema in the prompt from now on, and checked only against the ' +
-          "local validation; every result made that way says so. Pass `structuredOutputs: 'required'` to aiSdkJudge " +
-          'to make this an error instead.',
+      ...promptSchemaWording({
+        where,
+        factory: 'aiSdkJudge',
+        reporter: 'the AI SDK',
+        structuredOutputs: options.structuredOutputs,
+        schemaInPrompt: options.schemaInPrompt,
+        supportHint: '(for @ai-sdk/openai-compatible, `supportsStructuredOutputs: true`)',
       }),
-      schemaIgnored: (words) => {
-        if (options.structuredOutputs === 'required') {
-          throw new JudgeCallError(
-            `${where} does not take a JSON schema for its answers (the AI SDK says: ${words}), and ` +
-              "`structuredOutputs: 'required'` was set. Use a provider setting that supports structured outputs (for " +
-              "@ai-sdk/openai-compatible, `supportsStructuredOutputs: true`), or leave `structuredOutputs` at 'auto'.",
-          )
-        }
-        return {
-          reason:
-            `${where} does not take a JSON schema (the AI SDK says: ${words}), so the schema was written into ` +
-            'the prompt and the answer was checked only against the local validation',
-          // Said up front with schemaInPrompt: the results are still marked, but there is nothing new to warn about.
-          warning: options.schemaInPrompt
-            ? undefined
-            : `judgetree: ${where} does not take a JSON schema for its answers (the AI SDK says: ${words}).\n` +
-              'The schema is written into the prompt from now on and answers are checked only against the local ' +
-              'validation; every result made that way says so. Pass `schemaInPrompt: true` to aiSdkJudge to say ' +
-              "this up front, or `structuredOutputs: 'required'` to make it an error.",
-        }
-      },
       logprobsMissing: () =>
         returnsLogprobs(provider)
           ? `the model "${modelId}" (AI SDK provider ${provider}) returned no logprobs although they were requested`
@@ -207,24 +144,13 @@ function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOptions):
         'provider could not read, so it is asked without them',
     },
     async complete(call) {
-      const deadline = Date.now() + timeoutMs
-      const timeout = AbortSignal.timeout(timeoutMs)
-      const abortSignal = call.signal === undefined ? timeout : AbortSignal.any([call.signal, timeout])
-      const history: CallHistory = { retries: 0 }
-      calls.set(call, { history, timeout })
-      const logprobs = wantsLogprobs(call)
+      const topLogprobs = logprobsOf(call)
+      const logprobs = topLogprobs === undefined ? {} : { logprobs: Math.min(topLogprobs, MAX_TOP_LOGPROBS) }
       const providerOptions = {
         ...options.providerOptions,
-        ...(logprobs
-          ? {
-              openai: {
-                ...options.providerOptions?.openai,
-                logprobs: Math.min(call.topLogprobs ?? 0, MAX_TOP_LOGPROBS),
-              },
-            }
-          : {}),
+        ...(topLogprobs === undefined ? {} : { openai: { ...options.providerOptions?.openai, ...logprobs } }),
       }
-      const request = () =>
+      const request = (abortSignal: AbortSignal) =>
         generateText({
           model,
           // Judge prompts are judgetree's own, never user-editable chat history: their system message is trusted.
@@ -235,7 +161,7 @@ function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOptions):
             ? {}
             : { output: Output.object({ schema: call.schema, name: call.schemaName }) }),
           temperature: options.temperature ?? call.defaultTemperature ?? 0,
-          // The retries are withRetries', so that each failure is seen and worded from what happened.
+          // The retries are the budget's, so that each failure is seen and worded from what happened.
           maxRetries: 0,
           abortSignal,
           ...(Object.keys(providerOptions).length === 0
@@ -243,21 +169,20 @@ function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOptions):
             : { providerOptions: providerOptions as Record<string, Record<string, never>> }),
         })
       try {
-        const result = await withRetries(request, {
-          maxRetries,
-          retryable: isRetryable,
-          delayMs: retryDelayMs,
-          signal: abortSignal,
-          deadline,
-          history,
-        })
+        const result = await budget.run(call, request)
         const warning = (result.warnings ?? []).find(
           (candidate) => candidate.type === 'unsupported' && candidate.feature === 'responseFormat',
         ) as { details?: string } | undefined
         return {
-          samples: [{ text: result.text, logprobs: logprobs ? readLogprobs(result.providerMetadata) : undefined }],
-          ...tokensOf(result.usage),
+          samples: [
+            {
+              text: result.text,
+              logprobs: topLogprobs === undefined ? undefined : readLogprobs(result.providerMetadata),
+            },
+          ],
+          ...usageOf(result.usage),
           servedModel: result.response.modelId,
+          settingsIgnored: settingsIgnoredOf(result.warnings),
           schemaIgnored: warning === undefined ? undefined : (warning.details ?? 'responseFormat is unsupported'),
         }
       } catch (error) {
@@ -279,27 +204,14 @@ function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOptions):
                   text,
                 )
               : undefined
-        return { samples: [final ?? { text }], ...tokensOf(error.usage), servedModel: error.response?.modelId }
+        return { samples: [final ?? { text }], ...usageOf(error.usage), servedModel: error.response?.modelId }
       }
     },
     classify(error, call): TransportFailure {
-      const { history, timeout } = calls.get(call) ?? { history: { retries: 0 }, timeout: undefined }
-      if (timeout?.aborted && !call.signal?.aborted) {
-        const earlier = history.retries === 0 || history.earlier === undefined ? undefined : history.earlier
-        return {
-          kind: 'timeout',
-          retries: history.retries === 0 ? undefined : history.retries,
-          earlier: earlier instanceof Error ? earlier.message : earlier === undefined ? undefined : String(earlier),
-        }
-      }
+      const timedOut = budget.timedOut(call)
+      if (timedOut !== undefined) return timedOut
       const last = RetryError.isInstance(error) ? error.lastError : error
-      const { retries } = history
-      // A retry that would have started after timeoutMs is not made; the usual "raise maxRetries" would not help.
-      const skipped =
-        history.skippedWaitMs === undefined
-          ? undefined
-          : `It was not retried: the next retry was due in ${Math.round(history.skippedWaitMs)} ms, after timeoutMs ` +
-            `(${timeoutMs} ms) would have ended the call. Raise timeoutMs above the wait, or pass maxRetries: 0.`
+      const { retries, skipped } = budget.retriesOf(call)
       if (isTruncatedBody(last)) {
         const what = ` answered HTTP ${last.statusCode} with a truncated body (not valid JSON)`
         return { kind: 'cut-short', what, retries, skipped, cause: last }
@@ -307,19 +219,20 @@ function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOptions):
       if (APICallError.isInstance(last)) {
         const status = last.statusCode
         if (status === undefined) {
-          return { kind: 'unreachable', detail: last.message, host: hostOf(last.url), retries, skipped, cause: last }
+          return {
+            kind: 'unreachable',
+            detail: last.message,
+            host: URL.canParse(last.url) ? new URL(last.url).host : 'its baseURL',
+            retries,
+            skipped,
+            cause: last,
+          }
         }
         const words = `${last.message} ${last.responseBody ?? ''}`
+        const topLogprobs = logprobsOf(call)
         const refuses =
-          call.jsonSchema !== undefined &&
-          (status === 400 || status === 422) &&
-          /response_format|json_schema|structured output/i.test(words)
-            ? 'schema'
-            : wantsLogprobs(call) && status === 400 && /logprobs/i.test(words)
-              ? 'logprobs'
-              : wantsLogprobs(call) && malformedLogprobs(last)
-                ? 'malformed-logprobs'
-                : undefined
+          refusalIn(status, words, { jsonSchema: call.jsonSchema, topLogprobs }) ??
+          (topLogprobs !== undefined && malformedLogprobs(last) ? 'malformed-logprobs' : undefined)
         const retryAfterMs = retryAfterOf(last.responseHeaders)
         return { kind: 'http', status, detail: last.message, retries, retryAfterMs, refuses, skipped, cause: last }
       }
@@ -340,41 +253,5 @@ function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOptions):
       }
       return { kind: 'other', detail: last instanceof Error ? last.message : String(last), cause: last }
     },
-  }
-}
-
-// Where the common providers read their key, for the 401 hint; others get the generic wording.
-const KEY_SOURCES: Readonly<Record<string, string>> = {
-  openai: 'OPENAI_API_KEY, or createOpenAI({ apiKey })',
-  azure: 'AZURE_API_KEY, or createAzure({ apiKey })',
-  anthropic: 'ANTHROPIC_API_KEY, or createAnthropic({ apiKey })',
-  google: 'GOOGLE_GENERATIVE_AI_API_KEY, or createGoogle({ apiKey })',
-  mistral: 'MISTRAL_API_KEY, or createMistral({ apiKey })',
-}
-
-function keySource(provider: string): string {
-  const family = provider.split('.')[0] ?? ''
-  return Object.hasOwn(KEY_SOURCES, family)
-    ? (KEY_SOURCES[family] as string)
-    : "its environment variable, or the apiKey given to the provider's create function"
-}
-
-/** A 2xx response the provider refused because its logprobs did not match its schema (not a body cut short). */
-function malformedLogprobs(error: APICallError): boolean {
-  const { statusCode } = error
-  return (
-    statusCode !== undefined &&
-    statusCode >= 200 &&
-    statusCode < 300 &&
-    TypeValidationError.isInstance(error.cause) &&
-    /"logprobs"\s*:\s*\{/.test(error.responseBody ?? '')
-  )
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host
-  } catch {
-    return 'its baseURL'
   }
 }

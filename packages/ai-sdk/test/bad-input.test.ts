@@ -64,15 +64,34 @@ describe('aiSdkJudge given something that is not a language model', () => {
 
   test('out-of-range options, each named with what it expects', () => {
     const model = openai.chat('gpt-4.1')
-    expect(messageOf(() => aiSdkJudge(model, { timeoutMs: 0 }))).toMatchInlineSnapshot(
-      `"Expected aiSdkJudge's \`timeoutMs\` to be a whole number of milliseconds from 1 and up, got \`0\` (number)."`,
-    )
-    expect(messageOf(() => aiSdkJudge(model, { maxRetries: -1 }))).toMatchInlineSnapshot(
-      `"Expected aiSdkJudge's \`maxRetries\` to be a whole number from 0 and up, got \`-1\` (number)."`,
-    )
-    expect(messageOf(() => aiSdkJudge(model, { temperature: 3 }))).toMatchInlineSnapshot(
-      `"Expected aiSdkJudge's \`temperature\` to be a number from 0 to 2, got \`3\` (number)."`,
-    )
+    expect(messageOf(() => aiSdkJudge(model, { timeoutMs: 0 }))).toMatchInlineSnapshot(`
+      "Invalid options for aiSdkJudge:
+        - Expected \`timeoutMs\` to be a whole number of milliseconds from 1 to 2147483647, got \`0\` (number)."
+    `)
+    expect(messageOf(() => aiSdkJudge(model, { maxRetries: -1 }))).toMatchInlineSnapshot(`
+      "Invalid options for aiSdkJudge:
+        - Expected \`maxRetries\` to be a whole number from 0 and up, got \`-1\` (number)."
+    `)
+    expect(messageOf(() => aiSdkJudge(model, { temperature: 3 }))).toMatchInlineSnapshot(`
+      "Invalid options for aiSdkJudge:
+        - Expected \`temperature\` to be a number from 0 to 2, got \`3\` (number)."
+    `)
+  })
+
+  test('every wrong option at once, and an unknown one with the option it was likely meant to be', () => {
+    const model = openai.chat('gpt-4.1')
+    const options = { temprature: 0, maxRetries: 1.5, structuredOutputs: 'json_schema', warn: 'loud' }
+    expect(messageOf(() => aiSdkJudge(model, options as never))).toMatchInlineSnapshot(`
+      "Invalid options for aiSdkJudge:
+        - Expected \`maxRetries\` to be a whole number from 0 and up, got \`1.5\` (number).
+        - Expected \`structuredOutputs\` to be 'auto' or 'required', got 'json_schema' (string).
+        - Expected \`warn\` to be a function that takes the warning text, got 'loud' (string).
+        - unknown option \`temprature\`; did you mean \`temperature\`?"
+    `)
+    expect(messageOf(() => aiSdkJudge(model, 'fast' as never))).toMatchInlineSnapshot(`
+      "Invalid options for aiSdkJudge:
+        - Expected \`options\` to be an options object (or nothing), got 'fast' (string)."
+    `)
   })
 })
 

@@ -87,12 +87,14 @@ describe('credentials the judge is told about', () => {
   test('a `secrets` item shorter than 8 characters, or not a string, is refused without being shown', () => {
     const model = createOpenAI({ baseURL: server.baseURL, apiKey: 'sk-test-0123456789abcdef' }).chat('m')
     expect(() => aiSdkJudge(model, { secrets: ['long-enough-1', 'tiny42'] })).toThrow(
-      "Expected every item of aiSdkJudge's `secrets` to be a string of 8 characters or more (shorter ones cannot be " +
-        'told from ordinary words); item 1 is a string of 6 characters.',
+      'Expected `secrets` to be a list of strings of 8 characters or more (shorter ones cannot be told from ordinary ' +
+        'words); item 1 is a string of 6 characters, got an array of 2 (array).',
     )
+    expect(() => aiSdkJudge(model, { secrets: ['long-enough-1', 'tiny42'] })).not.toThrow('tiny42')
     expect(() => aiSdkJudge(model, { secrets: 'not-a-list-of-secrets' as never })).toThrow(ConfigurationError)
     expect(() => aiSdkJudge(model, { secrets: null as never })).toThrow(
-      "Expected aiSdkJudge's `secrets` to be a list of strings, got `null` (object).",
+      'Expected `secrets` to be a list of strings of 8 characters or more (shorter ones cannot be told from ordinary ' +
+        'words), got `null` (null).',
     )
   })
 

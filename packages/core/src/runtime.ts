@@ -24,15 +24,28 @@ export { type ScrubbableToken, type Secrets, scrubSecrets, scrubTokens, scrubVal
 export { writeFileAtomically } from './internal/write-file.js'
 // For judges outside core (such as @judgetree/ai-sdk, or yours): read answers and scrub secrets exactly as OpenAIJudge.
 export { answerExcerpt, type ParsedAnswer, parseJudgeAnswer, withSchemaInstruction } from './judge/answer.js'
+// For judge transports (@judgetree/ai-sdk, or yours): retries and a timeout for an SDK that leaves them to you.
+export { CallBudget, type CallBudgetOptions } from './judge/call-budget.js'
 // For test-runner integrations: their default test timeout outlasts a default judge's own timeout and retries.
 export { DEFAULT_JUDGE_CALL_BUDGET_MS } from './judge/default-timing.js'
 // For judge transports (@judgetree/ai-sdk, or yours): the protocol and what a transport needs to speak it.
 export { type FailureAdvice, retryAfterOf, type TransportFailure } from './judge/failures.js'
 export { JudgeSecrets } from './judge/header-secrets.js'
+// For judges' option bags (OpenAIJudge's, @judgetree/ai-sdk's, yours): the options they share, one rule each.
+export {
+  cacheNamespaceSchema,
+  maxRetriesSchema,
+  pricingSchema,
+  temperatureSchema,
+  warnSchema,
+} from './judge/judge-option-schemas.js'
+export { type PromptSchemaFallback, promptSchemaWording, refusalIn } from './judge/prompt-schema-fallback.js'
 export {
   createStructuredJudge,
   type JudgeTransport,
   type LatchWording,
+  type SamplingSetting,
+  type SettingIgnored,
   StructuredJudge,
   type TransportCall,
   type TransportCompletion,

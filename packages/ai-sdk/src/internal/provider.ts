@@ -1,78 +1,47 @@
-// What aiSdkJudge knows about AI SDK providers: where they send calls, which return logprobs and how, and which
-// failures the AI SDK retries, after how long.
+// What aiSdkJudge knows about AI SDK providers: where they send calls, which return logprobs and how, which failures
+// the AI SDK retries, where they read their key, and how they say a sampling setting was not applied.
 import { ConfigurationError, type TokenLogprob } from '@judgetree/core'
-import { readTokenLogprobs, retryAfterOf } from '@judgetree/core/runtime'
-import { APICallError, JSONParseError } from 'ai'
-import type { LanguageModelObject } from './validate.js'
+import { readTokenLogprobs, type TransportCompletion } from '@judgetree/core/runtime'
+import { APICallError, JSONParseError, TypeValidationError } from 'ai'
+import type { LanguageModelObject } from './language-model.js'
 
 /** The largest `top_logprobs` OpenAI accepts. */
 export const MAX_TOP_LOGPROBS = 20
 /** The AI SDK's first wait before a retry (then doubled each time), kept so that behaviour matches its docs. */
 export const FIRST_RETRY_DELAY_MS = 2_000
-/** A Retry-After the SDK would honour: under a minute, or under its own backoff. */
-const MAX_RETRY_AFTER_MS = 60_000
 
 /** True for the providers of `@ai-sdk/openai` (`openai.chat`, `openai.responses`), the ones that return logprobs. */
 export function returnsLogprobs(provider: string): boolean {
   return provider === 'openai' || provider.startsWith('openai.')
 }
 
-/**
- * The token logprobs in `providerMetadata.openai.logprobs`: a flat list from Chat Completions, one list per output
- * text from the Responses API. Undefined when there are none or when anything in them is not a token logprob: read
- * by core's reader, as OpenAIJudge reads them.
- */
+/** The token logprobs in `providerMetadata.openai.logprobs`: one list (Chat Completions) or one per text (Responses). */
 export function readLogprobs(providerMetadata: unknown): TokenLogprob[] | undefined {
   const raw = (providerMetadata as { openai?: { logprobs?: unknown } } | undefined)?.openai?.logprobs
-  if (!Array.isArray(raw)) return undefined
-  const { logprobs } = readTokenLogprobs(
-    (raw as unknown[]).flatMap((entry) => (Array.isArray(entry) ? entry : [entry])),
-  )
-  return logprobs === undefined || logprobs.length === 0 ? undefined : logprobs
+  const { logprobs } = Array.isArray(raw) ? readTokenLogprobs(raw.flat()) : { logprobs: undefined }
+  return logprobs?.length ? logprobs : undefined
 }
 
-/** An error the AI SDK retries (429, 5xx, connection failures), or a 2xx body cut short before its JSON ended. */
+/** An error the AI SDK retries (429, 5xx, connection failures, the AI Gateway's), or a 2xx body cut short. */
 export function isRetryable(error: unknown): boolean {
   if (APICallError.isInstance(error)) return error.isRetryable || isTruncatedBody(error)
-  // Other AI SDK errors that carry the flag, such as the AI Gateway's.
   return error instanceof Error && (error as { isRetryable?: unknown }).isRetryable === true
 }
 
+const isSuccess = (error: APICallError) => error.statusCode !== undefined && error.statusCode < 300
+
 /** A 2xx answer whose body is not complete JSON: the connection was cut, or a proxy truncated it. */
 export function isTruncatedBody(error: unknown): error is APICallError {
-  return (
-    APICallError.isInstance(error) &&
-    error.statusCode !== undefined &&
-    error.statusCode >= 200 &&
-    error.statusCode < 300 &&
-    JSONParseError.isInstance(error.cause)
-  )
+  return APICallError.isInstance(error) && isSuccess(error) && JSONParseError.isInstance(error.cause)
 }
 
-/** The wait before retry number `retry` (0-based): the SDK's exponential backoff, or the server's Retry-After. */
-export function retryDelayMs(error: unknown, retry: number): number {
-  const backoff = FIRST_RETRY_DELAY_MS * 2 ** retry
-  const asked = APICallError.isInstance(error) ? retryAfterOf(error.responseHeaders) : undefined
-  if (asked !== undefined && (asked < MAX_RETRY_AFTER_MS || asked < backoff)) return asked
-  return backoff
+/** A 2xx response the provider refused because its logprobs did not match its schema (not a body cut short). */
+export function malformedLogprobs(error: APICallError): boolean {
+  const logprobs = /"logprobs"\s*:\s*\{/.test(error.responseBody ?? '')
+  return isSuccess(error) && TypeValidationError.isInstance(error.cause) && logprobs
 }
 
-/** fetch refuses a URL with credentials at every call, and its message quotes the password: refused up front. */
-export function refuseCredentialsInURL(model: LanguageModelObject): void {
-  const url = urlOf(model)
-  if (url === undefined || (url.username === '' && url.password === '')) return
-  throw new ConfigurationError(
-    `The judge model "${model.modelId}" (AI SDK provider ${model.provider}) has a baseURL with credentials before ` +
-      `its host (${url.protocol}//***@${url.host}${url.pathname.replace(/\/+$/, '')}): fetch refuses such a URL for ` +
-      "every call. Take them out of the URL and pass the key as the provider's `apiKey` (it goes in the " +
-      "Authorization header), or in the provider's `headers` option.",
-  )
-}
-
-/**
- * The API root, when the provider shows it: `@ai-sdk/openai` and OpenAI-compatible models build their URLs with
- * `config.url`.
- */
+/** The API root, when the provider shows it: `@ai-sdk/openai` and OpenAI-compatible models build URLs with it. */
 export function urlOf(model: LanguageModelObject): URL | undefined {
   const config = (model as { config?: { url?: unknown } }).config
   if (typeof config?.url !== 'function') return undefined
@@ -81,4 +50,52 @@ export function urlOf(model: LanguageModelObject): URL | undefined {
   } catch {
     return undefined
   }
+}
+
+/** The host and path calls go to; a URL with credentials is refused up front, as fetch would quote its password. */
+export function endpointOf(model: LanguageModelObject, where: string): string | undefined {
+  const url = urlOf(model)
+  if (url === undefined) return undefined
+  const endpoint = `${url.host}${url.pathname.replace(/\/+$/, '')}`
+  if (url.username === '' && url.password === '') return endpoint
+  throw new ConfigurationError(
+    `${where} has a baseURL with credentials before its host (${url.protocol}//***@${endpoint}): fetch refuses ` +
+      "such a URL for every call. Take them out of the URL and pass the key as the provider's `apiKey` (it goes in " +
+      "the Authorization header), or in the provider's `headers` option.",
+  )
+}
+
+// Where the common providers read their key, for the 401 hint; others get the generic wording.
+const KEY_SOURCES: Readonly<Record<string, string>> = {
+  openai: 'OPENAI_API_KEY, or createOpenAI({ apiKey })',
+  azure: 'AZURE_API_KEY, or createAzure({ apiKey })',
+  anthropic: 'ANTHROPIC_API_KEY, or createAnthropic({ apiKey })',
+  google: 'GOOGLE_GENERATIVE_AI_API_KEY, or createGoogle({ apiKey })',
+  mistral: 'MISTRAL_API_KEY, or createMistral({ apiKey })',
+}
+
+/** Where `provider` reads its API key, for the advice after a 401. */
+export function keySource(provider: string): string {
+  const family = provider.split('.')[0] ?? ''
+  const known = Object.hasOwn(KEY_SOURCES, family) ? KEY_SOURCES[family] : undefined
+  return known ?? "its environment variable, or the apiKey given to the provider's create function"
+}
+
+type Warning = { type: string; feature?: string; setting?: string; details?: string; message?: string }
+
+/**
+ * The sampling settings a result's warnings say were not applied: `unsupported` (specification v3 and v4) or
+ * `unsupported-setting` (v2) naming `temperature`, or the `other` warning @ai-sdk/openai gives for dropped logprobs.
+ */
+export function settingsIgnoredOf(warnings: readonly Warning[] | undefined): TransportCompletion['settingsIgnored'] {
+  const ignored = (warnings ?? []).flatMap((warning) => {
+    const name = warning.feature ?? warning.setting ?? ''
+    const detail = warning.details ?? warning.message ?? `${name} is not supported`
+    if (warning.type === 'other') return /^(top)?logprobs\b/i.test(detail) ? [{ setting: 'logprobs', detail }] : []
+    if (warning.type !== 'unsupported' && warning.type !== 'unsupported-setting') return []
+    if (name === 'temperature') return [{ setting: 'temperature', detail }]
+    return /^(top)?logprobs$/i.test(name) ? [{ setting: 'logprobs', detail }] : []
+  })
+  const once = ignored.filter((entry, index) => ignored.findIndex((e) => e.setting === entry.setting) === index)
+  return once.length === 0 ? undefined : (once as TransportCompletion['settingsIgnored'])
 }

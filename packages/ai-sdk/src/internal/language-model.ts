@@ -1,6 +1,6 @@
+// What aiSdkJudge takes as its model: an AI SDK language model object, and what to pass instead of anything else.
 import { ConfigurationError } from '@judgetree/core'
 import type { LanguageModel } from 'ai'
-import type { AiSdkJudgeOptions } from '../ai-sdk-judge.js'
 
 /** An AI SDK language model object; model id strings (which go through the global provider) are not accepted. */
 export type LanguageModelObject = Exclude<LanguageModel, string>
@@ -62,53 +62,4 @@ function whatIsWrong(model: unknown): string | undefined {
 function describeKeys(value: object): string {
   const keys = Object.keys(value)
   return keys.length === 0 ? '`{}`' : `an object with keys ${keys.map((key) => `\`${key}\``).join(', ')}`
-}
-
-/** The p-queue style option message: Expected `x` to be …, got `v` (type). */
-export function invalidOption(name: string, expected: string, got: unknown): ConfigurationError {
-  return new ConfigurationError(
-    `Expected aiSdkJudge's \`${name}\` to be ${expected}, got \`${String(got)}\` (${typeof got}).`,
-  )
-}
-
-/** Checks every option of aiSdkJudge, naming the first wrong one and what it should be. */
-export function validateOptions(options: AiSdkJudgeOptions): void {
-  if (typeof options !== 'object' || options === null) throw invalidOption('options', 'an object', options)
-  const { timeoutMs, maxRetries, temperature, providerOptions, schemaInPrompt, structuredOutputs, warn } = options
-  const { cacheNamespace, secrets } = options
-  if (secrets !== undefined) {
-    if (!Array.isArray(secrets)) throw invalidOption('secrets', 'a list of strings', secrets)
-    const wrong = secrets.findIndex((secret) => typeof secret !== 'string' || secret.length < 8)
-    if (wrong !== -1) {
-      // The value itself is never shown: it is a secret, or part of one.
-      throw new ConfigurationError(
-        `Expected every item of aiSdkJudge's \`secrets\` to be a string of 8 characters or more (shorter ones cannot ` +
-          `be told from ordinary words); item ${wrong} is a ${typeof secrets[wrong] === 'string' ? `string of ${(secrets[wrong] as string).length} characters` : typeof secrets[wrong]}.`,
-      )
-    }
-  }
-  if (cacheNamespace !== undefined && (typeof cacheNamespace !== 'string' || cacheNamespace.trim() === '')) {
-    throw invalidOption('cacheNamespace', "a non-empty name such as 'ollama-q4'", cacheNamespace)
-  }
-  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
-    throw invalidOption('timeoutMs', 'a whole number of milliseconds from 1 and up', timeoutMs)
-  }
-  if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && maxRetries >= 0)) {
-    throw invalidOption('maxRetries', 'a whole number from 0 and up', maxRetries)
-  }
-  if (temperature !== undefined && !(typeof temperature === 'number' && temperature >= 0 && temperature <= 2)) {
-    throw invalidOption('temperature', 'a number from 0 to 2', temperature)
-  }
-  if (providerOptions !== undefined && (typeof providerOptions !== 'object' || providerOptions === null)) {
-    throw invalidOption('providerOptions', 'an object keyed by provider name', providerOptions)
-  }
-  if (schemaInPrompt !== undefined && typeof schemaInPrompt !== 'boolean') {
-    throw invalidOption('schemaInPrompt', 'true or false', schemaInPrompt)
-  }
-  if (structuredOutputs !== undefined && structuredOutputs !== 'auto' && structuredOutputs !== 'required') {
-    throw invalidOption('structuredOutputs', "'auto' or 'required'", structuredOutputs)
-  }
-  if (warn !== undefined && typeof warn !== 'function') {
-    throw invalidOption('warn', 'a function that takes the warning text', warn)
-  }
 }
