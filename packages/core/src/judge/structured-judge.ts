@@ -1,6 +1,6 @@
 // The judge protocol, written once: a transport sends one request and classifies its failures; this reads and
-// validates the answer, re-asks once, scrubs, prices, keeps the warn-once latches, shares samples through `n` and
-// words every failure. OpenAIJudge and @judgetree/ai-sdk are transports; a new provider is one more.
+// validates the answer, re-asks once, scrubs, prices, keeps the warn-once latches (a refused schema, a sampling
+// setting refused or ignored), shares samples through `n` and words every failure. OpenAIJudge and @judgetree/ai-sdk are transports; a new provider is one more.
 import type { z } from 'zod'
 import { ConfigurationError, JudgeOutputError, MeasurementAbortedError } from '../errors.js'
 import { type Secrets, scrubSecrets, scrubTokens, scrubValue } from '../internal/scrub.js'
@@ -25,6 +25,11 @@ export interface TransportCall {
   readonly topLogprobs: number | undefined
   /** The request's temperature for judges given none of their own (trials). */
   readonly defaultTemperature: number | undefined
+  /**
+   * Sampling settings the model refused or ignored before: the transport sends none of them. `topLogprobs` and `n`
+   * already say so for logprobs and `n`; `temperature` is left to the model's own.
+   */
+  readonly withheld: ReadonlySet<SamplingSetting>
   readonly signal: AbortSignal | undefined
   /** Takes the judge's secrets out of a text: for errors a transport words itself. */
   readonly scrub: (text: string) => string
@@ -114,7 +119,33 @@ interface Asked {
   readonly secrets: Secrets
   /** Why the answer's schema was not held by the server, when it was not. */
   readonly unenforced: string | undefined
+  /** Why each sampling setting this request wanted was not applied to this call's answers (left out or ignored). */
+  readonly notApplied: ReadonlyMap<SamplingSetting, string>
 }
+
+/** A sampling setting this judge no longer sends: why results say so. */
+interface SettingLatch {
+  readonly reason: string
+}
+
+/** What a setting left out does to the answers, for the results' marks and the one warning. */
+const WITHOUT: Record<SamplingSetting, { readonly mark: string; readonly warning: string }> = {
+  temperature: {
+    mark: 'sampled at its own temperature',
+    warning: 'it samples at its own temperature, trials too',
+  },
+  logprobs: {
+    mark: 'it is asked without them',
+    warning: 'it answers without logprobs, so G-Eval uses the raw score and verdicts get no probabilities',
+  },
+  n: {
+    mark: 'the samples were asked for one by one',
+    warning: 'the samples of trials are asked for one by one (each call pays for the prompt)',
+  },
+}
+
+/** How the option is named in messages. */
+const SHOWN: Record<SamplingSetting, string> = { temperature: '`temperature`', logprobs: 'logprobs', n: '`n`' }
 
 /** A judge speaking the protocol through `transport`; with `generateSamples` when the transport sends `n`. */
 export function createStructuredJudge(transport: JudgeTransport): JudgeModel {
@@ -135,8 +166,8 @@ export class StructuredJudge implements JudgeModel {
   readonly #schemasRefused = new Map<string, string>()
   /** Why every schema goes into the prompt: set once the provider said it takes none. */
   #schemaIgnored: string | undefined
-  /** Why this model gets no logprobs request: set once the server rejected one. */
-  #logprobsRejected: string | undefined
+  /** The sampling settings this model refused or ignored, and so is no longer sent: set once, at the first sign. */
+  readonly #settings = new Map<SamplingSetting, SettingLatch>()
 
   constructor(transport: JudgeTransport) {
     this.#transport = transport
@@ -213,6 +244,10 @@ export class StructuredJudge implements JudgeModel {
     if (request.signal?.aborted) throw new MeasurementAbortedError(request.signal.reason)
     const asked = await this.#ask(request, [], count)
     const { completion } = asked
+    // A model that takes no `n` answered one sample: the others are asked for alone, below, and all say so.
+    const oneByOne = asked.notApplied.get('n')
+    const mark = <R extends JudgeResponse<T>>(response: R): R =>
+      oneByOne === undefined ? response : { ...response, samplingNotApplied: joinReasons(response, oneByOne) }
     const share = (total: number, position: number) => Math.floor(total / count) + (position < total % count ? 1 : 0)
     const samples = Array.from({ length: count }, async (_, position): Promise<JudgeResponse<T>> => {
       const sample = completion.samples[position]
@@ -225,14 +260,14 @@ export class StructuredJudge implements JudgeModel {
         const again = await this.generate(request)
         const costUsd = this.#cost(completion.servedModel, promptTokens, completionTokens)
         const usage = again.usage
-        return {
+        return mark({
           ...again,
           usage: {
             promptTokens: usage.promptTokens + promptTokens,
             completionTokens: usage.completionTokens + completionTokens,
             costUsd: usage.costUsd === undefined || costUsd === undefined ? undefined : usage.costUsd + costUsd,
           },
-        }
+        })
       }
       return this.#response(
         request,
@@ -263,7 +298,9 @@ export class StructuredJudge implements JudgeModel {
   ): JudgeResponse<T> {
     // Tokens reach results and cache files; a key can be split across several of them.
     const logprobs = sample.logprobs === undefined ? undefined : scrubTokens(sample.logprobs, asked.secrets)
-    const unavailable = request.topLogprobs === undefined ? undefined : this.#logprobsUnavailable(sample, logprobs)
+    const unavailable =
+      request.topLogprobs === undefined ? undefined : this.#logprobsUnavailable(asked, sample, logprobs)
+    const sampling = [asked.notApplied.get('temperature'), asked.notApplied.get('n')].filter((why) => why !== undefined)
     const distribution = request.question === undefined ? undefined : distributionOf(request.question, value, logprobs)
     return {
       // The raw text is scrubbed before parsing, but escapes (`\u0073k-…`) decode into the key only when parsed.
@@ -279,6 +316,7 @@ export class StructuredJudge implements JudgeModel {
       ...(marks.extraSample ? { extraSample: true } : {}),
       ...(unavailable === undefined ? {} : { logprobsUnavailable: asked.scrub(unavailable) }),
       ...(marks.unenforced === undefined ? {} : { structuredOutputsUnavailable: marks.unenforced }),
+      ...(sampling.length === 0 ? {} : { samplingNotApplied: asked.scrub(sampling.join('; ')) }),
       ...(distribution === undefined ? {} : { distribution }),
     }
   }
@@ -292,8 +330,13 @@ export class StructuredJudge implements JudgeModel {
     )
   }
 
-  #logprobsUnavailable(sample: TransportSample, logprobs: readonly TokenLogprob[] | undefined): string | undefined {
-    if (this.#logprobsRejected !== undefined) return this.#logprobsRejected
+  #logprobsUnavailable(
+    asked: Asked,
+    sample: TransportSample,
+    logprobs: readonly TokenLogprob[] | undefined,
+  ): string | undefined {
+    const notApplied = asked.notApplied.get('logprobs')
+    if (notApplied !== undefined) return notApplied
     if (sample.logprobsProblem !== undefined) return sample.logprobsProblem
     return logprobs === undefined ? this.#transport.wording.logprobsMissing?.() : undefined
   }
@@ -302,7 +345,7 @@ export class StructuredJudge implements JudgeModel {
     return new JudgeOutputError(`${asked.scrub(this.#transport.where())} returned no answer.`, '')
   }
 
-  /** One call, after the latches: a refused schema or refused logprobs are asked again without them, once. */
+  /** One call, after the latches: a call refused for its schema or a sampling setting is made again without it. */
   async #ask<T>(request: JudgeRequest<T>, followUp: readonly JudgeMessage[], n: number): Promise<Asked> {
     const transport = this.#transport
     await transport.refreshSecrets?.()
@@ -312,14 +355,23 @@ export class StructuredJudge implements JudgeModel {
     const jsonMode = transport.structuredOutputs === 'json' || refused !== undefined
     const jsonSchema = judgeJsonSchema(request.schema, request.schemaName)
     const inPrompt = jsonMode || transport.schemaInPrompt || this.#schemaIgnored !== undefined
+    // The settings this request wants that the model no longer gets, with why: its answers will say so.
+    const notApplied = new Map<SamplingSetting, string>()
+    const wanted: Record<SamplingSetting, boolean> = {
+      temperature: true,
+      logprobs: request.topLogprobs !== undefined,
+      n: n > 1,
+    }
+    for (const [setting, latch] of this.#settings) if (wanted[setting]) notApplied.set(setting, latch.reason)
     const call: TransportCall = {
       messages: [...(inPrompt ? withSchemaInstruction(request.messages, jsonSchema) : request.messages), ...followUp],
       schema: request.schema,
       schemaName: request.schemaName,
       jsonSchema: jsonMode ? undefined : jsonSchema,
-      n,
-      topLogprobs: this.#logprobsRejected === undefined ? request.topLogprobs : undefined,
+      n: this.#settings.has('n') ? 1 : n,
+      topLogprobs: this.#settings.has('logprobs') ? undefined : request.topLogprobs,
       defaultTemperature: request.defaultTemperature,
+      withheld: new Set(this.#settings.keys()),
       signal: request.signal,
       scrub,
     }
@@ -340,12 +392,16 @@ export class StructuredJudge implements JudgeModel {
       throw callError(failure, error, site, request.signal)
     }
     if (completion.schemaIgnored !== undefined && !jsonMode) this.#noteSchemaIgnored(scrub(completion.schemaIgnored))
+    for (const { setting, detail } of completion.settingsIgnored ?? []) {
+      const latch = this.#latch(setting, 'ignored', scrub(detail))
+      if (wanted[setting] && !notApplied.has(setting)) notApplied.set(setting, latch.reason)
+    }
     const unenforced = (jsonMode ? refused : undefined) ?? this.#schemaIgnored
-    return { completion, scrub, secrets, unenforced }
+    return { completion, scrub, secrets, unenforced, notApplied }
   }
 
   /** True when the refusal was worked around (a latch set) and the call should be made again. */
-  #workAround(refuses: 'schema' | 'logprobs' | 'malformed-logprobs', failure: { detail: string }, call: TransportCall) {
+  #workAround(refuses: Refusal, failure: { detail: string }, call: TransportCall) {
     const transport = this.#transport
     const detail = call.scrub(failure.detail)
     if (refuses === 'schema') {
@@ -358,15 +414,44 @@ export class StructuredJudge implements JudgeModel {
       }
       return true
     }
-    if (call.topLogprobs === undefined) return false
-    if (refuses === 'logprobs') {
-      // Some models (reasoning models, many local servers) refuse logprobs; the answer is still usable without them.
-      this.#logprobsRejected = `the model "${this.name}" does not accept logprobs (${detail}), so it is asked without them`
+    if (refuses === 'malformed-logprobs') {
+      const reason = transport.wording.malformedLogprobs
+      if (call.topLogprobs === undefined || reason === undefined) return false
+      if (!this.#settings.has('logprobs')) this.#settings.set('logprobs', { reason })
       return true
     }
-    if (transport.wording.malformedLogprobs === undefined) return false
-    this.#logprobsRejected = transport.wording.malformedLogprobs
+    // A setting the call did not send cannot be what was refused: the refusal is the error it is.
+    const sent = {
+      temperature: !call.withheld.has('temperature'),
+      logprobs: call.topLogprobs !== undefined,
+      n: call.n > 1,
+    }
+    if (!sent[refuses]) return false
+    // Reasoning models refuse sampling settings (any temperature but 1, logprobs, `n`); the answer is as usable without.
+    this.#latch(refuses, 'refused', detail)
     return true
+  }
+
+  /**
+   * Stops sending `setting` to this model, refused (the call is made again without it) or ignored (the provider
+   * said it did not apply it), and warns once: calls in flight when it happened may hit it too, the first decides.
+   */
+  #latch(setting: SamplingSetting, how: 'refused' | 'ignored', detail: string): SettingLatch {
+    const known = this.#settings.get(setting)
+    if (known !== undefined) return known
+    const without = WITHOUT[setting]
+    const reason =
+      setting === 'logprobs' && how === 'refused'
+        ? `the model "${this.name}" does not accept logprobs (${detail}), so ${without.mark}`
+        : `the judge model "${this.name}" ${how} ${SHOWN[setting]} (${detail}), so ${without.mark}`
+    const latch = { reason }
+    this.#settings.set(setting, latch)
+    const where = this.#transport.where().replace(/^The /, 'the ')
+    this.#warn(
+      `judgetree: ${where} ${how} ${SHOWN[setting]}: ${detail}\nIts calls leave ${SHOWN[setting]} out from now ` +
+        `on, so ${without.warning}; every result made that way says so.`,
+    )
+    return latch
   }
 
   #noteSchemaIgnored(detail: string): void {
@@ -380,6 +465,15 @@ export class StructuredJudge implements JudgeModel {
     const warn = this.#transport.warn ?? ((text: string) => console.warn(text))
     warn(message)
   }
+}
+
+/** What a refusal the protocol can work around names: the strict schema, a sampling setting, or unreadable logprobs. */
+type Refusal = NonNullable<Extract<TransportFailure, { kind: 'http' }>['refuses']>
+
+/** The response's own sampling marks and `more`, once each. */
+function joinReasons(response: JudgeResponse<unknown>, more: string): string {
+  const own = response.samplingNotApplied
+  return own === undefined || own.includes(more) ? more : `${own}; ${more}`
 }
 
 /** The protocol's judge for a transport that answers several samples in one call (`n`). */
