@@ -35,7 +35,7 @@ function reasoningJudge() {
 }
 
 const TEMPERATURE_NOTE =
-  /^the judge model "gpt-4\.1" refused `temperature` \(Unsupported value: 'temperature' does not support 0 with this model\. Only the default \(1\) value is supported\.\), so sampled at its own temperature$/
+  /^the judge model "gpt-4\.1" refused `temperature` \(Unsupported value: 'temperature' does not support 0 with this model\. Only the default \(1\) value is supported\.\), so it sampled at its own temperature$/
 
 describe('the walkthroughs against a reasoning model', () => {
   let walkthroughs: ReturnType<typeof reasoningJudge>

@@ -104,7 +104,7 @@ describe('OpenAIJudge and a model that refuses sampling settings', () => {
     expect(warnings[0]).toContain('it samples at its own temperature, trials too')
     for (const response of [first, second]) {
       expect(response.samplingNotApplied).toMatch(
-        /^the judge model "gpt-6-luna" refused `temperature` \(Unsupported value: .*\), so sampled at its own temperature$/,
+        /^the judge model "gpt-6-luna" refused `temperature` \(Unsupported value: .*\), so it sampled at its own temperature$/,
       )
     }
     // Usage is the answer's: the refused call cost nothing.
@@ -166,7 +166,7 @@ describe('OpenAIJudge and a model that refuses sampling settings', () => {
         .slice(-3)
         .map((body) => body.temperature),
     ).toEqual([undefined, undefined, undefined])
-    for (const sample of samples) expect(sample.samplingNotApplied).toContain('so sampled at its own temperature')
+    for (const sample of samples) expect(sample.samplingNotApplied).toContain('so it sampled at its own temperature')
   })
 
   it('answers at temperature 1, when the model takes it, with no mark', async () => {

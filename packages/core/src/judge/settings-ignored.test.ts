@@ -89,7 +89,7 @@ describe('a sampling setting the provider ignored', () => {
     for (const answer of [...answers, later]) {
       expect(answer.samplingNotApplied).toBe(
         'the judge model "reasoner" ignored `temperature` (temperature is not supported for reasoning models), so ' +
-          'sampled at its own temperature',
+          'it sampled at its own temperature',
       )
     }
   })

@@ -1,6 +1,7 @@
 // The judge protocol, written once: a transport sends one request and classifies its failures; this reads and
 // validates the answer, re-asks once, scrubs, prices, keeps the warn-once latches (a refused schema, a sampling
-// setting refused or ignored), shares samples through `n` and words every failure. OpenAIJudge and @judgetree/ai-sdk are transports; a new provider is one more.
+// setting refused or ignored), shares samples through `n` and words every failure. OpenAIJudge and @judgetree/ai-sdk
+// are transports; a new provider is one more.
 import type { z } from 'zod'
 import { ConfigurationError, JudgeOutputError, MeasurementAbortedError } from '../errors.js'
 import { type Secrets, scrubSecrets, scrubTokens, scrubValue } from '../internal/scrub.js'
@@ -128,24 +129,24 @@ interface SettingLatch {
   readonly reason: string
 }
 
-/** What a setting left out does to the answers, for the results' marks and the one warning. */
-const WITHOUT: Record<SamplingSetting, { readonly mark: string; readonly warning: string }> = {
+/** A setting as messages name it, and what leaving it out does to the answers: for the results' marks and the warning. */
+const WITHOUT: Record<SamplingSetting, { readonly shown: string; readonly mark: string; readonly warning: string }> = {
   temperature: {
-    mark: 'sampled at its own temperature',
+    shown: '`temperature`',
+    mark: 'it sampled at its own temperature',
     warning: 'it samples at its own temperature, trials too',
   },
   logprobs: {
+    shown: 'logprobs',
     mark: 'it is asked without them',
     warning: 'it answers without logprobs, so G-Eval uses the raw score and verdicts get no probabilities',
   },
   n: {
+    shown: '`n`',
     mark: 'the samples were asked for one by one',
     warning: 'the samples of trials are asked for one by one (each call pays for the prompt)',
   },
 }
-
-/** How the option is named in messages. */
-const SHOWN: Record<SamplingSetting, string> = { temperature: '`temperature`', logprobs: 'logprobs', n: '`n`' }
 
 /** A judge speaking the protocol through `transport`; with `generateSamples` when the transport sends `n`. */
 export function createStructuredJudge(transport: JudgeTransport): JudgeModel {
@@ -443,12 +444,12 @@ export class StructuredJudge implements JudgeModel {
     const reason =
       setting === 'logprobs' && how === 'refused'
         ? `the model "${this.name}" does not accept logprobs (${detail}), so ${without.mark}`
-        : `the judge model "${this.name}" ${how} ${SHOWN[setting]} (${detail}), so ${without.mark}`
+        : `the judge model "${this.name}" ${how} ${without.shown} (${detail}), so ${without.mark}`
     const latch = { reason }
     this.#settings.set(setting, latch)
     const where = this.#transport.where().replace(/^The /, 'the ')
     this.#warn(
-      `judgetree: ${where} ${how} ${SHOWN[setting]}: ${detail}\nIts calls leave ${SHOWN[setting]} out from now ` +
+      `judgetree: ${where} ${how} ${without.shown}: ${detail}\nIts calls leave ${without.shown} out from now ` +
         `on, so ${without.warning}; every result made that way says so.`,
     )
     return latch
