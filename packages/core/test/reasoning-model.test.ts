@@ -72,18 +72,21 @@ describe('every metric against a reasoning model', () => {
     server.respondWith((request) =>
       schemaOf(request) === 'geval_steps' ? jsonReply({ steps: STEPS }) : scoreReply(8, undefined),
     )
+  const correctness = (model: OpenAIJudge, extra: { topLogprobs?: number; trials?: number } = {}) =>
+    new GEval({
+      name: 'Correctness',
+      criteria: 'Is the actual output correct?',
+      evaluationParams: [LLMTestCaseParams.ACTUAL_OUTPUT],
+      model,
+      ...extra,
+    })
+  const catCase = { input: 'Who ran up the tree?', actualOutput: 'The cat.' }
 
   test('G-Eval scores from the raw score and says so, and says it sampled at the model’s temperature', async () => {
     gevalReplies()
     const { judge, warnings } = reasoningJudge()
-    const metric = new GEval({
-      name: 'Correctness',
-      criteria: 'Is the actual output correct?',
-      evaluationParams: [LLMTestCaseParams.ACTUAL_OUTPUT],
-      model: judge,
-    })
 
-    const result = await metric.measure({ input: 'Who ran up the tree?', actualOutput: 'The cat.' })
+    const result = await correctness(judge).measure(catCase)
 
     expect(result.error).toBeUndefined()
     expect(result.score).toBeCloseTo(0.8, 10)
@@ -103,23 +106,15 @@ describe('every metric against a reasoning model', () => {
   test('G-Eval trials sample at the model’s own temperature, and say so', async () => {
     gevalReplies()
     const { judge, warnings } = reasoningJudge()
-    const metric = new GEval({
-      name: 'Correctness',
-      criteria: 'Is the actual output correct?',
-      evaluationParams: [LLMTestCaseParams.ACTUAL_OUTPUT],
-      model: judge,
-      topLogprobs: 0,
-      trials: 3,
-    })
     server.requests.length = 0
 
-    const result = await metric.measure({ input: 'Who ran up the tree?', actualOutput: 'The cat.' })
+    const result = await correctness(judge, { topLogprobs: 0, trials: 3 }).measure(catCase)
 
     expect(result.error).toBeUndefined()
     expect(result.trials).toHaveLength(3)
     expect(result.score).toBeCloseTo(0.8, 10)
     expect(result.trace.notes).toContainEqual(expect.stringMatching(TEMPERATURE_NOTE))
-    // The trials' shared call asked for n = 3 at temperature 1, which this model takes.
+    // The trials' shared score call (n = 3) went out without a temperature: the steps call met the refusal first.
     expect(server.requests.filter((request) => request.body.n === 3).map(({ body }) => body.temperature)).toEqual([
       undefined,
     ])
