@@ -33,6 +33,8 @@ export {
   createStructuredJudge,
   type JudgeTransport,
   type LatchWording,
+  type SamplingSetting,
+  type SettingIgnored,
   StructuredJudge,
   type TransportCall,
   type TransportCompletion,
