@@ -1,6 +1,7 @@
 // OpenAIJudge against a reasoning model (the local server's reasoning mode, through the real openai SDK): the
 // settings it refuses are left out after one warning each, and every answer made without one says so.
 import { jsonReply, useOpenAIServer } from '@judgetree/test-support'
+import OpenAI from 'openai'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { ConfigurationError, JudgeCallError } from '../errors.js'
@@ -204,6 +205,25 @@ describe('OpenAIJudge and a model that refuses sampling settings', () => {
     expect(error).toBeInstanceOf(JudgeCallError)
     expect((error as Error).message).toContain("answered HTTP 400: Unsupported value: 'temperature' is not supported")
     expect(bodies().map((body) => body.temperature)).toEqual([1, undefined])
+  })
+})
+
+describe('the local server as a reasoning model', () => {
+  it('reports reasoning tokens within the completion tokens, and cached prompt tokens for a prompt it saw before', async () => {
+    const client = new OpenAI({ apiKey: KEY, baseURL: server.baseURL, maxRetries: 0 })
+    const ask = () =>
+      client.chat.completions.create({ model: 'gpt-6-luna', messages: [{ role: 'user', content: 'Again?' }] })
+
+    const first = await ask()
+    const again = await ask()
+
+    expect(first.usage).toMatchObject({
+      prompt_tokens: 10,
+      completion_tokens: 5,
+      completion_tokens_details: { reasoning_tokens: 3 },
+      prompt_tokens_details: { cached_tokens: 0 },
+    })
+    expect(again.usage?.prompt_tokens_details?.cached_tokens).toBe(5)
   })
 })
 
