@@ -10,6 +10,7 @@ import { distributionOf } from './distribution.js'
 import { callError, type FailureAdvice, type TransportFailure } from './failures.js'
 import { judgeJsonSchema } from './json-schema.js'
 import { costOf, type ModelPrice } from './pricing.js'
+import { joinReasons, type SettingNotApplied, settingReason, settingWarning } from './sampling-settings.js'
 import type { JudgeMessage, JudgeModel, JudgeRequest, JudgeResponse, TokenLogprob } from './types.js'
 
 /** One request as the protocol hands it to a transport. */
@@ -124,30 +125,6 @@ interface Asked {
   readonly notApplied: ReadonlyMap<SamplingSetting, string>
 }
 
-/** A sampling setting this judge no longer sends: why results say so. */
-interface SettingLatch {
-  readonly reason: string
-}
-
-/** A setting as messages name it, and what leaving it out does to the answers: for the results' marks and the warning. */
-const WITHOUT: Record<SamplingSetting, { readonly shown: string; readonly mark: string; readonly warning: string }> = {
-  temperature: {
-    shown: '`temperature`',
-    mark: 'it sampled at its own temperature',
-    warning: 'it samples at its own temperature, trials too',
-  },
-  logprobs: {
-    shown: 'logprobs',
-    mark: 'it is asked without them',
-    warning: 'it answers without logprobs, so G-Eval uses the raw score and verdicts get no probabilities',
-  },
-  n: {
-    shown: '`n`',
-    mark: 'the samples were asked for one by one',
-    warning: 'the samples of trials are asked for one by one (each call pays for the prompt)',
-  },
-}
-
 /** A judge speaking the protocol through `transport`; with `generateSamples` when the transport sends `n`. */
 export function createStructuredJudge(transport: JudgeTransport): JudgeModel {
   return transport.samplesPerCall ? new SamplingJudge(transport) : new StructuredJudge(transport)
@@ -168,7 +145,7 @@ export class StructuredJudge implements JudgeModel {
   /** Why every schema goes into the prompt: set once the provider said it takes none. */
   #schemaIgnored: string | undefined
   /** The sampling settings this model refused or ignored, and so is no longer sent: set once, at the first sign. */
-  readonly #settings = new Map<SamplingSetting, SettingLatch>()
+  readonly #settings = new Map<SamplingSetting, { readonly reason: string }>()
 
   constructor(transport: JudgeTransport) {
     this.#transport = transport
@@ -437,21 +414,12 @@ export class StructuredJudge implements JudgeModel {
    * Stops sending `setting` to this model, refused (the call is made again without it) or ignored (the provider
    * said it did not apply it), and warns once: calls in flight when it happened may hit it too, the first decides.
    */
-  #latch(setting: SamplingSetting, how: 'refused' | 'ignored', detail: string): SettingLatch {
+  #latch(setting: SamplingSetting, how: SettingNotApplied, detail: string): { readonly reason: string } {
     const known = this.#settings.get(setting)
     if (known !== undefined) return known
-    const without = WITHOUT[setting]
-    const reason =
-      setting === 'logprobs' && how === 'refused'
-        ? `the model "${this.name}" does not accept logprobs (${detail}), so ${without.mark}`
-        : `the judge model "${this.name}" ${how} ${without.shown} (${detail}), so ${without.mark}`
-    const latch = { reason }
+    const latch = { reason: settingReason(this.name, setting, how, detail) }
     this.#settings.set(setting, latch)
-    const where = this.#transport.where().replace(/^The /, 'the ')
-    this.#warn(
-      `judgetree: ${where} ${how} ${without.shown}: ${detail}\nIts calls leave ${without.shown} out from now ` +
-        `on, so ${without.warning}; every result made that way says so.`,
-    )
+    this.#warn(settingWarning(this.#transport.where(), setting, how, detail))
     return latch
   }
 
@@ -470,12 +438,6 @@ export class StructuredJudge implements JudgeModel {
 
 /** What a refusal the protocol can work around names: the strict schema, a sampling setting, or unreadable logprobs. */
 type Refusal = NonNullable<Extract<TransportFailure, { kind: 'http' }>['refuses']>
-
-/** The response's own sampling marks and `more`, once each. */
-function joinReasons(response: JudgeResponse<unknown>, more: string): string {
-  const own = response.samplingNotApplied
-  return own === undefined || own.includes(more) ? more : `${own}; ${more}`
-}
 
 /** The protocol's judge for a transport that answers several samples in one call (`n`). */
 export class SamplingJudge extends StructuredJudge {
