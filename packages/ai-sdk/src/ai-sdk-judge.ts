@@ -160,7 +160,10 @@ export function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOp
           ...(call.jsonSchema === undefined
             ? {}
             : { output: Output.object({ schema: call.schema, name: call.schemaName }) }),
-          temperature: options.temperature ?? call.defaultTemperature ?? 0,
+          // A model that ignored the temperature (a reasoning model) is sent none: the protocol marks its results.
+          ...(call.withheld.has('temperature')
+            ? {}
+            : { temperature: options.temperature ?? call.defaultTemperature ?? 0 }),
           // The retries are the budget's, so that each failure is seen and worded from what happened.
           maxRetries: 0,
           abortSignal,

@@ -25,6 +25,7 @@ const call = (topLogprobs?: number): TransportCall => ({
   topLogprobs,
   defaultTemperature: undefined,
   signal: undefined,
+  withheld: new Set(),
   scrub: (text) => text,
 })
 
@@ -115,6 +116,26 @@ describe('aiSdkJudge with a reasoning model', () => {
       promptVersion: 'test@1',
     })
     expect(response.value).toEqual({ reason: 'Yes.', verdict: true })
+  })
+
+  test('a dropped temperature is warned once, marks every result, and is no longer passed to the SDK', async () => {
+    server.respondWith(withUsageDetails)
+    const warnings: string[] = []
+    const judge = aiSdkJudge(openai().chat('gpt-5'), { maxRetries: 0, warn: (text) => warnings.push(text) })
+    const request = {
+      messages: [{ role: 'user' as const, content: 'Is the sky blue?' }],
+      schema,
+      schemaName: 'binary_verdict',
+      promptVersion: 'test@1',
+    }
+    const first = await judge.generate(request)
+    const second = await judge.generate(request)
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatch(/temperature/)
+    for (const response of [first, second]) {
+      expect(response.samplingNotApplied).toMatch(/temperature/)
+      expect(response.usage).toMatchObject({ promptTokens: 1200, cachedPromptTokens: 1024, reasoningTokens: 256 })
+    }
   })
 })
 

@@ -91,7 +91,7 @@ export {
 } from './errors.js'
 export { type EvaluateOptions, type Evaluation, type EvaluationMetric, evaluate } from './evaluate/evaluate.js'
 export type { EvaluationProgress, OutputStream } from './evaluate/progress-bar.js'
-export { OpenAIJudge, type OpenAIJudgeOptions } from './judge/openai-judge.js'
+export { OpenAIJudge, type OpenAIJudgeOptions, type ReasoningEffort } from './judge/openai-judge.js'
 export {
   costOf,
   DEFAULT_MODEL_PRICES,

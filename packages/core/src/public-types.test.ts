@@ -311,4 +311,15 @@ describe('judges and the cache key', () => {
     // @ts-expect-error: a namespace is a name
     typeOnly(() => new OpenAIJudge({ cacheNamespace: 4 }))
   })
+
+  test('OpenAIJudge takes OpenAI’s reasoning efforts, any other name a server takes, and marks sampling not applied', () => {
+    typeOnly(() => new OpenAIJudge({ reasoningEffort: 'xhigh' }))
+    typeOnly(() => new OpenAIJudge({ reasoningEffort: 'my-server-effort' }))
+    // @ts-expect-error: an effort is a name
+    typeOnly(() => new OpenAIJudge({ reasoningEffort: 2 }))
+    expectTypeOf<'none' | 'max'>().toMatchTypeOf<import('./index.js').ReasoningEffort>()
+    expectTypeOf<import('./index.js').JudgeResponse<unknown>['samplingNotApplied']>().toEqualTypeOf<
+      string | undefined
+    >()
+  })
 })

@@ -14,6 +14,9 @@ export interface ChatCompletionBody {
   readonly temperature?: number
   /** How many samples (choices) the client asked for; absent means 1. */
   readonly n?: number
+  readonly reasoning_effort?: string
+  readonly max_completion_tokens?: number
+  readonly max_tokens?: number
 }
 
 /** One request the server received, in arrival order. */
@@ -33,7 +36,7 @@ export interface ScriptedReply {
   json?: unknown
   /** HTTP status; 400 and up answers `{ error }` instead of a completion. */
   status?: number
-  error?: { message: string; type?: string; code?: string }
+  error?: { message: string; type?: string; code?: string; param?: string }
   headers?: Record<string, string>
   /** Waits this long before answering; cancelled when the client disconnects. */
   delayMs?: number
@@ -70,6 +73,30 @@ export interface ScriptedReply {
 /** Decides the reply to one request. */
 export type Responder = (request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>
 
+/** A sampling parameter a reasoning model refuses. */
+export type RefusedParameter = 'temperature' | 'logprobs' | 'n'
+
+/**
+ * The server behaving like a reasoning model (gpt-5.x, gpt-6): before the responder is asked, a request with a
+ * refused parameter is answered 400 in OpenAI's error shape (`param` names it, `code` is `unsupported_value` for a
+ * temperature but 1 and `unsupported_parameter` otherwise), and every completion reports reasoning tokens and, for a
+ * prompt the server saw before, cached prompt tokens.
+ */
+export interface ReasoningModelMode {
+  /** @default ['temperature', 'logprobs'] (a `temperature` of 1 is always taken) */
+  readonly refuses?: readonly RefusedParameter[]
+  /** Reasoning tokens per choice, counted within its completion tokens. @default 3 */
+  readonly reasoningTokens?: number
+  /** Cached prompt tokens for a prompt seen before. @default half the prompt tokens, rounded down */
+  readonly cachedPromptTokens?: number
+}
+
+/** How the server behaves besides what the responder scripts. */
+export interface OpenAIServerOptions {
+  /** Behaves like a reasoning model; `true` for the defaults. @default off */
+  readonly reasoningModel?: ReasoningModelMode | boolean | undefined
+}
+
 /** A running scriptable OpenAI-compatible server. */
 export interface OpenAIServer {
   /** `http://127.0.0.1:PORT/v1`, ready to pass as `baseURL`. */
@@ -85,12 +112,20 @@ const unscripted: Responder = () => ({
   error: { message: 'The test server has no responder scripted for this request; call respondWith().' },
 })
 
+/** The usage of a reply that scripts none: per choice, 5 completion tokens. */
+const DEFAULT_USAGE: NonNullable<ScriptedReply['usage']> = { promptTokens: 10, completionTokens: 5 }
+
 /** OpenAI's path, and Azure OpenAI's, whose deployment takes the place of the model. */
 const CHAT_COMPLETIONS_PATH = /^\/(?:v1|openai\/deployments\/[^/]+)\/chat\/completions$/
 
 /** Starts a Chat Completions server on 127.0.0.1 at a free port. */
-export async function startOpenAIServer(responder: Responder = unscripted): Promise<OpenAIServer> {
+export async function startOpenAIServer(
+  responder: Responder = unscripted,
+  options: OpenAIServerOptions = {},
+): Promise<OpenAIServer> {
   let current = responder
+  const reasoning = options.reasoningModel === true ? {} : options.reasoningModel || undefined
+  const promptsSeen = new Set<string>()
   const requests: RecordedRequest[] = []
   const sockets = new Set<Socket>()
   const timers = new Set<NodeJS.Timeout>()
@@ -120,7 +155,13 @@ export async function startOpenAIServer(responder: Responder = unscripted): Prom
       index: requests.length,
     }
     requests.push(recorded)
-    const reply = await current(recorded)
+    const refusal = reasoning === undefined ? undefined : refusalOf(recorded.body, reasoning)
+    if (refusal !== undefined) {
+      sendJson(res, 400, { error: refusal })
+      return
+    }
+    const scripted = await current(recorded)
+    const reply = reasoning === undefined ? scripted : reasoningUsage(scripted, recorded.body, reasoning, promptsSeen)
     if (reply.delayMs !== undefined && !(await wait(reply.delayMs, res))) return
     if (reply.resetConnection) {
       req.socket.destroy()
@@ -192,6 +233,53 @@ export async function startOpenAIServer(responder: Responder = unscripted): Prom
   }
 }
 
+/** OpenAI's 400 for a parameter the reasoning model refuses, or undefined to answer the request. */
+function refusalOf(body: ChatCompletionBody, mode: ReasoningModelMode): object | undefined {
+  const refuses = mode.refuses ?? ['temperature', 'logprobs']
+  const error = (param: string, code: string, message: string) => ({
+    message,
+    type: 'invalid_request_error',
+    param,
+    code,
+  })
+  if (refuses.includes('temperature') && body.temperature !== undefined && body.temperature !== 1) {
+    return error(
+      'temperature',
+      'unsupported_value',
+      `Unsupported value: 'temperature' does not support ${body.temperature} with this model. Only the default (1) value is supported.`,
+    )
+  }
+  if (refuses.includes('logprobs') && (body.logprobs !== undefined || body.top_logprobs !== undefined)) {
+    const param = body.logprobs !== undefined ? 'logprobs' : 'top_logprobs'
+    return error(param, 'unsupported_parameter', `Unsupported parameter: '${param}' is not supported with this model.`)
+  }
+  if (refuses.includes('n') && body.n !== undefined && body.n !== 1) {
+    return error('n', 'unsupported_value', "Unsupported value: 'n' must be 1 with this model.")
+  }
+  return undefined
+}
+
+/** The reply with a reasoning model's usage details: reasoning tokens, and cached tokens for a prompt seen before. */
+function reasoningUsage(
+  reply: ScriptedReply,
+  body: ChatCompletionBody,
+  mode: ReasoningModelMode,
+  promptsSeen: Set<string>,
+): ScriptedReply {
+  const prompt = JSON.stringify(body.messages)
+  const repeated = promptsSeen.has(prompt)
+  promptsSeen.add(prompt)
+  const usage = reply.usage ?? DEFAULT_USAGE
+  return {
+    ...reply,
+    usage: {
+      reasoningTokens: Math.min(mode.reasoningTokens ?? 3, usage.completionTokens),
+      cachedTokens: repeated ? (mode.cachedPromptTokens ?? Math.floor(usage.promptTokens / 2)) : 0,
+      ...usage,
+    },
+  }
+}
+
 /** A reply whose content is `value` as JSON. */
 export function jsonReply(value: unknown, extra?: Omit<ScriptedReply, 'json' | 'content'>): ScriptedReply {
   return { ...extra, json: value }
@@ -204,7 +292,7 @@ export function lastUserMessage(request: RecordedRequest): string {
 }
 
 function completion(request: RecordedRequest, reply: ScriptedReply): unknown {
-  const usage = reply.usage ?? { promptTokens: 10, completionTokens: 5 }
+  const usage = reply.usage ?? DEFAULT_USAGE
   const choices = reply.emptyChoices
     ? []
     : (reply.samples ?? [reply]).map((sample, index) => choiceOf({ ...reply, ...sample }, index))

@@ -6,7 +6,7 @@ import {
   toJudgeCallError,
 } from '../errors.js'
 import type { JudgeModel, JudgeRequest, JudgeResponse } from '../judge/types.js'
-import { addNote, localCheckNote } from '../metric/judge-call.js'
+import { addNote, localCheckNote, samplingNote } from '../metric/judge-call.js'
 import type { MetricResult, MetricUsage } from '../metric/types.js'
 import { addUsage, NO_USAGE, usageOf } from '../metric/usage.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
@@ -168,6 +168,7 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
         record.latencyMs += performance.now() - started
         record.usage = addUsage(record.usage, usageOf(response))
         addNote(record.notes, localCheckNote(response))
+        addNote(record.notes, samplingNote(response))
         return response.value
       },
       measureChild: async (metric) => {

@@ -11,6 +11,7 @@ const call = (): TransportCall => ({
   topLogprobs: undefined,
   defaultTemperature: undefined,
   signal: undefined,
+  withheld: new Set(),
   scrub: (text) => text,
 })
 const failing = (times: number, retryAfterMs?: number) => {

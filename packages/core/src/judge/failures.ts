@@ -1,6 +1,7 @@
 // A transport's failure, classified, and the one place that words it as a judgetree error: what happened, where,
 // after how many retries, and what to change (status hints, the 401 advice said once per run, the Retry-After).
 import { JudgeCallError, MeasurementAbortedError } from '../errors.js'
+import type { SamplingSetting } from './structured-judge.js'
 
 /**
  * What a transport's `classify` makes of a failure. `detail` is the provider's words (the protocol scrubs them);
@@ -27,8 +28,11 @@ export type TransportFailure = (
       readonly detail: string
       readonly retries: number
       readonly retryAfterMs?: number | undefined
-      /** A refusal the protocol can work around: the strict schema, logprobs, or logprobs it could not read. */
-      readonly refuses?: 'schema' | 'logprobs' | 'malformed-logprobs' | undefined
+      /**
+       * A refusal the protocol can work around: the strict schema, a sampling setting (reasoning models take no
+       * `temperature` but 1, often no logprobs or `n`), or logprobs it could not read.
+       */
+      readonly refuses?: 'schema' | SamplingSetting | 'malformed-logprobs' | undefined
       readonly skipped?: string | undefined
     }
   /** The answer's body was cut short; `what` continues the sentence after the judge's name. */

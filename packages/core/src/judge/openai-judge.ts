@@ -26,7 +26,7 @@ import {
 import { readTokenLogprobs } from './token-logprobs.js'
 import { withRetries } from './transport-retries.js'
 
-export type { OpenAIJudgeOptions } from './openai-options.js'
+export type { OpenAIJudgeOptions, ReasoningEffort } from './openai-options.js'
 
 const DEFAULT_MODEL = 'gpt-4.1'
 const MAX_TOP_LOGPROBS = 20
@@ -56,6 +56,7 @@ function openAITransport(options: OpenAIJudgeOptions): JudgeTransport {
     checkBaseURL(envBaseURL, 'OPENAI_BASE_URL')
   }
   const name = options.model ?? readEnv('JUDGETREE_MODEL') ?? DEFAULT_MODEL
+  const reasoningEffort = nonEmpty(options.reasoningEffort) ?? readEnv('JUDGETREE_REASONING_EFFORT')
   const timeoutMs = options.timeoutMs ?? DEFAULT_JUDGE_TIMEOUT_MS
   const deployment = azureDeploymentOf(options.client)
   // The client is built on first use so that constructing a judge at import time never needs a key.
@@ -146,6 +147,8 @@ function openAITransport(options: OpenAIJudgeOptions): JudgeTransport {
       model: name,
       temperature: options.temperature ?? 0,
       structuredOutputs: options.structuredOutputs ?? 'auto',
+      // Set only when sent, so that the cache entries of judges without it keep their keys.
+      ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
       // One judge name may front different models in different deployments.
       ...(deployment === undefined ? {} : { deployment }),
       ...(options.cacheNamespace === undefined ? {} : { namespace: options.cacheNamespace }),
@@ -195,7 +198,11 @@ function openAITransport(options: OpenAIJudgeOptions): JudgeTransport {
         {
           model: name,
           messages: call.messages.map(({ role, content }) => ({ role, content })),
-          temperature: options.temperature ?? call.defaultTemperature ?? 0,
+          ...(call.withheld.has('temperature')
+            ? {}
+            : { temperature: options.temperature ?? call.defaultTemperature ?? 0 }),
+          // Typed by the SDK as OpenAI's efforts; a compatible server may take others, which are sent as given.
+          ...(reasoningEffort === undefined ? {} : { reasoning_effort: reasoningEffort as ReasoningEffortParam }),
           ...(call.n > 1 ? { n: call.n } : {}),
           response_format:
             call.jsonSchema === undefined
@@ -247,8 +254,27 @@ function openAITransport(options: OpenAIJudgeOptions): JudgeTransport {
         detail: error.message.replace(new RegExp(`^${error.status} `), ''),
         retries,
         retryAfterMs: retryAfterOf(error.headers),
-        refuses: refusesSchema ? 'schema' : refusesLogprobs ? 'logprobs' : undefined,
+        refuses: refusesSchema
+          ? 'schema'
+          : refusesLogprobs
+            ? 'logprobs'
+            : error.status === 400
+              ? refusedSetting(error, call)
+              : undefined,
       }
     },
   }
+}
+
+type ReasoningEffortParam = NonNullable<ChatCompletionCreateParamsNonStreaming['reasoning_effort']>
+
+/**
+ * The sampling setting a 400 refuses, by the parameter it names (OpenAI's `param`, else its message): reasoning
+ * models answer `Unsupported value: 'temperature' does not support 0 with this model`.
+ */
+function refusedSetting(error: APIError, call: TransportCall): 'temperature' | 'n' | undefined {
+  const param = error.param ?? ''
+  if (param === 'temperature' || (param === '' && /\btemperature\b/i.test(error.message))) return 'temperature'
+  if (call.n > 1 && (param === 'n' || (param === '' && /['"`]n['"`]/.test(error.message)))) return 'n'
+  return undefined
 }

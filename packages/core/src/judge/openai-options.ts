@@ -24,8 +24,17 @@ export interface OpenAIJudgeOptions {
    * `client`, the SDK retries 429s too, and only its last one pauses the run). @default 3
    */
   maxRetries?: number | undefined
-  /** @default 0 */
+  /**
+   * The sampling temperature. A model that refuses it (reasoning models take no temperature but 1) is asked again
+   * without it and samples at its own: warned once, and every result made that way says so. @default 0
+   */
   temperature?: number | undefined
+  /**
+   * How hard a reasoning model thinks before it answers, sent as `reasoning_effort`: `'none'`, `'minimal'`, `'low'`,
+   * `'medium'`, `'high'`, `'xhigh'`, `'max'`, or any other value the server takes. Part of the cache key when set.
+   * @default process.env.JUDGETREE_REASONING_EFFORT, else not sent (the model's own default)
+   */
+  reasoningEffort?: ReasoningEffort | undefined
   /**
    * 'auto' asks with a strict JSON schema and, for a schema the server refuses, falls back to JSON mode: warned once
    * per schema, and every result made that way says so. 'json_schema' makes a refusal an error. @default 'auto'
@@ -50,6 +59,9 @@ export interface OpenAIJudgeOptions {
    */
   cacheNamespace?: string | undefined
 }
+
+/** The `reasoning_effort` values OpenAI names, or any other a compatible server takes. */
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max' | (string & {})
 
 /** The client OpenAIJudge calls through, where it points, and the key to take out of what comes back. */
 export interface Connection {
@@ -147,6 +159,10 @@ export function validateOptions(options: OpenAIJudgeOptions): void {
   }
   if (temperature !== undefined && !(typeof temperature === 'number' && temperature >= 0 && temperature <= 2)) {
     throw invalidOption('temperature', 'a number from 0 to 2', temperature)
+  }
+  const { reasoningEffort } = options
+  if (reasoningEffort !== undefined && (typeof reasoningEffort !== 'string' || reasoningEffort.trim() === '')) {
+    throw invalidOption('reasoningEffort', "a non-empty effort such as 'low', 'medium' or 'high'", reasoningEffort)
   }
   if (structuredOutputs !== undefined && !['auto', 'json_schema', 'json_object'].includes(structuredOutputs)) {
     throw invalidOption('structuredOutputs', "one of 'auto', 'json_schema', 'json_object'", structuredOutputs)

@@ -1,6 +1,7 @@
 // The judge protocol, written once: a transport sends one request and classifies its failures; this reads and
-// validates the answer, re-asks once, scrubs, prices, keeps the warn-once latches, shares samples through `n` and
-// words every failure. OpenAIJudge and @judgetree/ai-sdk are transports; a new provider is one more.
+// validates the answer, re-asks once, scrubs, prices, keeps the warn-once latches (a refused schema, a sampling
+// setting refused or ignored), shares samples through `n` and words every failure. OpenAIJudge and @judgetree/ai-sdk
+// are transports; a new provider is one more.
 import type { z } from 'zod'
 import { ConfigurationError, JudgeOutputError, MeasurementAbortedError } from '../errors.js'
 import { type Secrets, scrubSecrets, scrubTokens, scrubValue } from '../internal/scrub.js'
@@ -9,6 +10,7 @@ import { distributionOf } from './distribution.js'
 import { callError, type FailureAdvice, type TransportFailure } from './failures.js'
 import { judgeJsonSchema } from './json-schema.js'
 import { costOf, type ModelPrice } from './pricing.js'
+import { joinReasons, type SettingNotApplied, settingReason, settingWarning } from './sampling-settings.js'
 import { addTokens, shareOf, type Tokens, tokensOf } from './tokens.js'
 import type { JudgeMessage, JudgeModel, JudgeRequest, JudgeResponse, TokenLogprob } from './types.js'
 
@@ -26,6 +28,11 @@ export interface TransportCall {
   readonly topLogprobs: number | undefined
   /** The request's temperature for judges given none of their own (trials). */
   readonly defaultTemperature: number | undefined
+  /**
+   * Sampling settings the model refused or ignored before: the transport sends none of them. `topLogprobs` and `n`
+   * already say so for logprobs and `n`; `temperature` is left to the model's own.
+   */
+  readonly withheld: ReadonlySet<SamplingSetting>
   readonly signal: AbortSignal | undefined
   /** Takes the judge's secrets out of a text: for errors a transport words itself. */
   readonly scrub: (text: string) => string
@@ -115,6 +122,8 @@ interface Asked {
   readonly secrets: Secrets
   /** Why the answer's schema was not held by the server, when it was not. */
   readonly unenforced: string | undefined
+  /** Why each sampling setting this request wanted was not applied to this call's answers (left out or ignored). */
+  readonly notApplied: ReadonlyMap<SamplingSetting, string>
 }
 
 /** A judge speaking the protocol through `transport`; with `generateSamples` when the transport sends `n`. */
@@ -136,8 +145,8 @@ export class StructuredJudge implements JudgeModel {
   readonly #schemasRefused = new Map<string, string>()
   /** Why every schema goes into the prompt: set once the provider said it takes none. */
   #schemaIgnored: string | undefined
-  /** Why this model gets no logprobs request: set once the server rejected one. */
-  #logprobsRejected: string | undefined
+  /** The sampling settings this model refused or ignored, and so is no longer sent: set once, at the first sign. */
+  readonly #settings = new Map<SamplingSetting, { readonly reason: string }>()
 
   constructor(transport: JudgeTransport) {
     this.#transport = transport
@@ -213,6 +222,10 @@ export class StructuredJudge implements JudgeModel {
     if (request.signal?.aborted) throw new MeasurementAbortedError(request.signal.reason)
     const asked = await this.#ask(request, [], count)
     const { completion } = asked
+    // A model that takes no `n` answered one sample: the others are asked for alone, below, and all say so.
+    const oneByOne = asked.notApplied.get('n')
+    const mark = <R extends JudgeResponse<T>>(response: R): R =>
+      oneByOne === undefined ? response : { ...response, samplingNotApplied: joinReasons(response, oneByOne) }
     const samples = Array.from({ length: count }, async (_, position): Promise<JudgeResponse<T>> => {
       const sample = completion.samples[position]
       const text = sample === undefined || sample instanceof Error ? undefined : asked.scrub(sample.text)
@@ -224,7 +237,7 @@ export class StructuredJudge implements JudgeModel {
         const costUsd = this.#cost(completion.servedModel, tokens)
         const { costUsd: againCost, ...againTokens } = again.usage
         const sum = againCost === undefined || costUsd === undefined ? undefined : againCost + costUsd
-        return { ...again, usage: { ...addTokens(againTokens, tokens), costUsd: sum } }
+        return mark({ ...again, usage: { ...addTokens(againTokens, tokens), costUsd: sum } })
       }
       return this.#response(request, asked, sample as TransportSample, text, answer.value, tokens, {
         unenforced: asked.unenforced,
@@ -245,7 +258,9 @@ export class StructuredJudge implements JudgeModel {
   ): JudgeResponse<T> {
     // Tokens reach results and cache files; a key can be split across several of them.
     const logprobs = sample.logprobs === undefined ? undefined : scrubTokens(sample.logprobs, asked.secrets)
-    const unavailable = request.topLogprobs === undefined ? undefined : this.#logprobsUnavailable(sample, logprobs)
+    const unavailable =
+      request.topLogprobs === undefined ? undefined : this.#logprobsUnavailable(asked, sample, logprobs)
+    const sampling = [asked.notApplied.get('temperature'), asked.notApplied.get('n')].filter((why) => why !== undefined)
     const distribution = request.question === undefined ? undefined : distributionOf(request.question, value, logprobs)
     return {
       // The raw text is scrubbed before parsing, but escapes (`\u0073k-…`) decode into the key only when parsed.
@@ -257,6 +272,7 @@ export class StructuredJudge implements JudgeModel {
       ...(marks.extraSample ? { extraSample: true } : {}),
       ...(unavailable === undefined ? {} : { logprobsUnavailable: asked.scrub(unavailable) }),
       ...(marks.unenforced === undefined ? {} : { structuredOutputsUnavailable: marks.unenforced }),
+      ...(sampling.length === 0 ? {} : { samplingNotApplied: asked.scrub(sampling.join('; ')) }),
       ...(distribution === undefined ? {} : { distribution }),
     }
   }
@@ -269,8 +285,13 @@ export class StructuredJudge implements JudgeModel {
     return price(this.name) ?? (servedModel === undefined ? undefined : price(servedModel))
   }
 
-  #logprobsUnavailable(sample: TransportSample, logprobs: readonly TokenLogprob[] | undefined): string | undefined {
-    if (this.#logprobsRejected !== undefined) return this.#logprobsRejected
+  #logprobsUnavailable(
+    asked: Asked,
+    sample: TransportSample,
+    logprobs: readonly TokenLogprob[] | undefined,
+  ): string | undefined {
+    const notApplied = asked.notApplied.get('logprobs')
+    if (notApplied !== undefined) return notApplied
     if (sample.logprobsProblem !== undefined) return sample.logprobsProblem
     return logprobs === undefined ? this.#transport.wording.logprobsMissing?.() : undefined
   }
@@ -279,7 +300,7 @@ export class StructuredJudge implements JudgeModel {
     return new JudgeOutputError(`${asked.scrub(this.#transport.where())} returned no answer.`, '')
   }
 
-  /** One call, after the latches: a refused schema or refused logprobs are asked again without them, once. */
+  /** One call, after the latches: a call refused for its schema or a sampling setting is made again without it. */
   async #ask<T>(request: JudgeRequest<T>, followUp: readonly JudgeMessage[], n: number): Promise<Asked> {
     const transport = this.#transport
     await transport.refreshSecrets?.()
@@ -289,14 +310,23 @@ export class StructuredJudge implements JudgeModel {
     const jsonMode = transport.structuredOutputs === 'json' || refused !== undefined
     const jsonSchema = judgeJsonSchema(request.schema, request.schemaName)
     const inPrompt = jsonMode || transport.schemaInPrompt || this.#schemaIgnored !== undefined
+    // The settings this request wants that the model no longer gets, with why: its answers will say so.
+    const notApplied = new Map<SamplingSetting, string>()
+    const wanted: Record<SamplingSetting, boolean> = {
+      temperature: true,
+      logprobs: request.topLogprobs !== undefined,
+      n: n > 1,
+    }
+    for (const [setting, latch] of this.#settings) if (wanted[setting]) notApplied.set(setting, latch.reason)
     const call: TransportCall = {
       messages: [...(inPrompt ? withSchemaInstruction(request.messages, jsonSchema) : request.messages), ...followUp],
       schema: request.schema,
       schemaName: request.schemaName,
       jsonSchema: jsonMode ? undefined : jsonSchema,
-      n,
-      topLogprobs: this.#logprobsRejected === undefined ? request.topLogprobs : undefined,
+      n: this.#settings.has('n') ? 1 : n,
+      topLogprobs: this.#settings.has('logprobs') ? undefined : request.topLogprobs,
       defaultTemperature: request.defaultTemperature,
+      withheld: new Set(this.#settings.keys()),
       signal: request.signal,
       scrub,
     }
@@ -317,12 +347,16 @@ export class StructuredJudge implements JudgeModel {
       throw callError(failure, error, site, request.signal)
     }
     if (completion.schemaIgnored !== undefined && !jsonMode) this.#noteSchemaIgnored(scrub(completion.schemaIgnored))
+    for (const { setting, detail } of completion.settingsIgnored ?? []) {
+      const latch = this.#latch(setting, 'ignored', scrub(detail))
+      if (wanted[setting] && !notApplied.has(setting)) notApplied.set(setting, latch.reason)
+    }
     const unenforced = (jsonMode ? refused : undefined) ?? this.#schemaIgnored
-    return { completion, scrub, secrets, unenforced }
+    return { completion, scrub, secrets, unenforced, notApplied }
   }
 
   /** True when the refusal was worked around (a latch set) and the call should be made again. */
-  #workAround(refuses: 'schema' | 'logprobs' | 'malformed-logprobs', failure: { detail: string }, call: TransportCall) {
+  #workAround(refuses: Refusal, failure: { detail: string }, call: TransportCall) {
     const transport = this.#transport
     const detail = call.scrub(failure.detail)
     if (refuses === 'schema') {
@@ -335,15 +369,35 @@ export class StructuredJudge implements JudgeModel {
       }
       return true
     }
-    if (call.topLogprobs === undefined) return false
-    if (refuses === 'logprobs') {
-      // Some models (reasoning models, many local servers) refuse logprobs; the answer is still usable without them.
-      this.#logprobsRejected = `the model "${this.name}" does not accept logprobs (${detail}), so it is asked without them`
+    if (refuses === 'malformed-logprobs') {
+      const reason = transport.wording.malformedLogprobs
+      if (call.topLogprobs === undefined || reason === undefined) return false
+      if (!this.#settings.has('logprobs')) this.#settings.set('logprobs', { reason })
       return true
     }
-    if (transport.wording.malformedLogprobs === undefined) return false
-    this.#logprobsRejected = transport.wording.malformedLogprobs
+    // A setting the call did not send cannot be what was refused: the refusal is the error it is.
+    const sent = {
+      temperature: !call.withheld.has('temperature'),
+      logprobs: call.topLogprobs !== undefined,
+      n: call.n > 1,
+    }
+    if (!sent[refuses]) return false
+    // Reasoning models refuse sampling settings (any temperature but 1, logprobs, `n`); the answer is as usable without.
+    this.#latch(refuses, 'refused', detail)
     return true
+  }
+
+  /**
+   * Stops sending `setting` to this model, refused (the call is made again without it) or ignored (the provider
+   * said it did not apply it), and warns once: calls in flight when it happened may hit it too, the first decides.
+   */
+  #latch(setting: SamplingSetting, how: SettingNotApplied, detail: string): { readonly reason: string } {
+    const known = this.#settings.get(setting)
+    if (known !== undefined) return known
+    const latch = { reason: settingReason(this.name, setting, how, detail) }
+    this.#settings.set(setting, latch)
+    this.#warn(settingWarning(this.#transport.where(), setting, how, detail))
+    return latch
   }
 
   #noteSchemaIgnored(detail: string): void {
@@ -358,6 +412,9 @@ export class StructuredJudge implements JudgeModel {
     warn(message)
   }
 }
+
+/** What a refusal the protocol can work around names: the strict schema, a sampling setting, or unreadable logprobs. */
+type Refusal = NonNullable<Extract<TransportFailure, { kind: 'http' }>['refuses']>
 
 /** The protocol's judge for a transport that answers several samples in one call (`n`). */
 export class SamplingJudge extends StructuredJudge {

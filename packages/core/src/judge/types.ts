@@ -96,6 +96,13 @@ export interface JudgeResponse<T> {
    */
   readonly structuredOutputsUnavailable?: string | undefined
   /**
+   * Why a sampling setting judgetree sends was not applied to this answer: the model refused it (a reasoning model
+   * takes no `temperature` but 1, or no `n`) and was asked again without it, or the provider said it ignored it. A
+   * refused temperature means the answer was sampled at the model's own temperature, trials' samples included.
+   * Shown in traces. Refused logprobs are told by `logprobsUnavailable`.
+   */
+  readonly samplingNotApplied?: string | undefined
+  /**
    * True for the second and later samples one call returned (OpenAI's `n`): this answer made no call of its own and
    * its usage holds no prompt tokens (the first sample's does).
    */

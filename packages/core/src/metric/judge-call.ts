@@ -42,6 +42,11 @@ export function localCheckNote(response: JudgeResponse<unknown>): string | undef
   return why === undefined ? undefined : `answer checked locally only: ${why}`
 }
 
+/** The trace note for an answer made without a sampling setting the model refused or ignored (e.g. `temperature`). */
+export function samplingNote(response: JudgeResponse<unknown>): string | undefined {
+  return response.samplingNotApplied
+}
+
 /** Adds the note unless it is there already: every call of one refused schema gives the same one. */
 export function addNote(notes: string[], note: string | undefined): void {
   if (note !== undefined && !notes.includes(note)) notes.push(note)

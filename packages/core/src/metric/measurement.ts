@@ -5,7 +5,7 @@ import type { JudgeRequest, JudgeResponse } from '../judge/types.js'
 import { outsideTrials } from '../runtime/trial-batch.js'
 import { formatScore } from '../trace/render.js'
 import type { MetricTrace, TraceNode } from '../trace/types.js'
-import { addNote, callJudge, type JudgeCall, localCheckNote, stepNode } from './judge-call.js'
+import { addNote, callJudge, type JudgeCall, localCheckNote, samplingNote, stepNode } from './judge-call.js'
 import type { ResolvedMetricOptions } from './options.js'
 import { buildResult, errorResult } from './result.js'
 import { applyStrictMode } from './score.js'
@@ -216,9 +216,13 @@ export class Measurement implements MetricContext {
     return call
   }
 
-  /** Notes, once, that the server did not hold an answer to its schema, so that only local validation checked it. */
+  /**
+   * Notes, once, that the server did not hold an answer to its schema, so that only local validation checked it, and
+   * that the answer was made without a sampling setting the model refused.
+   */
   checkedLocally(response: JudgeResponse<unknown>): void {
     addNote(this.#notes, localCheckNote(response))
+    addNote(this.#notes, samplingNote(response))
   }
 
   /** Adds usage the measurement caused outside its own calls (a child metric's, a DAG walk's). */

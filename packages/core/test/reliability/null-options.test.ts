@@ -144,6 +144,7 @@ const bags: Record<string, { build: Build; keys: readonly string[]; code?: strin
       'timeoutMs',
       'maxRetries',
       'temperature',
+      'reasoningEffort',
       'structuredOutputs',
       'pricing',
       'fetch',
