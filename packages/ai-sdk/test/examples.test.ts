@@ -52,6 +52,8 @@ function runExamples(
     OPENAI_BASE_URL: server.baseURL,
     OPENAI_API_KEY: API_KEY,
     JUDGETREE_JUDGE: 'ai-sdk',
+    // Named, so that the costs below are gpt-4.1's whatever the examples' default model.
+    JUDGETREE_MODEL: 'gpt-4.1',
   },
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
