@@ -33,8 +33,6 @@ export interface ShutdownWatchOptions {
   readonly warn: (message: string) => void
   /** The run's coordinator, through which the processes of one run agree who looks a model up and warns. */
   readonly coordinatorUrl: () => string | undefined
-  /** Today, for the day a lookup is remembered and the days left. @default () => new Date() */
-  readonly now?: (() => Date) | undefined
 }
 
 /**
@@ -74,7 +72,7 @@ export class ShutdownWatch {
   async #check(judge: JudgeModel, model: string): Promise<void> {
     const url = this.#options.coordinatorUrl()
     if (url !== undefined && !(await claimOnce(url, `shutdown-date ${model}`))) return
-    const today = dayOf((this.#options.now ?? (() => new Date()))())
+    const today = dayOf(new Date())
     const file = join(this.#options.cacheDir, MODELS_FILE)
     const remembered = readMemory(file)[model]
     let shutdownDate: string | null
@@ -82,8 +80,7 @@ export class ShutdownWatch {
       shutdownDate = remembered.shutdownDate
     } else {
       shutdownDate = await askShutdownDate(judge)
-      if (this.#options.mode === 'read-write')
-        remember(file, this.#options.cacheDir, model, { checkedOn: today, shutdownDate })
+      remember(file, this.#options.cacheDir, model, { checkedOn: today, shutdownDate })
     }
     if (shutdownDate !== null) this.#options.warn(shutdownWarning(judge.name, shutdownDate, today))
   }
