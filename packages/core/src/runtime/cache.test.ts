@@ -43,9 +43,9 @@ function metric(cache: CacheMode, warn: (message: string) => void = () => {}) {
 
 async function cacheFiles(): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true })
-  // The entries only: the cache directory also holds its own .gitignore and the memory of model lookups.
+  // The entries only: the cache directory also holds its own .gitignore.
   return entries
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.json') && entry.name !== 'models.json')
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.json'))
     .map((entry) => join(entry.parentPath, entry.name))
 }
 

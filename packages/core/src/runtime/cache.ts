@@ -28,7 +28,7 @@ export const STALE_TEMP_MS = 10 * 60_000
  */
 export const GITIGNORE =
   '# Written by judgetree: temporary files of interrupted writes are never committed, nor the memory of model ' +
-  'lookups.\n*.tmp\nmodels.json\n'
+  'lookups.\n*.tmp\n.model-lookups\n'
 /** Refuses to open a symbolic link, where the platform can (not on Windows, where lstat still guards). */
 const NO_FOLLOW = constants.O_NOFOLLOW ?? 0
 /** Opening a FIFO for reading waits for a writer: without this flag, a FIFO in the cache hangs the process. */

@@ -69,13 +69,13 @@ describe('shutdown warnings', () => {
     expect(warnings).toEqual([expectedWarning])
     expect(server.modelLookups).toEqual(['gpt-4.1'])
     expect(server.requests).toHaveLength(3)
-    const memory = JSON.parse(await readFile(join(dir, 'models.json'), 'utf8'))
+    const memory = JSON.parse(await readFile(join(dir, '.model-lookups'), 'utf8'))
     expect(memory).toEqual({
       format: 1,
       models: { [`gpt-4.1 at ${new URL(server.baseURL).host}/v1`]: { checkedOn: today, shutdownDate: SHUTDOWN } },
     })
     // Kept out of git beside the committed cache, and not a problem for `judgetree cache verify`.
-    expect(await readFile(join(dir, '.gitignore'), 'utf8')).toMatch(/^\*\.tmp$[\s\S]*^models\.json$/m)
+    expect(await readFile(join(dir, '.gitignore'), 'utf8')).toMatch(/^\*\.tmp$[\s\S]*^\.model-lookups$/m)
     expect(verifyCache(dir)).toMatchObject({ ok: true, entries: 3 })
   })
 
@@ -100,7 +100,7 @@ describe('shutdown warnings', () => {
     expect(server.modelLookups).toEqual(['gpt-4.1'])
 
     // Remembered yesterday: asked again, and the answer of today (no date any more) is what counts.
-    const file = join(dir, 'models.json')
+    const file = join(dir, '.model-lookups')
     const memory = JSON.parse(await readFile(file, 'utf8'))
     for (const entry of Object.values(memory.models) as { checkedOn: string }[]) entry.checkedOn = inDays(-1)
     await writeFile(file, JSON.stringify(memory))
@@ -134,7 +134,7 @@ describe('shutdown warnings', () => {
     }
     expect(server.requests).toHaveLength(2)
     expect(server.modelLookups).toEqual([])
-    await expect(readFile(join(dir, 'models.json'))).rejects.toMatchObject({ code: 'ENOENT' })
+    await expect(readFile(join(dir, '.model-lookups'))).rejects.toMatchObject({ code: 'ENOENT' })
   })
 
   it('passes the run, silently, when the model lookup fails', async () => {

@@ -9,8 +9,11 @@ import { claimOnce } from './coordinator-client.js'
 
 /** Where the guide to changing the judge lives; the warning points there. */
 export const MIGRATION_GUIDE = "judgetree's docs/migrating-judges.md"
-/** The memory of lookups, in the cache directory (git-ignored there): one entry per model and endpoint. */
-export const MODELS_FILE = 'models.json'
+/**
+ * The memory of lookups (JSON), in the cache directory, git-ignored there: one entry per model and endpoint. Named
+ * like the .gitignore beside it, so that nothing takes it for a cache entry (`<2 hex digits>/<key>.json`).
+ */
+export const MODELS_FILE = '.model-lookups'
 /** A lookup that takes longer is given up, silently: it runs beside the measurements and must never hold them. */
 export const LOOKUP_TIMEOUT_MS = 5_000
 

@@ -55,7 +55,7 @@ async function record(): Promise<string[]> {
   expect((await metric('read-write').measure(playfulConversation)).score).toBe(1)
   server.requests.length = 0
   return realReaddir(dir, { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.endsWith('.json') && name !== 'models.json')
+    .filter((name) => name.endsWith('.json'))
     .map((name) => join(dir, name))
 }
 

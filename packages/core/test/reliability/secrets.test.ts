@@ -158,7 +158,7 @@ test.each(['echo-unicode', 'echo-url', 'echo-mixed'])(
       const files = filesUnder(dir)
       const cache = files.map((file) => readFileSync(file, 'utf8'))
       // Three entries and the cache's .gitignore (and its memory of model lookups, once the lookup has ended).
-      expect(files.filter((file) => !file.endsWith('models.json'))).toHaveLength(4)
+      expect(files.filter((file) => !file.endsWith('.model-lookups'))).toHaveLength(4)
       const surfaces = {
         result: everything(result),
         console: log.mock.calls.flat().map(String).join('\n'),
