@@ -5,7 +5,7 @@ export default function banner(): void {
   const judge = usingLoopback
     ? 'the offline answers, served over HTTP on 127.0.0.1 and judged through the AI SDK (@judgetree/ai-sdk).'
     : usingRealJudge
-      ? `judging with ${process.env.JUDGETREE_MODEL ?? 'gpt-4.1'} via ${process.env.OPENAI_BASE_URL ?? 'the OpenAI API'}` +
+      ? `judging with ${process.env.JUDGETREE_MODEL ?? 'gpt-6-luna'} via ${process.env.OPENAI_BASE_URL ?? 'the OpenAI API'}` +
         `${usingAiSdk ? ' through the AI SDK (@judgetree/ai-sdk)' : ''}.`
       : 'no OPENAI_API_KEY (or OPENAI_BASE_URL) is set, so the judge is SCRIPTED: its answers are written in each\n' +
         'example file. Set OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server) to judge with a real model.'

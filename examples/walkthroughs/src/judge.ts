@@ -3,7 +3,7 @@ import { type ScriptedRule, scriptedJudge } from '@judgetree/core/testing'
 
 import { usingAiSdk, usingLoopback, usingRealJudge } from './mode.js'
 
-const model = process.env.JUDGETREE_MODEL ?? 'gpt-4.1'
+const model = process.env.JUDGETREE_MODEL ?? 'gpt-6-luna'
 
 // Loaded only when asked for, so the default runs never import the AI SDK.
 const aiSdk = usingAiSdk

@@ -19,7 +19,8 @@ export async function startLoopback(): Promise<{ baseURL: string; serve(judge: J
     try {
       const answer = await judge.generate({
         messages: request.body.messages.map(({ role, content }) => ({
-          role: role === 'system' || role === 'assistant' ? role : 'user',
+          // The AI SDK sends the system prompt as a `developer` message to a reasoning model (gpt-5.x, gpt-6-luna).
+          role: role === 'system' || role === 'developer' ? 'system' : role === 'assistant' ? role : 'user',
           content,
         })),
         schema: z.unknown(),

@@ -52,6 +52,8 @@ function runExamples(
     OPENAI_BASE_URL: server.baseURL,
     OPENAI_API_KEY: API_KEY,
     JUDGETREE_JUDGE: 'ai-sdk',
+    // Named, so that the costs below are gpt-4.1's whatever the examples' default model.
+    JUDGETREE_MODEL: 'gpt-4.1',
   },
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
@@ -151,6 +153,8 @@ test('every example file gives the same scores, verdicts and paths through aiSdk
   const throughAiSdk = await runExamples([], {
     JUDGETREE_SHOW_FAILURE: '1',
     JUDGETREE_JUDGE: 'ai-sdk-loopback',
+    // Named, so that the usage below is priced (as gpt-4.1's) whatever the examples' default model.
+    JUDGETREE_MODEL: 'gpt-4.1',
     OPENAI_API_KEY: undefined,
     OPENAI_BASE_URL: undefined,
   })

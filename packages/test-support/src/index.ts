@@ -5,6 +5,7 @@ export {
   type ChatCompletionBody,
   jsonReply,
   lastUserMessage,
+  type ModelList,
   type OpenAIServer,
   type OpenAIServerOptions,
   type ReasoningModelMode,

@@ -70,6 +70,12 @@ export interface ScriptedReply {
   stallAfterHeaders?: boolean
 }
 
+/**
+ * What `GET /v1/models/{id}` answers: each listed model with its `shutdown_date` (`YYYY-MM-DD`, or null for none
+ * announced), any other id a 404; or `{ status }` to answer every lookup with that HTTP error (a 500, say).
+ */
+export type ModelList = Readonly<Record<string, string | null>> | { readonly status: number }
+
 /** Decides the reply to one request. */
 export type Responder = (request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>
 
@@ -95,14 +101,21 @@ export interface ReasoningModelMode {
 export interface OpenAIServerOptions {
   /** Behaves like a reasoning model; `true` for the defaults. @default off */
   readonly reasoningModel?: ReasoningModelMode | boolean | undefined
+  /** What `GET /v1/models/{id}` answers, by model id. @default {} (every model lookup is a 404) */
+  readonly models?: ModelList | undefined
 }
 
 /** A running scriptable OpenAI-compatible server. */
 export interface OpenAIServer {
   /** `http://127.0.0.1:PORT/v1`, ready to pass as `baseURL`. */
   readonly baseURL: string
+  /** The chat completion requests, in arrival order (model lookups are in `modelLookups`). */
   readonly requests: RecordedRequest[]
+  /** The model ids asked for with `GET /v1/models/{id}`, in arrival order. */
+  readonly modelLookups: string[]
   respondWith(responder: Responder): void
+  /** Replaces what model lookups answer. */
+  listModels(models: ModelList): void
   /** Stops listening and drops open connections, including delayed replies. */
   close(): Promise<void>
 }
@@ -118,7 +131,10 @@ const DEFAULT_USAGE: NonNullable<ScriptedReply['usage']> = { promptTokens: 10, c
 /** OpenAI's path, and Azure OpenAI's, whose deployment takes the place of the model. */
 const CHAT_COMPLETIONS_PATH = /^\/(?:v1|openai\/deployments\/[^/]+)\/chat\/completions$/
 
-/** Starts a Chat Completions server on 127.0.0.1 at a free port. */
+/** OpenAI's path to one model's description. */
+const MODEL_PATH = /^\/v1\/models\/([^/?]+)$/
+
+/** Starts a Chat Completions server (with model lookups) on 127.0.0.1 at a free port. */
 export async function startOpenAIServer(
   responder: Responder = unscripted,
   options: OpenAIServerOptions = {},
@@ -126,7 +142,9 @@ export async function startOpenAIServer(
   let current = responder
   const reasoning = options.reasoningModel === true ? {} : options.reasoningModel || undefined
   const promptsSeen = new Set<string>()
+  let models: ModelList = options.models ?? {}
   const requests: RecordedRequest[] = []
+  const modelLookups: string[] = []
   const sockets = new Set<Socket>()
   const timers = new Set<NodeJS.Timeout>()
 
@@ -144,6 +162,11 @@ export async function startOpenAIServer(
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const text = await readBody(req)
+    const lookedUp = req.method === 'GET' ? MODEL_PATH.exec(req.url?.split('?')[0] ?? '') : null
+    if (lookedUp !== null) {
+      answerModel(decodeURIComponent(lookedUp[1] as string), res)
+      return
+    }
     if (req.method !== 'POST' || !CHAT_COMPLETIONS_PATH.test(req.url?.split('?')[0] ?? '')) {
       sendJson(res, 404, { error: { message: `Unknown path ${req.method} ${req.url}`, type: 'invalid_request_error' } })
       return
@@ -193,6 +216,22 @@ export async function startOpenAIServer(
     sendJson(res, reply.status ?? 200, completion(recorded, reply))
   }
 
+  /** A model's description as OpenAI gives it, with its `shutdown_date`; a 404 for a model not listed. */
+  function answerModel(id: string, res: ServerResponse): void {
+    modelLookups.push(id)
+    if (typeof models.status === 'number') {
+      sendJson(res, models.status, { error: { message: `Scripted error ${models.status}`, type: 'server_error' } })
+      return
+    }
+    const dates = models as Readonly<Record<string, string | null>>
+    if (!Object.hasOwn(dates, id)) {
+      const message = `The model '${id}' does not exist or you do not have access to it.`
+      sendJson(res, 404, { error: { message, type: 'invalid_request_error', code: 'model_not_found' } })
+      return
+    }
+    sendJson(res, 200, { id, object: 'model', created: 1_700_000_000, owned_by: 'system', shutdown_date: dates[id] })
+  }
+
   /** Resolves false when the client went away first, so no timer outlives its request. */
   function wait(ms: number, res: ServerResponse): Promise<boolean> {
     return new Promise((resolve) => {
@@ -221,8 +260,12 @@ export async function startOpenAIServer(
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
+    modelLookups,
     respondWith(next) {
       current = next
+    },
+    listModels(next) {
+      models = next
     },
     close() {
       for (const timer of timers) clearTimeout(timer)

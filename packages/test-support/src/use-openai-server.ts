@@ -18,6 +18,7 @@ export function useOpenAIServer(responder?: Responder, options?: OpenAIServerOpt
   afterAll(() => server?.close())
   beforeEach(() => {
     started().requests.length = 0
+    started().modelLookups.length = 0
     if (responder !== undefined) started().respondWith(responder)
   })
   return {
@@ -27,7 +28,11 @@ export function useOpenAIServer(responder?: Responder, options?: OpenAIServerOpt
     get requests() {
       return started().requests
     },
+    get modelLookups() {
+      return started().modelLookups
+    },
     respondWith: (next) => started().respondWith(next),
+    listModels: (models) => started().listModels(models),
     close: () => started().close(),
   }
 }

@@ -17,8 +17,10 @@ afterEach(() => {
   vi.unstubAllEnvs()
 })
 
+/** A judge of `gpt-4.1`, named so that the expected costs and messages do not follow the default model. */
 function judge(options: OpenAIJudgeOptions = {}): OpenAIJudge {
-  return new OpenAIJudge({ apiKey: KEY, baseURL: server.baseURL, maxRetries: 0, timeoutMs: 2_000, ...options })
+  const connection = { apiKey: KEY, baseURL: server.baseURL, maxRetries: 0, timeoutMs: 2_000 }
+  return new OpenAIJudge({ model: 'gpt-4.1', ...connection, ...options })
 }
 
 function ask(overrides: Partial<JudgeRequest<Verdict>> = {}): JudgeRequest<Verdict> {
@@ -674,7 +676,7 @@ describe('OpenAIJudge configuration', () => {
     expect(error.message).toContain('OPENAI_API_KEY')
     expect(error.message).toContain('OPENAI_BASE_URL')
     // Every test of the run would say it: the runners print the problem per test and this advice once per run.
-    expect(error.message).toMatch(/^The judge model "gpt-4\.1" has no API key\. Set OPENAI_API_KEY, /)
+    expect(error.message).toMatch(/^The judge model "gpt-6-luna" has no API key\. Set OPENAI_API_KEY, /)
     expect((error as ConfigurationError).advice).toMatch(/^Set OPENAI_API_KEY, .*as the metric’s model\.$/)
   })
 

@@ -7,6 +7,7 @@ import { answerExcerpt } from './answer.js'
 import { BodyFailure, bodyRetryDelay, readCompletionBody } from './completion-body.js'
 import { DEFAULT_JUDGE_MAX_RETRIES, DEFAULT_JUDGE_TIMEOUT_MS } from './default-timing.js'
 import { retryAfterOf, rootMessage, type TransportFailure } from './failures.js'
+import { shutdownDateOf } from './model-shutdown.js'
 import {
   azureDeploymentOf,
   type Connection,
@@ -28,7 +29,7 @@ import { withRetries } from './transport-retries.js'
 
 export type { OpenAIJudgeOptions, ReasoningEffort } from './openai-options.js'
 
-const DEFAULT_MODEL = 'gpt-4.1'
+const DEFAULT_MODEL = 'gpt-6-luna'
 const MAX_TOP_LOGPROBS = 20
 
 /** A judge backed by the OpenAI Chat Completions API or any server that speaks it. */
@@ -168,6 +169,7 @@ function openAITransport(options: OpenAIJudgeOptions): JudgeTransport {
     label: `The judge model "${name}"`,
     where,
     secrets: () => connected().secret,
+    shutdownDate: async (signal) => shutdownDateOf(connected().client, name, signal),
     advice: {
       unreachable: 'Check the network and OPENAI_BASE_URL (or the baseURL option).',
       cutShort: '; raise maxRetries if it keeps happening.',

@@ -10,7 +10,7 @@ import type { ModelPrice } from './pricing.js'
 
 /** Options of {@link OpenAIJudge}; every one has a default, most read from the environment. */
 export interface OpenAIJudgeOptions {
-  /** @default process.env.JUDGETREE_MODEL ?? 'gpt-4.1' */
+  /** @default process.env.JUDGETREE_MODEL ?? 'gpt-6-luna' */
   model?: string | undefined
   /** @default process.env.OPENAI_API_KEY; 'not-needed' when only a base URL is set (local servers ignore keys) */
   apiKey?: string | undefined

@@ -8,7 +8,7 @@ import { readTokenLogprobs } from './token-logprobs.js'
 
 judgeProtocolSuite(
   'OpenAIJudge',
-  ({ baseURL, apiKey, warn }) => new OpenAIJudge({ baseURL, apiKey, warn, maxRetries: 0 }),
+  ({ baseURL, apiKey, warn }) => new OpenAIJudge({ model: 'gpt-4.1', baseURL, apiKey, warn, maxRetries: 0 }),
 )
 
 judgeProtocolSuite('a fetch transport written in its test file', (setup) =>

@@ -114,6 +114,8 @@ export interface JudgeTransport {
   refreshSecrets?(): Promise<unknown>
   complete(call: TransportCall): Promise<TransportCompletion>
   classify(error: unknown, call: TransportCall): TransportFailure
+  /** The model's shutdown date as its server lists it (see JudgeModel.shutdownDate); without it, never asked. */
+  shutdownDate?(signal: AbortSignal): Promise<string | null>
 }
 
 interface Asked {
@@ -140,6 +142,8 @@ export class StructuredJudge implements JudgeModel {
   readonly cacheIdentity: unknown
   readonly endpoint: string | undefined
   readonly rateLimitRetries: number | undefined
+  /** Present when the transport can look the model's shutdown date up. */
+  readonly shutdownDate?: (signal: AbortSignal) => Promise<string | null>
   readonly #transport: JudgeTransport
   /** Why each schema the server refused is asked for in JSON mode, by schema name: set once, at the refusal. */
   readonly #schemasRefused = new Map<string, string>()
@@ -154,6 +158,7 @@ export class StructuredJudge implements JudgeModel {
     this.cacheIdentity = transport.cacheIdentity
     this.endpoint = transport.endpoint
     this.rateLimitRetries = transport.rateLimitRetries
+    if (typeof transport.shutdownDate === 'function') this.shutdownDate = transport.shutdownDate.bind(transport)
   }
 
   /** Takes this judge's secrets (its key, in any encoding) out of a text: the runtime applies it to cache entries. */

@@ -146,6 +146,14 @@ export interface JudgeModel {
   scrubSecrets?(text: string): string
   generate<T>(request: JudgeRequest<T>): Promise<JudgeResponse<T>>
   /**
+   * The day the judge's server says this model shuts down (`YYYY-MM-DD`), or null when it names none. The judge
+   * runtime asks at most once a day per model and endpoint (with its cache read-write, beside which it remembers the
+   * answer), never waiting for it in a measurement, and warns once per run when there is a date; a failure or an
+   * abort (after 5 s) is silent.
+   * OpenAIJudge reads `shutdown_date` from `GET /v1/models/{model}`. @default undefined (never asked)
+   */
+  shutdownDate?(signal: AbortSignal): Promise<string | null>
+  /**
    * Answers `count` independent samples of one request in one call, paying for the prompt once (OpenAI's `n`).
    * Optional: trials ask a judge without it once per trial. Resolves to `count` responses; the first carries the
    * prompt tokens, the others are marked `extraSample`.

@@ -22,7 +22,7 @@ export const COMMON_OPTION_KEYS = [
 export interface CommonMetricOptions {
   /** The lowest passing score, 0..1. @default 0.5 */
   threshold?: number | undefined
-  /** A model name for the built-in OpenAI judge, or any {@link JudgeModel}. @default process.env.JUDGETREE_MODEL ?? 'gpt-4.1' */
+  /** A model name for the built-in OpenAI judge, or any {@link JudgeModel}. @default process.env.JUDGETREE_MODEL ?? 'gpt-6-luna' */
   model?: string | JudgeModel | undefined
   /** Explain the score in `result.reason`. @default true */
   includeReason?: boolean | undefined

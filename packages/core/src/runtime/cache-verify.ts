@@ -3,6 +3,7 @@ import { lstatSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { messageOf } from '../internal/text.js'
 import { checkEntryText, NOT_A_FILE, NOT_A_FILE_PROBLEM, readEntryText, SYMLINK_PROBLEM } from './cache.js'
+import { MODELS_FILE } from './model-lifecycle.js'
 
 /** `<key>.json`: a sha256 in hex. */
 const ENTRY_NAME = /^[0-9a-f]{64}\.json$/
@@ -57,7 +58,8 @@ export function verifyCache(dir: string): CacheReport {
     let entryNames: string[]
     try {
       const stat = lstatSync(shardPath)
-      if (shard === '.gitignore' && stat.isFile()) continue
+      // The .gitignore, and this machine's memory of model lookups (model-lifecycle.ts), which it keeps out of git.
+      if ((shard === '.gitignore' || shard === MODELS_FILE) && stat.isFile()) continue
       if (stat.isSymbolicLink()) {
         problems.push({ file: shard, problem: 'a symbolic link, which judgetree never follows in its cache' })
         continue

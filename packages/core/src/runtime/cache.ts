@@ -22,8 +22,13 @@ import { CACHE_FORMAT_VERSION, canonicalJson } from './cache-key.js'
 
 /** Temporary files of writers that died are removed once they are this old (no live write takes a second). */
 export const STALE_TEMP_MS = 10 * 60_000
-/** What the cache directory's own .gitignore holds: temporary files are never meant to be committed. */
-const GITIGNORE = '# Written by judgetree: temporary files of interrupted writes are never committed.\n*.tmp\n'
+/**
+ * What the cache directory's own .gitignore holds: temporary files of interrupted writes, and this machine's memory
+ * of model lookups (model-lifecycle.ts), are never meant to be committed.
+ */
+export const GITIGNORE =
+  '# Written by judgetree: temporary files of interrupted writes are never committed, nor the memory of model ' +
+  'lookups.\n*.tmp\n.model-lookups\n'
 /** Refuses to open a symbolic link, where the platform can (not on Windows, where lstat still guards). */
 const NO_FOLLOW = constants.O_NOFOLLOW ?? 0
 /** Opening a FIFO for reading waits for a writer: without this flag, a FIFO in the cache hangs the process. */

@@ -79,15 +79,27 @@ export function acquireSlot(url: string, signal?: AbortSignal): Promise<Lease> {
 }
 
 /** POSTs a 429 to the coordinator; a coordinator that cannot be reached only loses the shared pause. */
-function report(url: string, body: { lease: number | null; pauseMs: number }): Promise<RateLimitNoted> {
-  return new Promise<RateLimitNoted>((resolve) => {
-    const unknown = { concurrency: undefined }
-    const req = httpRequest(`${url}/rate-limited`, {
-      method: 'POST',
-      agent: false,
-      headers: { 'content-type': 'application/json' },
-    })
-    req.on('error', () => resolve(unknown))
+async function report(url: string, body: { lease: number | null; pauseMs: number }): Promise<RateLimitNoted> {
+  const concurrency = ((await postJson(`${url}/rate-limited`, body)) as { concurrency?: unknown } | undefined)
+    ?.concurrency
+  return { concurrency: typeof concurrency === 'number' ? concurrency : undefined }
+}
+
+/**
+ * Claims `key` for this process, once per run: true for the first process of the run to claim it, false for every
+ * later one. A coordinator that cannot be reached (or answers oddly) gives true, so the claim is at worst made once
+ * per process.
+ */
+export async function claimOnce(url: string, key: string): Promise<boolean> {
+  const answer = (await postJson(`${url}/once`, { key })) as { first?: unknown } | undefined
+  return answer?.first !== false
+}
+
+/** POSTs `body` as JSON on a fresh connection; resolves to the parsed answer, or undefined when there is none. */
+function postJson(url: string, body: unknown): Promise<unknown> {
+  return new Promise<unknown>((resolve) => {
+    const req = httpRequest(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } })
+    req.on('error', () => resolve(undefined))
     req.on('response', (res) => {
       let text = ''
       res.setEncoding('utf8')
@@ -96,13 +108,12 @@ function report(url: string, body: { lease: number | null; pauseMs: number }): P
       })
       res.on('end', () => {
         try {
-          const concurrency = (JSON.parse(text) as { concurrency?: unknown }).concurrency
-          resolve({ concurrency: typeof concurrency === 'number' ? concurrency : undefined })
+          resolve(JSON.parse(text))
         } catch {
-          resolve(unknown)
+          resolve(undefined)
         }
       })
-      res.on('error', () => resolve(unknown))
+      res.on('error', () => resolve(undefined))
     })
     req.end(JSON.stringify(body))
   })

@@ -90,6 +90,8 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
   let expired = 0
   let nextGrantAt = 0
   let pumpTimer: NodeJS.Timeout | undefined
+  /** What some process of the run has claimed to do once for the whole run (e.g. warn that a model shuts down). */
+  const claimed = new Set<string>()
 
   const pump = (): void => {
     clearTimeout(pumpTimer)
@@ -157,7 +159,7 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = req.url?.split('?')[0]
-    if (path !== '/rate-limited') req.resume()
+    if (path !== '/rate-limited' && path !== '/once') req.resume()
     if (req.method === 'POST' && path === '/acquire') {
       waiting.push(res)
       // A worker that gives up (abort, crash) while waiting leaves the line.
@@ -172,6 +174,16 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
       readJson(req).then((body) => {
         rateLimited(body?.lease, body?.pauseMs)
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ concurrency: limit.current }))
+      })
+      return
+    }
+    if (req.method === 'POST' && path === '/once') {
+      readJson(req).then((body) => {
+        const key = typeof body?.key === 'string' ? body.key : undefined
+        // A claim that cannot be read is granted: at worst, something is done once per process.
+        const first = key === undefined || !claimed.has(key)
+        if (key !== undefined) claimed.add(key)
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ first }))
       })
       return
     }
@@ -230,7 +242,7 @@ export function lastCoordinatorStats(): CoordinatorStats | undefined {
   return runStats().current?.()
 }
 
-function readJson(req: IncomingMessage): Promise<{ lease?: unknown; pauseMs?: unknown } | undefined> {
+function readJson(req: IncomingMessage): Promise<{ lease?: unknown; pauseMs?: unknown; key?: unknown } | undefined> {
   return new Promise((resolve) => {
     let text = ''
     req.setEncoding('utf8')
@@ -240,9 +252,7 @@ function readJson(req: IncomingMessage): Promise<{ lease?: unknown; pauseMs?: un
     req.on('end', () => {
       try {
         const value: unknown = JSON.parse(text)
-        resolve(
-          typeof value === 'object' && value !== null ? (value as { lease?: unknown; pauseMs?: unknown }) : undefined,
-        )
+        resolve(typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined)
       } catch {
         resolve(undefined)
       }

@@ -6,6 +6,7 @@ import { JudgeCacheStore } from './cache.js'
 import { cacheKeyOf } from './cache-key.js'
 import { CachePolicy } from './cache-policy.js'
 import { CallLimiter } from './limiter.js'
+import { SHUTDOWN_WATCH, ShutdownWatch } from './model-lifecycle.js'
 import { type JudgeRuntimeOptions, runtimeSettings } from './runtime-options.js'
 import { SharedCall } from './shared-call.js'
 import { currentTrial, TRIAL_TEMPERATURE } from './trial-batch.js'
@@ -56,6 +57,7 @@ const RUNTIME = Symbol.for('judgetree.judgeRuntime')
 export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRuntime {
   const { mode, cacheDir, concurrency, requestsPerMinute, warn, coordinatorUrl } = runtimeSettings(options)
   const store = new JudgeCacheStore(resolve(cacheDir), warn)
+  const shutdowns = new ShutdownWatch({ mode, cacheDir: store.dir, warn, coordinatorUrl })
   const limiter = new CallLimiter({ concurrency, requestsPerMinute, coordinatorUrl, warn })
   const counts = { requests: 0, cacheHits: 0, sharedCalls: 0, judgeCalls: 0 }
   const cache = new CachePolicy(mode, store, () => {
@@ -75,6 +77,7 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
     )
 
   const generate = <T>(judge: JudgeModel, request: JudgeRequest<T>): Promise<JudgeResponse<T>> => {
+    shutdowns.notice(judge)
     const scope = currentTrial()
     if (scope !== undefined && request.trial === undefined) {
       // A call of one trial waits for the same call of the other trials, so that all go out as one request.
@@ -153,7 +156,8 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
     return answers as JudgeResponse<unknown>[]
   }
 
-  const runtime: JudgeRuntime = {
+  const runtime: JudgeRuntime & { readonly [SHUTDOWN_WATCH]: ShutdownWatch } = {
+    [SHUTDOWN_WATCH]: shutdowns,
     cache: mode,
     cacheDir: store.dir,
     concurrency,
