@@ -1,7 +1,7 @@
 import { type WalkOutcome, walkDag } from '../dag/executor.js'
 import { type DeepAcyclicGraph, type GraphPlan, graphPlan, isDeepAcyclicGraph } from '../dag/graph.js'
 import type { ConversationalNode, SingleTurnNode } from '../dag/nodes/types.js'
-import { MissingTestCaseParamError, toJudgeCallError } from '../errors.js'
+import { MissingTestCaseParamError } from '../errors.js'
 import { BaseMetric, checkedOptions, checkMetricOptions } from '../metric/base-metric.js'
 import type { Measurement } from '../metric/measurement.js'
 import { COMMON_OPTION_KEYS, type CommonMetricOptions } from '../metric/options.js'
@@ -87,20 +87,13 @@ abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCa
   /** Walks the DAG for one test case and records the walk: its entries, usage and notes, then the score. */
   protected override async run(testCase: TestCase, ctx: Measurement): Promise<MetricResult> {
     checkTestCase(this.#plan, testCase, this.name)
-    const outcome = await walkDag({
-      plan: this.#plan,
-      testCase,
-      judge: this.options.judge,
-      asyncMode: this.options.asyncMode,
-      signal: ctx.signal,
-    })
+    const outcome = await walkDag({ plan: this.#plan, testCase, recorder: ctx, asyncMode: this.options.asyncMode })
     ctx.adopt(outcome.nodes)
-    ctx.bill(outcome.usage)
     if (outcome.leaves.length > 1) {
       const scores = outcome.leaves.map((leaf) => formatScore(leaf.score)).join(', ')
       ctx.note(`${outcome.leaves.length} verdicts were reached (${scores}); the score is the lowest.`)
     }
-    for (const note of outcome.notes) ctx.note(note)
+    for (const step of outcome.steps) step.keepNotes()
     if (outcome.error) return ctx.fail(outcome.error, outcome.roots)
     const deciding = decidingLeaf(outcome, this.#plan)
     const raw = clampScore(deciding.score)
@@ -113,7 +106,7 @@ abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCa
       try {
         reason = await summarised(ctx, outcome, deciding, score)
       } catch (error) {
-        return ctx.fail(toJudgeCallError(error), outcome.roots)
+        return ctx.fail(error, outcome.roots)
       }
     }
     return ctx.result(score, threshold, reason, outcome.roots)
@@ -225,7 +218,9 @@ async function summarised(
       ...(node.output !== undefined ? { output: node.output } : {}),
       ...(node.verdict !== undefined ? { verdict: node.verdict, reason: node.reason } : {}),
     }))
-  const call = await ctx.call({
+  // The summary has no trace entry of its own: a child recorder bills its usage and keeps its remarks.
+  const summary = ctx.child()
+  const answer = await summary.judge({
     messages: reasonSummaryPrompt({
       metric: ctx.options.name,
       score,
@@ -238,5 +233,6 @@ async function summarised(
     schemaName: 'reason_summary',
     promptVersion: REASON_SUMMARY_PROMPT,
   })
-  return call.value.reason
+  summary.keepNotes()
+  return answer.reason
 }
