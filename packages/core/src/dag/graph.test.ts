@@ -474,10 +474,10 @@ describe('metric options', () => {
       () => new DAGMetric(bad({ name: '', dag: {}, threshold: 2, strictMode: 'yes', model: judge })),
     ).toThrowErrorMatchingInlineSnapshot(`
       [ConfigurationError: Invalid options for DAGMetric "":
-        - name must be a non-empty string that identifies the metric in reports; got "".
-        - threshold must be a number from 0 to 1 (a score of 0.7 passes a threshold of 0.7); got 2.
-        - strictMode must be true or false; got "yes".
-        - dag must be a graph built with \`new DeepAcyclicGraph({ rootNodes: [...] })\`.]
+        - Expected \`name\` to be a non-empty string that identifies the metric in reports, got '' (string).
+        - Expected \`threshold\` to be a number from 0 to 1 (a score of 0.7 passes a threshold of 0.7), got \`2\` (number).
+        - Expected \`strictMode\` to be true or false, got 'yes' (string).
+        - Expected \`dag\` to be a graph built with \`new DeepAcyclicGraph({ rootNodes: [...] })\`, got \`{}\` (object).]
     `)
   })
 
@@ -487,7 +487,7 @@ describe('metric options', () => {
       () => new ConversationalDAGMetric(bad({ name: 'X', dag, model: judge })),
     ).toThrowErrorMatchingInlineSnapshot(`
       [ConfigurationError: Invalid options for ConversationalDAGMetric "X":
-        - dag is built from single-turn nodes; use DAGMetric for single-turn test cases, or Conversational* nodes here.]
+        - Expected \`dag\` to be a graph of Conversational* nodes; for a graph of single-turn nodes use DAGMetric, got an object with keys \`rootNodes\`, \`mode\` (DeepAcyclicGraph).]
     `)
   })
 })

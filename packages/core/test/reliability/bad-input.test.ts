@@ -328,12 +328,12 @@ test('every bad input fails with a message that names what is wrong and how to f
       "DAG JSON with an unknown node type": "DagValidationError: Invalid DAG (1 problem):
       1. [json-unknown-type] node "a": has type "Judge", which is not a node kind; use one of TaskNode, BinaryJudgementNode, NonBinaryJudgementNode, VerdictNode, ConversationalTaskNode, ConversationalBinaryJudgementNode, ConversationalNonBinaryJudgementNode, ConversationalVerdictNode, ToolCallNode, ConversationalToolCallNode, CodeNode, ConversationalCodeNode.",
       "DAGMetric options all wrong": "ConfigurationError: Invalid options for DAGMetric "":
-      - name must be a non-empty string that identifies the metric in reports; got "".
-      - threshold must be a number from 0 to 1 (a score of 0.7 passes a threshold of 0.7); got 2.
-      - strictMode must be true or false; got "yes".
-      - dag must be a graph built with \`new DeepAcyclicGraph({ rootNodes: [...] })\`.",
+      - Expected \`name\` to be a non-empty string that identifies the metric in reports, got '' (string).
+      - Expected \`threshold\` to be a number from 0 to 1 (a score of 0.7 passes a threshold of 0.7), got \`2\` (number).
+      - Expected \`strictMode\` to be true or false, got 'yes' (string).
+      - Expected \`dag\` to be a graph built with \`new DeepAcyclicGraph({ rootNodes: [...] })\`, got \`{}\` (object).",
       "DAGMetric with a conversational DAG": "ConfigurationError: Invalid options for DAGMetric "X":
-      - dag is built from Conversational* nodes; use ConversationalDAGMetric for conversations, or TaskNode/BinaryJudgementNode/… here.",
+      - Expected \`dag\` to be a graph of single-turn nodes (TaskNode, BinaryJudgementNode, …); for a graph of Conversational* nodes use ConversationalDAGMetric, got an object with keys \`rootNodes\`, \`mode\` (DeepAcyclicGraph).",
       "DAGMetric with a snake_case option": "ConfigurationError: Invalid options for DAGMetric "X":
       - unknown option \`include_reason\`; did you mean \`includeReason\`?",
       "GEval with criteria and steps": "ConfigurationError: Invalid options for GEval "G":
@@ -421,7 +421,7 @@ test('every bad input fails with a message that names what is wrong and how to f
       "non-binary judgement with one verdict": "DagValidationError: Invalid DAG (1 problem):
       1. [non-binary-verdicts] NonBinaryJudgementNode (criteria: "Tone?"): a non-binary judgement needs at least two VerdictNode children (the options to choose from); got 1.",
       "relevancy windowSize of 0": "ConfigurationError: Invalid options for ConversationRelevancyMetric "Conversation Relevancy":
-      - windowSize must be a whole number from 1 and up (how many exchanges each judgement reads); got 0.",
+      - Expected \`windowSize\` to be a whole number from 1 and up (how many exchanges each judgement reads), got \`0\` (number).",
       "root that is also a child": "DagValidationError: Invalid DAG (1 problem):
       1. [root-has-parent] BinaryJudgementNode (criteria: "Child?"): is listed in rootNodes but is also a child of TaskNode (instructions: "Extract"). Remove it from rootNodes: it runs when its parents let it.",
       "turnWindow from the end, reversed": "DagValidationError: Invalid DAG (1 problem):
