@@ -32,24 +32,24 @@ describe('node options are checked by the constructor', () => {
   test('a node needs an options object', () => {
     expect(() => new TaskNode(bad(undefined))).toThrowErrorMatchingInlineSnapshot(`
       [DagValidationError: Invalid DAG (1 problem):
-        1. [options] TaskNode: new TaskNode(options) needs an options object; got undefined.]
+        1. [options] TaskNode: Expected \`options\` to be an options object (new TaskNode(options)), got \`undefined\` (undefined).]
     `)
   })
 
   test('a TaskNode needs instructions and outputLabel; every problem is listed at once', () => {
     expect(() => new TaskNode(bad({ instructions: ' ', children: 'x', label: 3 }))).toThrowErrorMatchingInlineSnapshot(`
       [DagValidationError: Invalid DAG (4 problems):
-        1. [instructions] TaskNode (instructions: ""): instructions must be a non-empty string (what the judge should do with the data); got " ".
-        2. [outputLabel] TaskNode (instructions: ""): outputLabel must be a non-empty string (the name children see the output under); got undefined.
-        3. [label] TaskNode (instructions: ""): label must be a string shown in traces; got 3.
-        4. [children] TaskNode (instructions: ""): children must be an array of nodes; got "x".]
+        1. [instructions] TaskNode (instructions: ""): Expected \`instructions\` to be a non-empty string (what the judge should do with the data), got ' ' (string).
+        2. [outputLabel] TaskNode (instructions: ""): Expected \`outputLabel\` to be a non-empty string (the name children see the output under), got \`undefined\` (undefined).
+        3. [label] TaskNode (instructions: ""): Expected \`label\` to be a string shown in traces, got \`3\` (number).
+        4. [children] TaskNode (instructions: ""): Expected \`children\` to be an array of nodes, got 'x' (string).]
     `)
   })
 
   test('a judgement needs criteria', () => {
     expect(() => new BinaryJudgementNode(bad({ children: [] }))).toThrowErrorMatchingInlineSnapshot(`
       [DagValidationError: Invalid DAG (1 problem):
-        1. [criteria] BinaryJudgementNode: criteria must be a non-empty string (the question the judge answers); got undefined.]
+        1. [criteria] BinaryJudgementNode: Expected \`criteria\` to be a non-empty string (the question the judge answers), got \`undefined\` (undefined).]
     `)
   })
 

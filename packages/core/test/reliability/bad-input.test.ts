@@ -348,11 +348,11 @@ test('every bad input fails with a message that names what is wrong and how to f
       "TaskNode with a verdict child": "DagValidationError: Invalid DAG (1 problem):
       1. [task-verdict-child] TaskNode (instructions: "Extract"): a TaskNode cannot have a VerdictNode child: its output is data, not a decision. Put a BinaryJudgementNode or NonBinaryJudgementNode between them.",
       "TaskNode with blank instructions": "DagValidationError: Invalid DAG (1 problem):
-      1. [instructions] TaskNode (instructions: ""): instructions must be a non-empty string (what the judge should do with the data); got "  ".",
+      1. [instructions] TaskNode (instructions: ""): Expected \`instructions\` to be a non-empty string (what the judge should do with the data), got '  ' (string).",
       "TaskNode without children": "DagValidationError: Invalid DAG (1 problem):
       1. [task-children] TaskNode (instructions: "Extract"): a TaskNode needs at least one child that reads its output (a judgement or another TaskNode).",
       "TaskNode without outputLabel": "DagValidationError: Invalid DAG (1 problem):
-      1. [outputLabel] TaskNode (instructions: "Extract"): outputLabel must be a non-empty string (the name children see the output under); got undefined.",
+      1. [outputLabel] TaskNode (instructions: "Extract"): Expected \`outputLabel\` to be a non-empty string (the name children see the output under), got \`undefined\` (undefined).",
       "a BigInt in a tool parameter": "result error TEST_CASE_INVALID: The metric "Polite" cannot show this test case to the judge, which sees it as JSON:
       - turns.1.toolsCalled.0.inputParameters.cents is a BigInt (10n), which JSON cannot show: convert it with String() or Number().",
       "a cache directory with a NUL in it": "ConfigurationError: Invalid options for createJudgeRuntime:
@@ -387,7 +387,7 @@ test('every bad input fails with a message that names what is wrong and how to f
       "binary judgement with three verdicts": "DagValidationError: Invalid DAG (1 problem):
       1. [binary-verdicts] BinaryJudgementNode (criteria: "Ok?"): a binary judgement needs exactly two VerdictNode children, one with verdict true and one with verdict false; got true, false, true. Use a NonBinaryJudgementNode for string verdicts.",
       "children that is not an array": "DagValidationError: Invalid DAG (1 problem):
-      1. [children] TaskNode (instructions: "Extract"): children must be an array of nodes; got a single BinaryJudgementNode (criteria: "Ok?") (wrap it in an array).",
+      1. [children] TaskNode (instructions: "Extract"): Expected \`children\` to be an array of nodes, got an object with keys \`kind\`, \`mode\`, \`canBeRoot\`, \`step\`, \`label\`, … (BinaryJudgementNode).",
       "conversational metric under a single-turn verdict": "DagValidationError: Invalid DAG (1 problem):
       1. [verdict-metric-kind] VerdictNode (verdict: true): child metric "Relevancy" judges conversational test cases, but this VerdictNode belongs to a single-turn DAG. Use a single-turn metric here.",
       "empty rootNodes": "DagValidationError: Invalid DAG (1 problem):
@@ -403,7 +403,7 @@ test('every bad input fails with a message that names what is wrong and how to f
       "judgement that is shown nothing": "DagValidationError: Invalid DAG (1 problem):
       1. [node-without-input] BinaryJudgementNode (criteria: "Polite?"): would be shown nothing: it names no evaluationParams, has no TaskNode parent and is not under a verdict of a judgement (whose input it would then be shown). Add evaluationParams (e.g. [LLMTestCaseParams.ACTUAL_OUTPUT]) or list it among a TaskNode's children so it reads that task's output.",
       "judgement without criteria": "DagValidationError: Invalid DAG (1 problem):
-      1. [criteria] BinaryJudgementNode: criteria must be a non-empty string (the question the judge answers); got undefined.",
+      1. [criteria] BinaryJudgementNode: Expected \`criteria\` to be a non-empty string (the question the judge answers), got \`undefined\` (undefined).",
       "measure() given a string as signal": "result error CONFIGURATION_INVALID: Invalid options for DAGMetric "Format".measure(testCase, options):
       - Expected \`signal\` to be an AbortSignal (such as controller.signal or AbortSignal.timeout(30_000)), got 'x' (string).",
       "measure() given null options": "result error CONFIGURATION_INVALID: Invalid options for DAGMetric "Format".measure(testCase, options):
@@ -415,7 +415,7 @@ test('every bad input fails with a message that names what is wrong and how to f
       "model that is not a name or a judge": "ConfigurationError: Invalid options for DAGMetric "X":
       - Expected \`model\` to be a model name such as 'gpt-4.1', an object implementing JudgeModel ({ name: string, generate(request) }), or undefined for the default judge; got \`42\` (number).",
       "node without options": "DagValidationError: Invalid DAG (1 problem):
-      1. [options] TaskNode: new TaskNode(options) needs an options object; got undefined.",
+      1. [options] TaskNode: Expected \`options\` to be an options object (new TaskNode(options)), got \`undefined\` (undefined).",
       "non-binary judgement with duplicate verdicts": "DagValidationError: Invalid DAG (1 problem):
       1. [non-binary-duplicate-verdicts] NonBinaryJudgementNode (criteria: "Tone?"): each verdict of a non-binary judgement must be distinct; "Warm" appears more than once.",
       "non-binary judgement with one verdict": "DagValidationError: Invalid DAG (1 problem):
