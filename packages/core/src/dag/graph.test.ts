@@ -156,7 +156,7 @@ describe('node options are checked by the constructor', () => {
     `)
     expect(() => new VerdictNode({ verdict: 'High', score: 11 })).toThrowErrorMatchingInlineSnapshot(`
       [DagValidationError: Invalid DAG (1 problem):
-        1. [verdict-score] VerdictNode (verdict: "High"): score must be an integer from 0 to 10; got 11. A score of 7 gives the metric 0.7.]
+        1. [verdict-score] VerdictNode (verdict: "High"): Expected \`score\` to be an integer from 0 to 10 (a score of 7 gives the metric 0.7), got \`11\` (number).]
     `)
     expect(issuesOf(() => new VerdictNode({ verdict: 'High', score: 7.5 }))).toEqual(['verdict-score'])
     expect(issuesOf(() => new VerdictNode(bad({ verdict: 1, score: 1 })))).toEqual(['verdict'])

@@ -439,11 +439,11 @@ test('every bad input fails with a message that names what is wrong and how to f
       "verdict child that is neither node nor metric": "DagValidationError: Invalid DAG (1 problem):
       1. [verdict-child] VerdictNode (verdict: true): child must be a DAG node or a metric; got "next".",
       "verdict score above 10": "DagValidationError: Invalid DAG (1 problem):
-      1. [verdict-score] VerdictNode (verdict: "High"): score must be an integer from 0 to 10; got 11. A score of 7 gives the metric 0.7.",
+      1. [verdict-score] VerdictNode (verdict: "High"): Expected \`score\` to be an integer from 0 to 10 (a score of 7 gives the metric 0.7), got \`11\` (number).",
       "verdict score not an integer": "DagValidationError: Invalid DAG (1 problem):
-      1. [verdict-score] VerdictNode (verdict: "High"): score must be an integer from 0 to 10; got 2.5. A score of 7 gives the metric 0.7.",
+      1. [verdict-score] VerdictNode (verdict: "High"): Expected \`score\` to be an integer from 0 to 10 (a score of 7 gives the metric 0.7), got \`2.5\` (number).",
       "verdict that is a number": "DagValidationError: Invalid DAG (1 problem):
-      1. [verdict] VerdictNode (verdict: 1): verdict must be a boolean (under a binary judgement) or a non-empty string; got 1.",
+      1. [verdict] VerdictNode (verdict: 1): Expected \`verdict\` to be a boolean (under a binary judgement) or a non-empty string, got \`1\` (number).",
       "verdict with both score and child": "DagValidationError: Invalid DAG (1 problem):
       1. [verdict-score-or-child] VerdictNode (verdict: true): a VerdictNode takes either score or child, not both: remove one.",
       "verdict with neither score nor child": "DagValidationError: Invalid DAG (1 problem):

@@ -151,7 +151,7 @@ describe('CodeNode', () => {
       'CodeNode: Expected `name` to be a non-empty string',
     )
     expect(() => new CodeNode({ name: 'Short', check: 'yes' as never, children: [] })).toThrow(
-      'CodeNode "Short": check must be a function (view) => verdict; got "yes".',
+      'CodeNode "Short": Expected `check` to be a function (view) => verdict, got \'yes\' (string).',
     )
     const error = (() => {
       try {

@@ -35,6 +35,7 @@ export function checkNodeOption<Schema extends z.ZodType>(
   options: unknown,
   report: ReportIssue,
   key: string,
+  rule = key,
 ): { readonly ok: true; readonly value: z.output<Schema> } | { readonly ok: false } {
   const whole = key === 'options'
   const checked = checkOptions(whole ? schema : z.object({ [key]: schema }), options)
@@ -42,7 +43,7 @@ export function checkNodeOption<Schema extends z.ZodType>(
     const value = whole ? checked.value : (checked.value as Record<string, unknown>)[key]
     return { ok: true, value: value as z.output<Schema> }
   }
-  for (const problem of checked.problems) report(key, problem.message)
+  for (const problem of checked.problems) report(rule, problem.message)
   return { ok: false }
 }
 
