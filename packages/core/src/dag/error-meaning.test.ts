@@ -194,3 +194,44 @@ describe('a skipped node says why as a code', () => {
     `)
   })
 })
+
+describe("a judge's AbortError means a stop only when the measurement stopped", () => {
+  const judgement = () =>
+    new BinaryJudgementNode({
+      label: 'Greeting?',
+      criteria: 'Is it a greeting?',
+      evaluationParams: output,
+      children: [leaf(true, 1), leaf(false, 0)],
+    })
+  const abortError = () => new DOMException('This operation was aborted', 'AbortError')
+
+  test("a user's judge that rejects with AbortError after the caller's signal aborted: MEASUREMENT_ABORTED", async () => {
+    const controller = new AbortController()
+    const judge: JudgeModel = {
+      name: 'stoppable',
+      generate: async () => {
+        controller.abort()
+        throw abortError()
+      },
+    }
+    const metric = new DAGMetric({
+      name: 'Greeting',
+      dag: new DeepAcyclicGraph({ rootNodes: [judgement()] }),
+      model: judge,
+    })
+    const result = await metric.measure(testCase, { signal: controller.signal })
+    expect(result.error).toMatchObject({ code: 'MEASUREMENT_ABORTED' })
+  })
+
+  test('an AbortError of its own, with nothing stopped, is the judge failing at the node: JUDGE_CALL_FAILED', async () => {
+    const judge: JudgeModel = {
+      name: 'own timeout',
+      generate: async () => {
+        throw abortError()
+      },
+    }
+    const result = await measureDag(judgement(), judge)
+    expect(result.error).toMatchObject({ code: 'JUDGE_CALL_FAILED', node: 'BinaryJudgementNode "Greeting?"' })
+    expect(result.error?.message).toBe('BinaryJudgementNode "Greeting?" failed: This operation was aborted')
+  })
+})

@@ -1,14 +1,5 @@
-import {
-  errorAt,
-  type JudgetreeError,
-  MeasurementAbortedError,
-  NoVerdictReachedError,
-  toJudgeCallError,
-} from '../errors.js'
-import type { JudgeModel, JudgeRequest, JudgeResponse } from '../judge/types.js'
-import { addNote, localCheckNote, samplingNote } from '../metric/judge-call.js'
-import type { MetricResult, MetricUsage } from '../metric/types.js'
-import { addUsage, NO_USAGE, usageOf } from '../metric/usage.js'
+import { errorAt, type JudgetreeError, MeasurementAbortedError, NoVerdictReachedError } from '../errors.js'
+import type { Measurement, MeasurementPart } from '../metric/measurement.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import type { SkipCause, TraceNode } from '../trace/types.js'
 import type { DagNode, NodeRunContext, NodeRunResult, ShownInput, TaskInput } from './node.js'
@@ -18,10 +9,13 @@ import type { GraphPlan, ParentEdge } from './plan.js'
 export interface WalkOptions {
   readonly plan: GraphPlan
   readonly testCase: LLMTestCase | ConversationalTestCase
-  readonly judge: JudgeModel
+  /**
+   * The measurement the walk records into: each node that runs records its judge calls and child metric through a
+   * child recorder of its own, which bills the measurement; its signal stops the walk.
+   */
+  readonly recorder: Measurement
   /** Run independent nodes concurrently; otherwise one at a time in topological order. */
   readonly asyncMode: boolean
-  readonly signal?: AbortSignal | undefined
 }
 
 /** A verdict leaf the walk reached. */
@@ -42,24 +36,19 @@ export interface WalkOutcome {
     readonly verdict: string | boolean
     readonly reason: string
   }[]
-  readonly usage: MetricUsage
-  /** Remarks on the judge's answers, e.g. that one was checked only locally; in step order, each once. */
-  readonly notes: readonly string[]
+  /** The recorders of the steps that ran, in step order: the order their remarks on the judge's answers read in. */
+  readonly steps: readonly MeasurementPart[]
   readonly error: JudgetreeError | undefined
 }
 
 type NodeState =
-  | { readonly status: 'ran'; readonly result: NodeRunResult; readonly record: CallRecord }
+  | { readonly status: 'ran'; readonly result: NodeRunResult; readonly record: NodeRecord }
   | { readonly status: 'skipped'; readonly because: string; readonly cause: SkipCause }
-  | { readonly status: 'failed'; readonly error: unknown; readonly record: CallRecord }
+  | { readonly status: 'failed'; readonly error: unknown; readonly record: NodeRecord }
 
-interface CallRecord {
-  usage: MetricUsage
-  latencyMs: number
-  calls: number
-  cachedCalls: number
-  notes: string[]
-  metric: MetricResult | undefined
+/** What a node that ran recorded: its calls, through its child recorder, and the input its judge was shown. */
+interface NodeRecord {
+  readonly part: MeasurementPart
   /** What the node's judge was shown, once it asked. */
   shown: ShownInput | undefined
   /** Renders what the node's judge is shown: its own input, or the one it inherits. */
@@ -77,11 +66,12 @@ interface CallRecord {
  * first failure is chosen by that order too.
  */
 export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
-  const { plan, testCase, judge } = options
+  const { plan, testCase, recorder } = options
+  const { signal } = recorder
   const stop = new AbortController()
-  const onAbort = () => stop.abort(options.signal?.reason)
-  if (options.signal?.aborted) onAbort()
-  else options.signal?.addEventListener('abort', onAbort, { once: true })
+  const onAbort = () => stop.abort(signal?.reason)
+  if (signal?.aborted) onAbort()
+  else signal?.addEventListener('abort', onAbort, { once: true })
 
   const states = new Map<DagNode, Promise<NodeState>>()
   const settle = (node: DagNode): Promise<NodeState> => {
@@ -135,13 +125,8 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
       return { status: 'skipped', because: 'the measurement stopped before it was reached', cause: 'stopped' }
     }
     const inherited = plan.inherits.has(node) ? await inheritedInput(chosenBy) : undefined
-    const record: CallRecord = {
-      usage: NO_USAGE,
-      latencyMs: 0,
-      calls: 0,
-      cachedCalls: 0,
-      notes: [],
-      metric: undefined,
+    const record: NodeRecord = {
+      part: recorder.child(stop.signal),
       shown: undefined,
       render: inherited?.render ?? (() => node.show(testCase, inputs)),
       inputFrom: inherited?.from,
@@ -155,27 +140,9 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
         record.shown ??= record.render()
         return record.shown.data
       },
-      judge: async <T>(request: Omit<JudgeRequest<T>, 'signal'>) => {
-        stop.signal.throwIfAborted()
-        const started = performance.now()
-        let response: JudgeResponse<T>
-        try {
-          response = await judge.generate({ ...request, signal: stop.signal })
-        } catch (error) {
-          // What the judge throws is a judge failure; a cancellation stays one, so the walk knows it for its own.
-          throw isAbortError(error) ? error : toJudgeCallError(error)
-        }
-        record.latencyMs += performance.now() - started
-        record.usage = addUsage(record.usage, usageOf(response))
-        addNote(record.notes, localCheckNote(response))
-        addNote(record.notes, samplingNote(response))
-        return response.value
-      },
+      judge: (request) => record.part.judge(request),
       measureChild: async (metric) => {
-        const started = performance.now()
-        const result = await metric.measure(testCase as never, { signal: stop.signal })
-        record.latencyMs += performance.now() - started
-        record.metric = result
+        const result = await record.part.measure(metric, testCase)
         if (result.error?.code === 'MEASUREMENT_ABORTED') throw result.error
         // The walk puts this node's name in front when it reports the failure.
         if (result.error) throw errorAt(result.error, `its metric "${result.name}"`)
@@ -224,12 +191,12 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
     if (options.asyncMode) await Promise.all(plan.order.map(settle))
     else for (const node of plan.order) await settle(node)
   } finally {
-    options.signal?.removeEventListener('abort', onAbort)
+    signal?.removeEventListener('abort', onAbort)
   }
 
   const settled = new Map<DagNode, NodeState>()
   for (const node of plan.order) settled.set(node, await settle(node))
-  return summarise(plan, settled, options.signal)
+  return summarise(plan, settled, signal)
 }
 
 function notReachedBecause(
@@ -295,8 +262,6 @@ function summarise(
   const entries: TraceNode[] = []
   const leaves: ReachedLeaf[] = []
   const judgements: { node: DagNode; verdict: string | boolean; reason: string }[] = []
-  let usage = NO_USAGE
-  const notes: string[] = []
   let firstFailure: { node: DagNode; error: unknown } | undefined
   for (const node of plan.order) {
     const state = states.get(node) as NodeState
@@ -323,12 +288,11 @@ function summarise(
       )
       continue
     }
-    usage = addUsage(usage, state.record.usage)
-    if (state.record.metric) usage = addUsage(usage, state.record.metric.usage)
+    const { part } = state.record
     const measured = {
-      usage: state.record.usage,
-      latencyMs: Math.round(state.record.latencyMs),
-      cached: state.record.usage.judgeCalls > 0 && state.record.usage.cachedCalls === state.record.usage.judgeCalls,
+      usage: part.usage,
+      latencyMs: Math.round(part.latencyMs),
+      cached: part.cached,
       ...(state.record.shown?.turns ? { shownTurns: state.record.shown.turns } : {}),
       ...(state.record.inputFrom
         ? { inputFrom: id(plan, state.record.inputFrom), inputs: state.record.inputTasks.map((task) => id(plan, task)) }
@@ -340,7 +304,7 @@ function summarise(
         Object.assign(base, measured, {
           status: 'failed' as const,
           error: messageOf(state.error),
-          metric: state.record.metric,
+          metric: part.metric,
         }),
       )
       continue
@@ -365,11 +329,11 @@ function summarise(
     error = errorAt(firstFailure.error, where, { node: where })
   } else if (signal?.aborted) error = new MeasurementAbortedError(signal.reason)
   else if (leaves.length === 0) error = noVerdictError(plan, states)
-  for (const node of [...steps.keys()]) {
+  const recorded = [...steps.keys()].flatMap((node) => {
     const state = states.get(node)
-    if (state?.status === 'ran') for (const note of state.record.notes) addNote(notes, note)
-  }
-  return { nodes: ranFirst, roots, leaves, judgements, usage, notes, error }
+    return state?.status === 'ran' ? [state.record.part] : []
+  })
+  return { nodes: ranFirst, roots, leaves, judgements, steps: recorded, error }
 }
 
 const NO_EDGES: readonly ParentEdge[] = Object.freeze([])

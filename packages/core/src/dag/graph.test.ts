@@ -32,24 +32,24 @@ describe('node options are checked by the constructor', () => {
   test('a node needs an options object', () => {
     expect(() => new TaskNode(bad(undefined))).toThrowErrorMatchingInlineSnapshot(`
       [DagValidationError: Invalid DAG (1 problem):
-        1. [options] TaskNode: new TaskNode(options) needs an options object; got undefined.]
+        1. [options] TaskNode: Expected \`options\` to be an options object (new TaskNode(options)), got \`undefined\` (undefined).]
     `)
   })
 
   test('a TaskNode needs instructions and outputLabel; every problem is listed at once', () => {
     expect(() => new TaskNode(bad({ instructions: ' ', children: 'x', label: 3 }))).toThrowErrorMatchingInlineSnapshot(`
       [DagValidationError: Invalid DAG (4 problems):
-        1. [instructions] TaskNode (instructions: ""): instructions must be a non-empty string (what the judge should do with the data); got " ".
-        2. [outputLabel] TaskNode (instructions: ""): outputLabel must be a non-empty string (the name children see the output under); got undefined.
-        3. [label] TaskNode (instructions: ""): label must be a string shown in traces; got 3.
-        4. [children] TaskNode (instructions: ""): children must be an array of nodes; got "x".]
+        1. [instructions] TaskNode (instructions: ""): Expected \`instructions\` to be a non-empty string (what the judge should do with the data), got ' ' (string).
+        2. [outputLabel] TaskNode (instructions: ""): Expected \`outputLabel\` to be a non-empty string (the name children see the output under), got \`undefined\` (undefined).
+        3. [label] TaskNode (instructions: ""): Expected \`label\` to be a string shown in traces, got \`3\` (number).
+        4. [children] TaskNode (instructions: ""): Expected \`children\` to be an array of nodes, got 'x' (string).]
     `)
   })
 
   test('a judgement needs criteria', () => {
     expect(() => new BinaryJudgementNode(bad({ children: [] }))).toThrowErrorMatchingInlineSnapshot(`
       [DagValidationError: Invalid DAG (1 problem):
-        1. [criteria] BinaryJudgementNode: criteria must be a non-empty string (the question the judge answers); got undefined.]
+        1. [criteria] BinaryJudgementNode: Expected \`criteria\` to be a non-empty string (the question the judge answers), got \`undefined\` (undefined).]
     `)
   })
 
@@ -156,7 +156,7 @@ describe('node options are checked by the constructor', () => {
     `)
     expect(() => new VerdictNode({ verdict: 'High', score: 11 })).toThrowErrorMatchingInlineSnapshot(`
       [DagValidationError: Invalid DAG (1 problem):
-        1. [verdict-score] VerdictNode (verdict: "High"): score must be an integer from 0 to 10; got 11. A score of 7 gives the metric 0.7.]
+        1. [verdict-score] VerdictNode (verdict: "High"): Expected \`score\` to be an integer from 0 to 10 (a score of 7 gives the metric 0.7), got \`11\` (number).]
     `)
     expect(issuesOf(() => new VerdictNode({ verdict: 'High', score: 7.5 }))).toEqual(['verdict-score'])
     expect(issuesOf(() => new VerdictNode(bad({ verdict: 1, score: 1 })))).toEqual(['verdict'])
@@ -474,10 +474,10 @@ describe('metric options', () => {
       () => new DAGMetric(bad({ name: '', dag: {}, threshold: 2, strictMode: 'yes', model: judge })),
     ).toThrowErrorMatchingInlineSnapshot(`
       [ConfigurationError: Invalid options for DAGMetric "":
-        - name must be a non-empty string that identifies the metric in reports; got "".
-        - threshold must be a number from 0 to 1 (a score of 0.7 passes a threshold of 0.7); got 2.
-        - strictMode must be true or false; got "yes".
-        - dag must be a graph built with \`new DeepAcyclicGraph({ rootNodes: [...] })\`.]
+        - Expected \`name\` to be a non-empty string that identifies the metric in reports, got '' (string).
+        - Expected \`threshold\` to be a number from 0 to 1 (a score of 0.7 passes a threshold of 0.7), got \`2\` (number).
+        - Expected \`strictMode\` to be true or false, got 'yes' (string).
+        - Expected \`dag\` to be a graph built with \`new DeepAcyclicGraph({ rootNodes: [...] })\`, got \`{}\` (object).]
     `)
   })
 
@@ -487,7 +487,7 @@ describe('metric options', () => {
       () => new ConversationalDAGMetric(bad({ name: 'X', dag, model: judge })),
     ).toThrowErrorMatchingInlineSnapshot(`
       [ConfigurationError: Invalid options for ConversationalDAGMetric "X":
-        - dag is built from single-turn nodes; use DAGMetric for single-turn test cases, or Conversational* nodes here.]
+        - Expected \`dag\` to be a graph of Conversational* nodes; for a graph of single-turn nodes use DAGMetric, got an object with keys \`rootNodes\`, \`mode\` (DeepAcyclicGraph).]
     `)
   })
 })

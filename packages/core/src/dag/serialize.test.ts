@@ -91,7 +91,7 @@ describe('DeepAcyclicGraph JSON round trip', () => {
     }
     expect(() => DeepAcyclicGraph.fromJSON(json)).toThrowErrorMatchingInlineSnapshot(`
       [DagValidationError: Invalid DAG (3 problems):
-        1. [verdict-score] node "b" (VerdictNode (verdict: true)): score must be an integer from 0 to 10; got 12. A score of 7 gives the metric 0.7.
+        1. [verdict-score] node "b" (VerdictNode (verdict: true)): Expected \`score\` to be an integer from 0 to 10 (a score of 7 gives the metric 0.7), got \`12\` (number).
         2. [json-unknown-type] node "c": has type "Verdict", which is not a node kind; use one of TaskNode, BinaryJudgementNode, NonBinaryJudgementNode, VerdictNode, ConversationalTaskNode, ConversationalBinaryJudgementNode, ConversationalNonBinaryJudgementNode, ConversationalVerdictNode, ToolCallNode, ConversationalToolCallNode, CodeNode, ConversationalCodeNode.
         3. [json-unknown-node] node "a": refers to node "x", which is not in "nodes".]
     `)

@@ -308,7 +308,7 @@ describe('top-down building', () => {
     const node = new NonBinaryJudgementNode({ criteria: 'Tone?', evaluationParams: [SingleTurnParams.INPUT] })
     expect(() => node.addVerdict('Warm', { score: 11 })).toThrowErrorMatchingInlineSnapshot(`
       [DagValidationError: Invalid DAG (1 problem):
-        1. [verdict-score] NonBinaryJudgementNode (criteria: "Tone?").addVerdict("Warm"): score must be an integer from 0 to 10; got 11. A score of 7 gives the metric 0.7.]
+        1. [verdict-score] NonBinaryJudgementNode (criteria: "Tone?").addVerdict("Warm"): Expected \`score\` to be an integer from 0 to 10 (a score of 7 gives the metric 0.7), got \`11\` (number).]
     `)
     expect(() => node.addVerdict(new VerdictNode({ verdict: 'x', score: 1 }) as never, { score: 2 })).toThrow(
       /shares an existing VerdictNode/,

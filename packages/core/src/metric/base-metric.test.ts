@@ -129,10 +129,10 @@ describe('BaseMetric', () => {
     expect(build).toThrow(ConfigurationError)
     expect(build).toThrow(
       'Invalid options for NoPromisesMetric "No Promises":\n' +
+        "  - Expected `verboseMode` to be true or false, got 'yes' (string).\n" +
         '  - unknown option `threshhold`; did you mean `threshold`?\n' +
         '  - unknown option `retries`; the options are `name`, `threshold`, `model`, `includeReason`, `strictMode`, `asyncMode`, `verboseMode`, `trials`, `aggregate`.\n' +
-        '  - unknown option `strict_mode`; did you mean `strictMode`?\n' +
-        '  - verboseMode must be true or false; got "yes".',
+        '  - unknown option `strict_mode`; did you mean `strictMode`?',
     )
   })
 

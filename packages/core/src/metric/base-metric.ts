@@ -1,21 +1,17 @@
 import { setMaxListeners } from 'node:events'
-import { JudgetreeError, TestCaseError } from '../errors.js'
+import { z } from 'zod'
+import { ConfigurationError, JudgetreeError, TestCaseError } from '../errors.js'
 import { describeValue } from '../internal/describe-value.js'
-import { parseOptions } from '../internal/options.js'
+import { checkOptions, expecting, listProblems, parseOptions } from '../internal/options.js'
+import { resolveJudge } from '../judge/resolve-judge.js'
+import type { JudgeModel } from '../judge/types.js'
 import { runTrials } from '../runtime/trial-batch.js'
 import { parseConversationalTestCase, parseLLMTestCase } from '../test-case/parse.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import { renderResult } from '../trace/render.js'
-import { measureOptionsSchema } from './measure-options.js'
+import { measureOptionsSchema, metricOptionsShape } from './measure-options.js'
 import { Measurement, type MetricContext } from './measurement.js'
-import {
-  COMMON_OPTION_KEYS,
-  type CommonMetricOptions,
-  checkKnownOptions,
-  OptionProblems,
-  type ResolvedMetricOptions,
-  resolveCommonOptions,
-} from './options.js'
+import { type CommonMetricOptions, type ResolvedMetricOptions, resolveCommonOptions } from './options.js'
 import { errorResult } from './result.js'
 import { combineTrials, RUNS_OWN_TRIALS } from './trial-result.js'
 import type { MeasureOptions, Metric, MetricResult } from './types.js'
@@ -34,36 +30,45 @@ export type MetricScore = number | { readonly score: number; readonly reason?: s
 /** The kind a metric declares for the test cases it judges. */
 export type KindOf<TestCase> = TestCase extends ConversationalTestCase ? 'conversational' : 'single-turn'
 
-/** What a metric's constructor checks beyond its own options. */
+/** What a metric's constructor checks: its own options beside the common ones. */
 export interface OptionSpec {
-  /** Every option key the metric takes; any other key is reported. */
-  readonly keys: readonly string[]
-  /** The problem reported when the options are not an object. */
-  readonly notAnObject: (options: unknown) => string
+  /** The schemas of the metric's own options; a key neither they nor the common options name is reported. */
+  readonly shape?: z.ZodRawShape | undefined
+  /** What the options should have been when they are not an object, e.g. `an options object with { name, dag }`. */
+  readonly expected: string
   /** The name used when the options give none. @default none: `name` is required */
   readonly defaultName?: string | undefined
 }
 
 /**
- * Checks a metric's options: the shape, unknown keys, the common options and then the metric's own (`extras`), and
- * throws one ConfigurationError listing every problem.
+ * Checks a metric's options through their schema (the common ones and the metric's own, `spec.shape`), resolves the
+ * judge, runs the checks no schema states (`extras`, which add to `problems`), and throws one ConfigurationError
+ * listing every problem.
  */
 export function checkMetricOptions<Options extends CommonMetricOptions & { name?: unknown }, Extra extends object>(
   type: string,
   options: Options,
   spec: OptionSpec,
-  extras: (options: Options, problems: OptionProblems) => Extra,
+  extras: (options: Options, problems: string[]) => Extra = () => ({}) as Extra,
 ): Extra & { readonly options: ResolvedMetricOptions } {
-  const problems = new OptionProblems(`${type} "${String(options?.name ?? spec.defaultName)}"`)
-  if (typeof options !== 'object' || options === null) {
-    problems.add(spec.notAnObject(options))
-    problems.throwIfAny()
+  const where = `${type} "${String(options?.name ?? spec.defaultName)}"`
+  const schema = expecting(
+    z.strictObject({ ...metricOptionsShape(spec.defaultName === undefined), ...spec.shape }),
+    spec.expected,
+  )
+  const checked = checkOptions(schema, options)
+  const problems = checked.ok ? [] : checked.problems.map((problem) => problem.message)
+  const fail = () => new ConfigurationError(`Invalid options for ${where}:\n${listProblems(problems)}`)
+  if (typeof options !== 'object' || options === null) throw fail()
+  let judge: JudgeModel | undefined
+  try {
+    judge = resolveJudge(options.model)
+  } catch (error) {
+    problems.push(error instanceof Error ? error.message : String(error))
   }
-  checkKnownOptions(options, spec.keys, problems)
-  const resolved = resolveCommonOptions(options, problems, spec.defaultName)
   const extra = extras(options, problems)
-  problems.throwIfAny()
-  return { ...extra, options: resolved }
+  if (problems.length > 0) throw fail()
+  return { ...extra, options: resolveCommonOptions(options, judge as JudgeModel, spec.defaultName) }
 }
 
 /** Options a built-in metric checked itself (with its own keys), handed to BaseMetric's constructor as they are. */
@@ -113,13 +118,8 @@ export abstract class BaseMetric<TestCase extends LLMTestCase | ConversationalTe
     const type = checked?.type ?? (new.target.name || 'BaseMetric')
     let resolved = checked?.options
     if (resolved === undefined) {
-      const spec = {
-        keys: COMMON_OPTION_KEYS,
-        notAnObject: (value: unknown) =>
-          `new ${type}(options) takes an options object (or nothing); got ${describeValue(value)}.`,
-        defaultName: defaults.name,
-      }
-      resolved = checkMetricOptions(type, options, spec, () => ({})).options
+      const spec = { expected: 'an options object or nothing', defaultName: defaults.name }
+      resolved = checkMetricOptions(type, options, spec).options
     }
     this.#type = type
     this.options = resolved

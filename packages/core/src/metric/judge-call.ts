@@ -12,7 +12,10 @@ export interface JudgeCall<T> {
   readonly latencyMs: number
 }
 
-/** Asks the judge once, timing the call and counting its usage; whatever the judge throws is a judge failure. */
+/**
+ * Asks the judge once, timing the call and counting its usage. Whatever the judge throws is a judge failure, except
+ * a stop: a call asked after `signal` aborted, or an AbortError once it has, is MeasurementAbortedError.
+ */
 export async function callJudge<T>(
   judge: JudgeModel,
   request: Omit<JudgeRequest<T>, 'signal'>,
@@ -24,6 +27,10 @@ export async function callJudge<T>(
   try {
     response = await judge.generate({ ...request, signal })
   } catch (error) {
+    // A judge of the user's that rejects with the platform's AbortError was stopped, not broken.
+    if (signal?.aborted && error instanceof Error && error.name === 'AbortError') {
+      throw new MeasurementAbortedError(signal.reason)
+    }
     throw toJudgeCallError(error)
   }
   return { value: response.value, response, usage: usageOf(response), latencyMs: performance.now() - started }

@@ -1,9 +1,10 @@
 import { z } from 'zod'
-import { expecting } from '../internal/options.js'
+import { expecting, flagSchema } from '../internal/options.js'
 import { MAX_TRIALS, TRIAL_AGGREGATES } from './options.js'
 
-// The schemas of the options a measurement takes (MeasureOptions) and a metric's threshold: shared by the metrics,
-// measureTrials and the matchers' toPassMetric, so each option is one rule with one wording everywhere.
+// The schemas of the options a measurement takes (MeasureOptions) and of those every metric's constructor takes
+// (CommonMetricOptions): shared by the metrics, measureTrials and the matchers' toPassMetric, so each option is one
+// rule with one wording everywhere.
 
 /** `trials`: a whole number from 1 to {@link MAX_TRIALS}. */
 export const trialsSchema = expecting(z.number().int().min(1).max(MAX_TRIALS), (given) =>
@@ -46,3 +47,27 @@ export const measureOptionsSchema = expecting(
   }),
   'an options object ({ signal, trials, aggregate }) or nothing',
 )
+
+/** `name`: what identifies a metric in reports. */
+export const metricNameSchema = expecting(
+  z.string().refine((name) => name.trim().length > 0),
+  'a non-empty string that identifies the metric in reports',
+)
+
+/**
+ * The options every metric's constructor takes (CommonMetricOptions and `name`), as the shape a metric's own schema
+ * extends. `model` is checked when it is resolved to a judge (resolveJudge words its own problem).
+ */
+export function metricOptionsShape(nameRequired: boolean) {
+  return {
+    name: nameRequired ? metricNameSchema : metricNameSchema.optional(),
+    threshold: thresholdSchema.optional(),
+    model: z.unknown().optional(),
+    includeReason: flagSchema.optional(),
+    strictMode: flagSchema.optional(),
+    asyncMode: flagSchema.optional(),
+    verboseMode: flagSchema.optional(),
+    trials: trialsSchema.optional(),
+    aggregate: aggregateSchema.optional(),
+  }
+}

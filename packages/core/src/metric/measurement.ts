@@ -9,7 +9,7 @@ import { addNote, callJudge, type JudgeCall, localCheckNote, samplingNote, stepN
 import type { ResolvedMetricOptions } from './options.js'
 import { buildResult, errorResult } from './result.js'
 import { applyStrictMode } from './score.js'
-import type { MetricResult, MetricUsage } from './types.js'
+import type { Metric, MetricResult, MetricUsage } from './types.js'
 import { addUsage, NO_USAGE } from './usage.js'
 
 /** A judge call made through {@link MetricContext.judge}: a JudgeRequest without `signal`, named for the trace. */
@@ -208,12 +208,12 @@ export class Measurement implements MetricContext {
     return new TraceSlot(this, this.#nodes.push(undefined) - 1, base)
   }
 
-  /** Asks the judge for no trace entry of its own (a summary of the others): its usage counts, its answer is returned. */
-  async call<T>(request: Omit<JudgeRequest<T>, 'signal'>): Promise<JudgeCall<T>> {
-    const call = await callJudge(this.options.judge, request, this.signal)
-    this.bill(call.usage)
-    this.checkedLocally(call.response)
-    return call
+  /**
+   * A child recorder for one part of the measurement whose trace entry its owner lays out (a DAG node, the DAG's
+   * reason summary); `signal` is the part's own, when its owner can stop it earlier than the measurement.
+   */
+  child(signal: AbortSignal | undefined = this.signal): MeasurementPart {
+    return new MeasurementPart(this, signal)
   }
 
   /**
@@ -221,11 +221,16 @@ export class Measurement implements MetricContext {
    * that the answer was made without a sampling setting the model refused.
    */
   checkedLocally(response: JudgeResponse<unknown>): void {
-    addNote(this.#notes, localCheckNote(response))
-    addNote(this.#notes, samplingNote(response))
+    this.noteOnce(localCheckNote(response))
+    this.noteOnce(samplingNote(response))
   }
 
-  /** Adds usage the measurement caused outside its own calls (a child metric's, a DAG walk's). */
+  /** Adds a remark unless the trace has it already (every call of one refused schema gives the same one). */
+  noteOnce(text: string | undefined): void {
+    addNote(this.#notes, text)
+  }
+
+  /** Adds usage to the measurement's: its trace slots' and its child recorders' calls. */
   bill(usage: MetricUsage): void {
     this.#usage = addUsage(this.#usage, usage)
   }
@@ -235,7 +240,7 @@ export class Measurement implements MetricContext {
     this.#nodes[index] = node
   }
 
-  /** Adds entries recorded elsewhere (a DAG walk lays out its own), keeping their ids. */
+  /** Adds entries laid out elsewhere (a DAG walk lays out its own), keeping their ids. */
   adopt(nodes: readonly TraceNode[]): void {
     this.#nodes.push(...nodes)
   }
@@ -281,5 +286,73 @@ export class Measurement implements MetricContext {
   /** Finishes the measurement that could not score: it fails with the error, its trace and usage so far. */
   fail(error: unknown, roots?: readonly string[]): MetricResult {
     return errorResult(this, error, this.trace(roots), this.#usage)
+  }
+}
+
+/**
+ * The child recorder of one part of a measurement whose trace entry its owner lays out: a DAG node, or the DAG's
+ * reason summary. It asks the measurement's judge and measures child metrics under the part's signal, times them and
+ * counts their usage for the part's entry, bills that usage to the measurement at once, and keeps the remarks on
+ * the judge's answers until its owner hands them over (`keepNotes`), so that they read in the owner's order (a
+ * DAG's step order), not in the order the calls answered.
+ */
+export class MeasurementPart {
+  readonly #measurement: Measurement
+  readonly #signal: AbortSignal | undefined
+  readonly #notes: string[] = []
+  #usage: MetricUsage = NO_USAGE
+  #latencyMs = 0
+  #metric: MetricResult | undefined
+
+  /** @internal */
+  constructor(measurement: Measurement, signal: AbortSignal | undefined) {
+    this.#measurement = measurement
+    this.#signal = signal
+  }
+
+  /** The usage of the part's own judge calls (a child metric's stays in its result). */
+  get usage(): MetricUsage {
+    return this.#usage
+  }
+
+  /** How long the part's judge calls and child metric took, in milliseconds. */
+  get latencyMs(): number {
+    return this.#latencyMs
+  }
+
+  /** Whether every one of the part's judge calls, at least one, was answered from the cache. */
+  get cached(): boolean {
+    return this.#usage.judgeCalls > 0 && this.#usage.cachedCalls === this.#usage.judgeCalls
+  }
+
+  /** The result of the child metric the part measured, if it measured one. */
+  get metric(): MetricResult | undefined {
+    return this.#metric
+  }
+
+  /** Asks the measurement's judge (see callJudge for what a failure or a stop throws); resolves to the answer. */
+  async judge<T>(request: Omit<JudgeRequest<T>, 'signal'>): Promise<T> {
+    const call = await callJudge(this.#measurement.options.judge, request, this.#signal)
+    this.#latencyMs += call.latencyMs
+    this.#usage = addUsage(this.#usage, call.usage)
+    this.#measurement.bill(call.usage)
+    addNote(this.#notes, localCheckNote(call.response))
+    addNote(this.#notes, samplingNote(call.response))
+    return call.value
+  }
+
+  /** Measures a child metric on the test case; its result never rejects, so its error is the caller's to judge. */
+  async measure(metric: Metric<never>, testCase: unknown): Promise<MetricResult> {
+    const started = performance.now()
+    const result = await metric.measure(testCase as never, { signal: this.#signal })
+    this.#latencyMs += performance.now() - started
+    this.#metric = result
+    this.#measurement.bill(result.usage)
+    return result
+  }
+
+  /** Hands the part's remarks to the measurement's trace, each once. */
+  keepNotes(): void {
+    for (const note of this.#notes) this.#measurement.noteOnce(note)
   }
 }

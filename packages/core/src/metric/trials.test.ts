@@ -530,15 +530,21 @@ describe("measureTrials on a metric that is not judgetree's", () => {
 
 describe('bad trials options', () => {
   it.each([
-    [{ trials: 0 }, 'trials must be a whole number from 1 to 100 (how many times to measure, e.g. 5); got 0.'],
-    [{ trials: 1.5 }, 'trials must be a whole number from 1 to 100 (how many times to measure, e.g. 5); got 1.5.'],
+    [
+      { trials: 0 },
+      'Expected `trials` to be a whole number from 1 to 100 (how many times to measure, e.g. 5), got `0` (number).',
+    ],
+    [
+      { trials: 1.5 },
+      'Expected `trials` to be a whole number from 1 to 100 (how many times to measure, e.g. 5), got `1.5` (number).',
+    ],
     [
       { trials: 1e9 },
-      'trials must be at most 100 (each trial may cost a judge call per step, and the aggregate of a few dozen trials is already steady); got 1000000000.',
+      'Expected `trials` to be at most 100 (each trial may cost a judge call per step, and the aggregate of a few dozen trials is already steady), got `1000000000` (number).',
     ],
     [
       { aggregate: 'avg' },
-      "aggregate must be one of 'mean', 'median', 'min', 'majority' (how the trials' scores combine); got \"avg\".",
+      "Expected `aggregate` to be one of 'mean', 'median', 'min', 'majority' (how the trials' scores combine), got 'avg' (string).",
     ],
   ])('%o is refused with a message naming the option and its valid values', (options, message) => {
     expect(() => geval(options as Partial<GEvalOptions>)).toThrow(ConfigurationError)

@@ -188,7 +188,7 @@ describe('ConversationRelevancyMetric', () => {
       kind: 'conversational',
     })
     expect(() => metric({ windowSize: 0, threshold: 2 })).toThrow(ConfigurationError)
-    expect(() => metric({ windowSize: 0 })).toThrow('windowSize must be a whole number from 1 and up')
+    expect(() => metric({ windowSize: 0 })).toThrow('Expected `windowSize` to be a whole number from 1 and up')
     expect(() => metric({ window_size: 2 } as never)).toThrow('did you mean `windowSize`?')
   })
 })

@@ -1,11 +1,7 @@
-import { describeValue } from '../internal/describe-value.js'
+import { z } from 'zod'
+import { expecting } from '../internal/options.js'
 import { BaseMetric, checkedOptions, checkMetricOptions } from '../metric/base-metric.js'
-import {
-  COMMON_OPTION_KEYS,
-  type CommonMetricOptions,
-  type ResolvedMetricOptions,
-  wholeNumberOption,
-} from '../metric/options.js'
+import type { CommonMetricOptions, ResolvedMetricOptions } from '../metric/options.js'
 import type { WindowTurn } from '../prompts/conversation-relevancy.js'
 import type { ConversationalTestCase } from '../test-case/schemas.js'
 
@@ -62,22 +58,17 @@ function resolveWindowedOptions(
   options: WindowedMetricOptions,
   defaults: { readonly name: string; readonly windowSize: number },
 ): { readonly options: ResolvedMetricOptions; readonly windowSize: number } {
-  const spec = {
-    keys: [...COMMON_OPTION_KEYS, 'windowSize'],
-    notAnObject: (value: unknown) =>
-      `new ${type}(options) takes an options object (or nothing); got ${describeValue(value)}.`,
-    defaultName: defaults.name,
-  }
-  return checkMetricOptions(type, options, spec, (checked, problems) => ({
-    windowSize: wholeNumberOption(
-      checked.windowSize,
-      'windowSize',
-      { min: 1 },
-      defaults.windowSize,
-      problems,
-      'how many exchanges each judgement reads',
-    ),
+  const spec = { shape: windowedShape, expected: 'an options object or nothing', defaultName: defaults.name }
+  return checkMetricOptions(type, options, spec, (checked) => ({
+    windowSize: checked.windowSize ?? defaults.windowSize,
   }))
+}
+
+const windowedShape = {
+  windowSize: expecting(
+    z.number().int().min(1),
+    'a whole number from 1 and up (how many exchanges each judgement reads)',
+  ).optional(),
 }
 
 /** A conversational metric that judges each assistant reply on a window of the exchanges ending at it. */

@@ -3,7 +3,7 @@ import { PARAM_LABELS, TURN_LEVEL_PARAMS, type TurnParam, TurnParams } from '../
 import type { ConversationalTestCase } from '../test-case/schemas.js'
 import { checkConversationalOptions, conversationalView } from '../test-case/view.js'
 import { GEvalBase } from './geval-base.js'
-import { checkGEvalOptions, GEVAL_OPTION_KEYS, type GEvalBaseOptions } from './geval-rubric.js'
+import { checkGEvalOptions, type GEvalBaseOptions, gevalShape } from './geval-rubric.js'
 
 /** Options for {@link ConversationalGEval}. */
 export interface ConversationalGEvalOptions extends GEvalBaseOptions {
@@ -27,17 +27,13 @@ export class ConversationalGEval extends GEvalBase<ConversationalTestCase> {
   readonly evaluationParams: readonly TurnParam[]
 
   constructor(options: ConversationalGEvalOptions) {
-    const spec = {
-      keys: GEVAL_OPTION_KEYS,
-      notAnObject: () =>
-        'new ConversationalGEval(options) needs an options object with { name, criteria or evaluationSteps }.',
-    }
+    const spec = { shape: gevalShape, expected: 'an options object with { name, criteria or evaluationSteps }' }
     const checked = checkMetricOptions('ConversationalGEval', options, spec, (checking, problems) => ({
       definition: checkGEvalOptions(checking, problems),
       params: checkConversationalOptions(
         checking.evaluationParams,
         undefined,
-        (_rule, message) => problems.add(message),
+        (_rule, message) => problems.push(message),
         'this metric',
       ).params,
     }))

@@ -1,10 +1,12 @@
+import { z } from 'zod'
 import { type WalkOutcome, walkDag } from '../dag/executor.js'
 import { type DeepAcyclicGraph, type GraphPlan, graphPlan, isDeepAcyclicGraph } from '../dag/graph.js'
 import type { ConversationalNode, SingleTurnNode } from '../dag/nodes/types.js'
-import { MissingTestCaseParamError, toJudgeCallError } from '../errors.js'
+import { MissingTestCaseParamError } from '../errors.js'
+import { expecting, flagSchema } from '../internal/options.js'
 import { BaseMetric, checkedOptions, checkMetricOptions } from '../metric/base-metric.js'
 import type { Measurement } from '../metric/measurement.js'
-import { COMMON_OPTION_KEYS, type CommonMetricOptions } from '../metric/options.js'
+import type { CommonMetricOptions } from '../metric/options.js'
 import { clampScore } from '../metric/score.js'
 import type { MetricResult } from '../metric/types.js'
 import { REASON_SUMMARY_PROMPT, reasonSummaryPrompt, reasonSummarySchema } from '../prompts/reason-summary.js'
@@ -36,7 +38,21 @@ export interface ConversationalDAGMetricOptions extends DagOptions {
   dag: DeepAcyclicGraph<ConversationalNode>
 }
 
-const DAG_OPTION_KEYS = ['name', 'dag', ...COMMON_OPTION_KEYS.slice(1), 'summarizeReason']
+/** The options a DAG metric of `mode` takes beyond the common ones. */
+function dagShape(mode: GraphPlan['mode']) {
+  return {
+    dag: expecting(
+      z.custom<DeepAcyclicGraph>((value) => isDeepAcyclicGraph(value) && value.mode === mode),
+      (given) =>
+        !isDeepAcyclicGraph(given)
+          ? 'a graph built with `new DeepAcyclicGraph({ rootNodes: [...] })`'
+          : mode === 'single-turn'
+            ? 'a graph of single-turn nodes (TaskNode, BinaryJudgementNode, …); for a graph of Conversational* nodes use ConversationalDAGMetric'
+            : 'a graph of Conversational* nodes; for a graph of single-turn nodes use DAGMetric',
+    ),
+    summarizeReason: flagSchema.optional(),
+  }
+}
 
 abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCase> extends BaseMetric<TestCase> {
   readonly dag: DeepAcyclicGraph
@@ -48,25 +64,8 @@ abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCa
     mode: GraphPlan['mode'],
     options: DAGMetricOptions | ConversationalDAGMetricOptions,
   ) {
-    const spec = {
-      keys: DAG_OPTION_KEYS,
-      notAnObject: () => `new ${type}(options) needs an options object with at least { name, dag }.`,
-    }
-    const checked = checkMetricOptions(type, options, spec, (checking, problems) => {
-      if (checking.summarizeReason !== undefined && typeof checking.summarizeReason !== 'boolean') {
-        problems.add(`summarizeReason must be true or false; got ${JSON.stringify(checking.summarizeReason)}.`)
-      }
-      if (!isDeepAcyclicGraph(checking.dag)) {
-        problems.add('dag must be a graph built with `new DeepAcyclicGraph({ rootNodes: [...] })`.')
-      } else if (checking.dag.mode !== mode) {
-        problems.add(
-          mode === 'single-turn'
-            ? 'dag is built from Conversational* nodes; use ConversationalDAGMetric for conversations, or TaskNode/BinaryJudgementNode/… here.'
-            : 'dag is built from single-turn nodes; use DAGMetric for single-turn test cases, or Conversational* nodes here.',
-        )
-      }
-      return {}
-    })
+    const spec = { shape: dagShape(mode), expected: 'an options object with at least { name, dag }' }
+    const checked = checkMetricOptions(type, options, spec)
     super({}, checkedOptions(type, checked.options))
     this.#summarizeReason = options.summarizeReason ?? false
     this.dag = options.dag
@@ -87,20 +86,13 @@ abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCa
   /** Walks the DAG for one test case and records the walk: its entries, usage and notes, then the score. */
   protected override async run(testCase: TestCase, ctx: Measurement): Promise<MetricResult> {
     checkTestCase(this.#plan, testCase, this.name)
-    const outcome = await walkDag({
-      plan: this.#plan,
-      testCase,
-      judge: this.options.judge,
-      asyncMode: this.options.asyncMode,
-      signal: ctx.signal,
-    })
+    const outcome = await walkDag({ plan: this.#plan, testCase, recorder: ctx, asyncMode: this.options.asyncMode })
     ctx.adopt(outcome.nodes)
-    ctx.bill(outcome.usage)
     if (outcome.leaves.length > 1) {
       const scores = outcome.leaves.map((leaf) => formatScore(leaf.score)).join(', ')
       ctx.note(`${outcome.leaves.length} verdicts were reached (${scores}); the score is the lowest.`)
     }
-    for (const note of outcome.notes) ctx.note(note)
+    for (const step of outcome.steps) step.keepNotes()
     if (outcome.error) return ctx.fail(outcome.error, outcome.roots)
     const deciding = decidingLeaf(outcome, this.#plan)
     const raw = clampScore(deciding.score)
@@ -113,7 +105,7 @@ abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCa
       try {
         reason = await summarised(ctx, outcome, deciding, score)
       } catch (error) {
-        return ctx.fail(toJudgeCallError(error), outcome.roots)
+        return ctx.fail(error, outcome.roots)
       }
     }
     return ctx.result(score, threshold, reason, outcome.roots)
@@ -225,7 +217,9 @@ async function summarised(
       ...(node.output !== undefined ? { output: node.output } : {}),
       ...(node.verdict !== undefined ? { verdict: node.verdict, reason: node.reason } : {}),
     }))
-  const call = await ctx.call({
+  // The summary has no trace entry of its own: a child recorder bills its usage and keeps its remarks.
+  const summary = ctx.child()
+  const answer = await summary.judge({
     messages: reasonSummaryPrompt({
       metric: ctx.options.name,
       score,
@@ -238,5 +232,6 @@ async function summarised(
     schemaName: 'reason_summary',
     promptVersion: REASON_SUMMARY_PROMPT,
   })
-  return call.value.reason
+  summary.keepNotes()
+  return answer.reason
 }

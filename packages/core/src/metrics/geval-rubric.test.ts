@@ -37,9 +37,9 @@ describe('GEval options', () => {
     expect(message).toContain('Invalid options for GEval "Broken"')
     expect(message).toContain('give either criteria or evaluationSteps, not both')
     expect(message).toContain('"actual_output", which is not one of LLMTestCaseParams')
-    expect(message).toContain('rubric[1].scoreRange must be [start, end]: two whole numbers from 0 to 10')
+    expect(message).toContain('Expected `rubric[1].scoreRange` to be [start, end]: two whole numbers from 0 to 10')
     expect(message).toContain('rubric ranges [0, 5] and [4, 6] overlap at 4')
-    expect(message).toContain('topLogprobs must be a whole number from 0 to 20')
+    expect(message).toContain('Expected `topLogprobs` to be a whole number from 0 to 20')
     expect(message).toContain('unknown option `window_size`')
   })
 

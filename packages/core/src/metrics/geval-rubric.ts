@@ -1,10 +1,6 @@
-import { describeValue } from '../internal/describe-value.js'
-import {
-  COMMON_OPTION_KEYS,
-  type CommonMetricOptions,
-  type OptionProblems,
-  wholeNumberOption,
-} from '../metric/options.js'
+import { z } from 'zod'
+import { describeGiven, expecting } from '../internal/options.js'
+import type { CommonMetricOptions } from '../metric/options.js'
 
 /** One rubric entry: scores from `scoreRange[0]` to `scoreRange[1]` (inclusive) mean `expectedOutcome`. */
 export interface Rubric {
@@ -38,68 +34,58 @@ export interface GEvalDefinition {
   readonly topLogprobs: number
 }
 
-/** The option keys GEval and ConversationalGEval accept. */
-export const GEVAL_OPTION_KEYS = [
-  'name',
-  'criteria',
-  'evaluationSteps',
-  'evaluationParams',
-  'rubric',
-  ...COMMON_OPTION_KEYS.slice(1),
-  'topLogprobs',
-]
+const text = z.string().refine((value) => value.trim().length > 0)
 
-/** Checks criteria/evaluationSteps, rubric and topLogprobs, reporting every problem. */
-export function checkGEvalOptions(options: GEvalBaseOptions, problems: OptionProblems): GEvalDefinition {
+/**
+ * The options GEval and ConversationalGEval take beyond the common ones. `evaluationParams` differs between the two
+ * and `rubric` needs rules across its entries: each metric checks those itself (checkGEvalOptions, the params checks).
+ */
+export const gevalShape = {
+  criteria: expecting(text, 'a non-empty string').optional(),
+  evaluationSteps: expecting(
+    z.array(text).min(1),
+    'a non-empty array of non-empty strings, one instruction each',
+  ).optional(),
+  evaluationParams: z.unknown().optional(),
+  rubric: z.unknown().optional(),
+  topLogprobs: expecting(
+    z.number().int().min(0).max(20),
+    'a whole number from 0 to 20 (OpenAI returns at most 20 alternatives per token; 0 turns the probability-weighted score off)',
+  ).optional(),
+}
+
+/** Checks what the options' schema cannot: criteria or evaluationSteps (one of them), and the rubric. */
+export function checkGEvalOptions(options: GEvalBaseOptions, problems: string[]): GEvalDefinition {
   const { criteria, evaluationSteps } = options
   const hasCriteria = criteria !== undefined
   const hasSteps = evaluationSteps !== undefined
   if (hasCriteria === hasSteps) {
-    problems.add(
+    problems.push(
       hasCriteria
         ? 'give either criteria or evaluationSteps, not both: keep evaluationSteps to fix the steps yourself, or criteria to have them generated.'
         : 'needs criteria (what to judge, in plain words; steps are generated from it) or evaluationSteps (the exact steps the judge follows).',
     )
   }
-  if (hasCriteria && !(typeof criteria === 'string' && criteria.trim().length > 0)) {
-    problems.add(`criteria must be a non-empty string; got ${describeValue(criteria)}.`)
-  }
-  const stepsValid =
-    Array.isArray(evaluationSteps) &&
-    evaluationSteps.length > 0 &&
-    evaluationSteps.every((step) => typeof step === 'string' && step.trim().length > 0)
-  if (hasSteps && !stepsValid) {
-    problems.add(
-      `evaluationSteps must be a non-empty array of non-empty strings, one instruction each; got ${describeValue(evaluationSteps)}.`,
-    )
-  }
   const { rubric, scoreRange } = checkRubric(options.rubric, problems)
-  const topLogprobs = wholeNumberOption(
-    options.topLogprobs,
-    'topLogprobs',
-    { min: 0, max: 20 },
-    20,
-    problems,
-    'OpenAI returns at most 20 alternatives per token; 0 turns the probability-weighted score off',
-  )
   return {
     criteria: hasCriteria && !hasSteps ? criteria : undefined,
-    evaluationSteps: stepsValid ? Object.freeze([...(evaluationSteps as readonly string[])]) : undefined,
+    // Copied only when an array: otherwise the schema reported it, and the metric throws before using it.
+    evaluationSteps: Array.isArray(evaluationSteps) ? Object.freeze([...evaluationSteps]) : undefined,
     rubric,
     scoreRange,
-    topLogprobs,
+    topLogprobs: options.topLogprobs ?? 20,
   }
 }
 
 function checkRubric(
   value: unknown,
-  problems: OptionProblems,
+  problems: string[],
 ): { rubric: readonly Rubric[] | undefined; scoreRange: readonly [number, number] } {
   const fallback = { rubric: undefined, scoreRange: [0, 10] as const }
   if (value === undefined) return fallback
   if (!Array.isArray(value) || value.length === 0) {
-    problems.add(
-      `rubric must be a non-empty array of { scoreRange: [start, end], expectedOutcome }, or left out; got ${describeValue(value)}.`,
+    problems.push(
+      `Expected \`rubric\` to be a non-empty array of { scoreRange: [start, end], expectedOutcome }, or left out, got ${describeGiven(value)}.`,
     )
     return fallback
   }
@@ -113,13 +99,13 @@ function checkRubric(
       range.every((end) => Number.isInteger(end) && end >= 0 && end <= 10) &&
       range[0] <= range[1]
     if (!rangeValid) {
-      problems.add(
-        `rubric[${index}].scoreRange must be [start, end]: two whole numbers from 0 to 10 with start <= end; got ${describeValue(range)}.`,
+      problems.push(
+        `Expected \`rubric[${index}].scoreRange\` to be [start, end]: two whole numbers from 0 to 10 with start <= end, got ${describeGiven(range)}.`,
       )
     }
     if (!(typeof outcome === 'string' && outcome.trim().length > 0)) {
-      problems.add(
-        `rubric[${index}].expectedOutcome must be a non-empty string describing that range; got ${describeValue(outcome)}.`,
+      problems.push(
+        `Expected \`rubric[${index}].expectedOutcome\` to be a non-empty string describing that range, got ${describeGiven(outcome)}.`,
       )
     }
     if (rangeValid && typeof outcome === 'string') {
@@ -132,7 +118,7 @@ function checkRubric(
   for (const [index, entry] of entries.entries()) {
     const next = entries[index + 1]
     if (next && next.scoreRange[0] <= entry.scoreRange[1]) {
-      problems.add(
+      problems.push(
         `rubric ranges [${entry.scoreRange.join(', ')}] and [${next.scoreRange.join(', ')}] overlap at ${next.scoreRange[0]}; ` +
           'make each range end before the next one starts, e.g. [0, 3] and [4, 10].',
       )
@@ -142,7 +128,7 @@ function checkRubric(
   const low = Math.min(...entries.map((entry) => entry.scoreRange[0]))
   const high = Math.max(...entries.map((entry) => entry.scoreRange[1]))
   if (low === high) {
-    problems.add(`rubric covers only the score ${low}; it needs at least two scores, e.g. [0, 4] and [5, 10].`)
+    problems.push(`rubric covers only the score ${low}; it needs at least two scores, e.g. [0, 4] and [5, 10].`)
     return fallback
   }
   return { rubric: Object.freeze(entries), scoreRange: [low, high] }

@@ -3,7 +3,7 @@ import { type LLMTestCaseParam, PARAM_LABELS } from '../test-case/params.js'
 import type { LLMTestCase } from '../test-case/schemas.js'
 import { checkSingleTurnParams, singleTurnView } from '../test-case/view.js'
 import { GEvalBase } from './geval-base.js'
-import { checkGEvalOptions, GEVAL_OPTION_KEYS, type GEvalBaseOptions } from './geval-rubric.js'
+import { checkGEvalOptions, type GEvalBaseOptions, gevalShape } from './geval-rubric.js'
 
 /** Options for {@link GEval}. */
 export interface GEvalOptions extends GEvalBaseOptions {
@@ -28,25 +28,24 @@ export class GEval extends GEvalBase<LLMTestCase> {
 
   constructor(options: GEvalOptions) {
     const spec = {
-      keys: GEVAL_OPTION_KEYS,
-      notAnObject: () =>
-        'new GEval(options) needs an options object with { name, criteria or evaluationSteps, evaluationParams }.',
+      shape: gevalShape,
+      expected: 'an options object with { name, criteria or evaluationSteps, evaluationParams }',
     }
     const checked = checkMetricOptions('GEval', options, spec, (checking, problems) => {
       const definition = checkGEvalOptions(checking, problems)
       let params: LLMTestCaseParam[] = []
       if (Array.isArray(checking.evaluationParams) && checking.evaluationParams.length === 0) {
-        problems.add(
+        problems.push(
           'evaluationParams is empty: list the fields the judge is shown, e.g. [LLMTestCaseParams.ACTUAL_OUTPUT].',
         )
       } else if (checking.evaluationParams === undefined) {
-        problems.add(
+        problems.push(
           'needs evaluationParams: the fields the judge is shown, e.g. [LLMTestCaseParams.INPUT, LLMTestCaseParams.ACTUAL_OUTPUT].',
         )
       } else {
         params = checkSingleTurnParams(
           checking.evaluationParams,
-          (_rule, message) => problems.add(message),
+          (_rule, message) => problems.push(message),
           'this metric',
         )
       }

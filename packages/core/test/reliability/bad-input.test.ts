@@ -328,12 +328,12 @@ test('every bad input fails with a message that names what is wrong and how to f
       "DAG JSON with an unknown node type": "DagValidationError: Invalid DAG (1 problem):
       1. [json-unknown-type] node "a": has type "Judge", which is not a node kind; use one of TaskNode, BinaryJudgementNode, NonBinaryJudgementNode, VerdictNode, ConversationalTaskNode, ConversationalBinaryJudgementNode, ConversationalNonBinaryJudgementNode, ConversationalVerdictNode, ToolCallNode, ConversationalToolCallNode, CodeNode, ConversationalCodeNode.",
       "DAGMetric options all wrong": "ConfigurationError: Invalid options for DAGMetric "":
-      - name must be a non-empty string that identifies the metric in reports; got "".
-      - threshold must be a number from 0 to 1 (a score of 0.7 passes a threshold of 0.7); got 2.
-      - strictMode must be true or false; got "yes".
-      - dag must be a graph built with \`new DeepAcyclicGraph({ rootNodes: [...] })\`.",
+      - Expected \`name\` to be a non-empty string that identifies the metric in reports, got '' (string).
+      - Expected \`threshold\` to be a number from 0 to 1 (a score of 0.7 passes a threshold of 0.7), got \`2\` (number).
+      - Expected \`strictMode\` to be true or false, got 'yes' (string).
+      - Expected \`dag\` to be a graph built with \`new DeepAcyclicGraph({ rootNodes: [...] })\`, got \`{}\` (object).",
       "DAGMetric with a conversational DAG": "ConfigurationError: Invalid options for DAGMetric "X":
-      - dag is built from Conversational* nodes; use ConversationalDAGMetric for conversations, or TaskNode/BinaryJudgementNode/… here.",
+      - Expected \`dag\` to be a graph of single-turn nodes (TaskNode, BinaryJudgementNode, …); for a graph of Conversational* nodes use ConversationalDAGMetric, got an object with keys \`rootNodes\`, \`mode\` (DeepAcyclicGraph).",
       "DAGMetric with a snake_case option": "ConfigurationError: Invalid options for DAGMetric "X":
       - unknown option \`include_reason\`; did you mean \`includeReason\`?",
       "GEval with criteria and steps": "ConfigurationError: Invalid options for GEval "G":
@@ -348,11 +348,11 @@ test('every bad input fails with a message that names what is wrong and how to f
       "TaskNode with a verdict child": "DagValidationError: Invalid DAG (1 problem):
       1. [task-verdict-child] TaskNode (instructions: "Extract"): a TaskNode cannot have a VerdictNode child: its output is data, not a decision. Put a BinaryJudgementNode or NonBinaryJudgementNode between them.",
       "TaskNode with blank instructions": "DagValidationError: Invalid DAG (1 problem):
-      1. [instructions] TaskNode (instructions: ""): instructions must be a non-empty string (what the judge should do with the data); got "  ".",
+      1. [instructions] TaskNode (instructions: ""): Expected \`instructions\` to be a non-empty string (what the judge should do with the data), got '  ' (string).",
       "TaskNode without children": "DagValidationError: Invalid DAG (1 problem):
       1. [task-children] TaskNode (instructions: "Extract"): a TaskNode needs at least one child that reads its output (a judgement or another TaskNode).",
       "TaskNode without outputLabel": "DagValidationError: Invalid DAG (1 problem):
-      1. [outputLabel] TaskNode (instructions: "Extract"): outputLabel must be a non-empty string (the name children see the output under); got undefined.",
+      1. [outputLabel] TaskNode (instructions: "Extract"): Expected \`outputLabel\` to be a non-empty string (the name children see the output under), got \`undefined\` (undefined).",
       "a BigInt in a tool parameter": "result error TEST_CASE_INVALID: The metric "Polite" cannot show this test case to the judge, which sees it as JSON:
       - turns.1.toolsCalled.0.inputParameters.cents is a BigInt (10n), which JSON cannot show: convert it with String() or Number().",
       "a cache directory with a NUL in it": "ConfigurationError: Invalid options for createJudgeRuntime:
@@ -387,7 +387,7 @@ test('every bad input fails with a message that names what is wrong and how to f
       "binary judgement with three verdicts": "DagValidationError: Invalid DAG (1 problem):
       1. [binary-verdicts] BinaryJudgementNode (criteria: "Ok?"): a binary judgement needs exactly two VerdictNode children, one with verdict true and one with verdict false; got true, false, true. Use a NonBinaryJudgementNode for string verdicts.",
       "children that is not an array": "DagValidationError: Invalid DAG (1 problem):
-      1. [children] TaskNode (instructions: "Extract"): children must be an array of nodes; got a single BinaryJudgementNode (criteria: "Ok?") (wrap it in an array).",
+      1. [children] TaskNode (instructions: "Extract"): Expected \`children\` to be an array of nodes, got an object with keys \`kind\`, \`mode\`, \`canBeRoot\`, \`step\`, \`label\`, … (BinaryJudgementNode).",
       "conversational metric under a single-turn verdict": "DagValidationError: Invalid DAG (1 problem):
       1. [verdict-metric-kind] VerdictNode (verdict: true): child metric "Relevancy" judges conversational test cases, but this VerdictNode belongs to a single-turn DAG. Use a single-turn metric here.",
       "empty rootNodes": "DagValidationError: Invalid DAG (1 problem):
@@ -403,7 +403,7 @@ test('every bad input fails with a message that names what is wrong and how to f
       "judgement that is shown nothing": "DagValidationError: Invalid DAG (1 problem):
       1. [node-without-input] BinaryJudgementNode (criteria: "Polite?"): would be shown nothing: it names no evaluationParams, has no TaskNode parent and is not under a verdict of a judgement (whose input it would then be shown). Add evaluationParams (e.g. [LLMTestCaseParams.ACTUAL_OUTPUT]) or list it among a TaskNode's children so it reads that task's output.",
       "judgement without criteria": "DagValidationError: Invalid DAG (1 problem):
-      1. [criteria] BinaryJudgementNode: criteria must be a non-empty string (the question the judge answers); got undefined.",
+      1. [criteria] BinaryJudgementNode: Expected \`criteria\` to be a non-empty string (the question the judge answers), got \`undefined\` (undefined).",
       "measure() given a string as signal": "result error CONFIGURATION_INVALID: Invalid options for DAGMetric "Format".measure(testCase, options):
       - Expected \`signal\` to be an AbortSignal (such as controller.signal or AbortSignal.timeout(30_000)), got 'x' (string).",
       "measure() given null options": "result error CONFIGURATION_INVALID: Invalid options for DAGMetric "Format".measure(testCase, options):
@@ -415,13 +415,13 @@ test('every bad input fails with a message that names what is wrong and how to f
       "model that is not a name or a judge": "ConfigurationError: Invalid options for DAGMetric "X":
       - Expected \`model\` to be a model name such as 'gpt-4.1', an object implementing JudgeModel ({ name: string, generate(request) }), or undefined for the default judge; got \`42\` (number).",
       "node without options": "DagValidationError: Invalid DAG (1 problem):
-      1. [options] TaskNode: new TaskNode(options) needs an options object; got undefined.",
+      1. [options] TaskNode: Expected \`options\` to be an options object (new TaskNode(options)), got \`undefined\` (undefined).",
       "non-binary judgement with duplicate verdicts": "DagValidationError: Invalid DAG (1 problem):
       1. [non-binary-duplicate-verdicts] NonBinaryJudgementNode (criteria: "Tone?"): each verdict of a non-binary judgement must be distinct; "Warm" appears more than once.",
       "non-binary judgement with one verdict": "DagValidationError: Invalid DAG (1 problem):
       1. [non-binary-verdicts] NonBinaryJudgementNode (criteria: "Tone?"): a non-binary judgement needs at least two VerdictNode children (the options to choose from); got 1.",
       "relevancy windowSize of 0": "ConfigurationError: Invalid options for ConversationRelevancyMetric "Conversation Relevancy":
-      - windowSize must be a whole number from 1 and up (how many exchanges each judgement reads); got 0.",
+      - Expected \`windowSize\` to be a whole number from 1 and up (how many exchanges each judgement reads), got \`0\` (number).",
       "root that is also a child": "DagValidationError: Invalid DAG (1 problem):
       1. [root-has-parent] BinaryJudgementNode (criteria: "Child?"): is listed in rootNodes but is also a child of TaskNode (instructions: "Extract"). Remove it from rootNodes: it runs when its parents let it.",
       "turnWindow from the end, reversed": "DagValidationError: Invalid DAG (1 problem):
@@ -439,11 +439,11 @@ test('every bad input fails with a message that names what is wrong and how to f
       "verdict child that is neither node nor metric": "DagValidationError: Invalid DAG (1 problem):
       1. [verdict-child] VerdictNode (verdict: true): child must be a DAG node or a metric; got "next".",
       "verdict score above 10": "DagValidationError: Invalid DAG (1 problem):
-      1. [verdict-score] VerdictNode (verdict: "High"): score must be an integer from 0 to 10; got 11. A score of 7 gives the metric 0.7.",
+      1. [verdict-score] VerdictNode (verdict: "High"): Expected \`score\` to be an integer from 0 to 10 (a score of 7 gives the metric 0.7), got \`11\` (number).",
       "verdict score not an integer": "DagValidationError: Invalid DAG (1 problem):
-      1. [verdict-score] VerdictNode (verdict: "High"): score must be an integer from 0 to 10; got 2.5. A score of 7 gives the metric 0.7.",
+      1. [verdict-score] VerdictNode (verdict: "High"): Expected \`score\` to be an integer from 0 to 10 (a score of 7 gives the metric 0.7), got \`2.5\` (number).",
       "verdict that is a number": "DagValidationError: Invalid DAG (1 problem):
-      1. [verdict] VerdictNode (verdict: 1): verdict must be a boolean (under a binary judgement) or a non-empty string; got 1.",
+      1. [verdict] VerdictNode (verdict: 1): Expected \`verdict\` to be a boolean (under a binary judgement) or a non-empty string, got \`1\` (number).",
       "verdict with both score and child": "DagValidationError: Invalid DAG (1 problem):
       1. [verdict-score-or-child] VerdictNode (verdict: true): a VerdictNode takes either score or child, not both: remove one.",
       "verdict with neither score nor child": "DagValidationError: Invalid DAG (1 problem):

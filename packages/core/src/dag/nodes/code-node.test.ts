@@ -148,10 +148,10 @@ describe('CodeNode', () => {
 
   test('its options and children are checked like a judgement', () => {
     expect(() => new CodeNode({ name: '', check: 'yes' as never, children: [] })).toThrow(
-      'CodeNode: name must be a non-empty string',
+      'CodeNode: Expected `name` to be a non-empty string',
     )
     expect(() => new CodeNode({ name: 'Short', check: 'yes' as never, children: [] })).toThrow(
-      'CodeNode "Short": check must be a function (view) => verdict; got "yes".',
+      'CodeNode "Short": Expected `check` to be a function (view) => verdict, got \'yes\' (string).',
     )
     const error = (() => {
       try {

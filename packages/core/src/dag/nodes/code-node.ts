@@ -1,6 +1,7 @@
 import { DagValidationError, JudgetreeError, MeasurementAbortedError } from '../../errors.js'
 import { describeValue } from '../../internal/describe-value.js'
 import { readEnv } from '../../internal/env.js'
+import { functionSchema } from '../../internal/options.js'
 import { scrubSecrets } from '../../internal/scrub.js'
 import { type LLMTestCaseParam, TURN_LEVEL_PARAMS, type TurnParam } from '../../test-case/params.js'
 import type { ConversationalTestCase, LLMTestCase, Turn } from '../../test-case/schemas.js'
@@ -13,7 +14,15 @@ import {
 } from '../../test-case/view.js'
 import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue, TaskInput } from '../node.js'
 import { VerdictParent } from './add-verdict.js'
-import { childrenOption, compact, type Identify, nodeOptionIssues, optionalLabel, requireText } from './construction.js'
+import {
+  checkNodeOption,
+  childrenOption,
+  compact,
+  type Identify,
+  nodeOptionIssues,
+  optionalLabel,
+  requireText,
+} from './construction.js'
 import { type ReadingOptions, staticsOf } from './node-base.js'
 import { checkVerdictChildren } from './verdict-children.js'
 import type { ConversationalVerdictNode, VerdictNode, VerdictNodeBase } from './verdict-node.js'
@@ -120,9 +129,7 @@ abstract class CodeNodeBase<Mode extends NodeMode, Options extends CodeNodeBaseO
     const { report, done } = nodeOptionIssues(kind, options, byName)
     const name = requireText(options, 'name', report, 'what the check decides, shown in traces')
     const check = (options as { check?: unknown }).check
-    if (typeof check !== 'function') {
-      report('check', `check must be a function (view) => verdict; got ${describeValue(check)}.`)
-    }
+    checkNodeOption(functionSchema('a function (view) => verdict'), options, report, 'check')
     const label = optionalLabel(options, report)
     const children = childrenOption<VerdictNodeBase>(options, report)
     // It decides in code, so its view shows data (fields by name, outputs by label), not a judge's prompt input.

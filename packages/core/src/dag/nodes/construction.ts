@@ -1,5 +1,6 @@
+import { z } from 'zod'
 import { type DagIssue, DagValidationError } from '../../errors.js'
-import { describeValue } from '../../internal/describe-value.js'
+import { checkOptions, expecting } from '../../internal/options.js'
 import type { ReportIssue } from '../node.js'
 
 /**
@@ -14,10 +15,8 @@ export function nodeOptionIssues(
   const issues: DagIssue[] = []
   const where = describeNodeOptions(kind, options, identify)
   const report: ReportIssue = (rule, message) => issues.push({ rule, node: where, message })
-  if (typeof options !== 'object' || options === null) {
-    report('options', `new ${kind}(options) needs an options object; got ${describeValue(options)}.`)
-    throw new DagValidationError(issues)
-  }
+  checkNodeOption(expecting(z.object({}), `an options object (new ${kind}(options))`), options, report, 'options')
+  if (issues.length > 0) throw new DagValidationError(issues)
   return {
     report,
     done: () => {
@@ -26,32 +25,54 @@ export function nodeOptionIssues(
   }
 }
 
+/**
+ * Checks one option of a node with its schema through the one option checker, reporting each problem under `rule`
+ * (the option's name unless told): the same words every option bag uses, with the DAG's rule codes. Returns the
+ * value when it passed.
+ */
+export function checkNodeOption<Schema extends z.ZodType>(
+  schema: Schema,
+  options: unknown,
+  report: ReportIssue,
+  key: string,
+  rule = key,
+): { readonly ok: true; readonly value: z.output<Schema> } | { readonly ok: false } {
+  const whole = key === 'options'
+  const checked = checkOptions(whole ? schema : z.object({ [key]: schema }), options)
+  if (checked.ok) {
+    const value = whole ? checked.value : (checked.value as Record<string, unknown>)[key]
+    return { ok: true, value: value as z.output<Schema> }
+  }
+  for (const problem of checked.problems) report(rule, problem.message)
+  return { ok: false }
+}
+
+const nonBlank = z.string().refine((text) => text.trim().length > 0)
+
 /** Checks a required, non-blank string option. */
 export function requireText(options: object, key: string, report: ReportIssue, hint: string): string {
-  const value = (options as Record<string, unknown>)[key]
-  if (typeof value === 'string' && value.trim().length > 0) return value
-  report(key, `${key} must be a non-empty string (${hint}); got ${describeValue(value)}.`)
-  return ''
+  const checked = checkNodeOption(expecting(nonBlank, `a non-empty string (${hint})`), options, report, key)
+  return checked.ok ? checked.value : ''
 }
+
+const labelSchema = expecting(z.string(), 'a string shown in traces').optional()
 
 /** Checks the optional `label` option. */
 export function optionalLabel(options: object, report: ReportIssue): string | undefined {
-  const value = (options as Record<string, unknown>).label
-  if (value === undefined || typeof value === 'string') return value
-  report('label', `label must be a string shown in traces; got ${describeValue(value)}.`)
-  return undefined
+  const checked = checkNodeOption(labelSchema, options, report, 'label')
+  return checked.ok ? checked.value : undefined
 }
+
+const childrenSchema = expecting(z.array(z.unknown()), 'an array of nodes').optional()
 
 /**
  * Checks the optional `children` option is an array (absent when the node is completed top-down, with
  * `addNode`/`addVerdict`); the rules about what it holds are checked when the graph is built.
  */
 export function childrenOption<C>(options: object, report: ReportIssue): readonly C[] {
-  const value = (options as Record<string, unknown>).children
-  if (value === undefined) return Object.freeze([])
-  if (Array.isArray(value)) return Object.freeze([...value]) as readonly C[]
-  report('children', `children must be an array of nodes; got ${describeValue(value)}.`)
-  return Object.freeze([])
+  const checked = checkNodeOption(childrenSchema, options, report, 'children')
+  // A copy of the caller's array: adding children later never changes theirs.
+  return Object.freeze(checked.ok && checked.value !== undefined ? [...checked.value] : []) as readonly C[]
 }
 
 /**

@@ -104,12 +104,12 @@ describe('ToolCallNode', () => {
     expect(
       () => new ToolCallNode({ required: ['a', ''], forbidden: 'b' as never, inOrder: 1 as never, children: [] }),
     ).toThrowErrorMatchingInlineSnapshot(`
-        [DagValidationError: Invalid DAG (4 problems):
-          1. [required] ToolCallNode: required must be an array of tool names (non-empty strings); got ["a",""].
-          2. [forbidden] ToolCallNode: forbidden must be an array of tool names (non-empty strings); got "b".
-          3. [in-order] ToolCallNode: inOrder must be true or false; got 1.
-          4. [tool-call-rules] ToolCallNode: a tool-call node needs at least one tool name in required or forbidden.]
-      `)
+      [DagValidationError: Invalid DAG (4 problems):
+        1. [required] ToolCallNode: Expected \`required\` to be an array of tool names (non-empty strings), got an array of 2 (array).
+        2. [forbidden] ToolCallNode: Expected \`forbidden\` to be an array of tool names (non-empty strings), got 'b' (string).
+        3. [in-order] ToolCallNode: Expected \`inOrder\` to be true or false, got \`1\` (number).
+        4. [tool-call-rules] ToolCallNode: a tool-call node needs at least one tool name in required or forbidden.]
+    `)
     expect(() => new ToolCallNode({ required: ['a'], forbidden: ['a'], children: [] })).toThrow(
       '"a" is both required and forbidden, so the verdict could never be true.',
     )

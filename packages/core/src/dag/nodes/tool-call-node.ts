@@ -1,9 +1,10 @@
-import { describeValue } from '../../internal/describe-value.js'
+import { z } from 'zod'
+import { expecting, flagSchema } from '../../internal/options.js'
 import type { ConversationalTestCase, LLMTestCase } from '../../test-case/schemas.js'
 import { checkConversationalOptions, type InputView, resolveTurnWindow } from '../../test-case/view.js'
 import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
 import { VerdictParent } from './add-verdict.js'
-import { childrenOption, compact, nodeOptionIssues, optionalLabel } from './construction.js'
+import { checkNodeOption, childrenOption, compact, nodeOptionIssues, optionalLabel } from './construction.js'
 import { staticsOf } from './node-base.js'
 import { checkVerdictChildren } from './verdict-children.js'
 import type { ConversationalVerdictNode, VerdictNode, VerdictNodeBase } from './verdict-node.js'
@@ -52,10 +53,7 @@ abstract class ToolCallNodeBase<Mode extends NodeMode, Options extends ToolCallN
     const { report, done } = nodeOptionIssues(kind, options)
     const required = toolNames(options, 'required', report)
     const forbidden = toolNames(options, 'forbidden', report)
-    const inOrder = options.inOrder
-    if (inOrder !== undefined && typeof inOrder !== 'boolean') {
-      report('in-order', `inOrder must be true or false; got ${describeValue(inOrder)}.`)
-    }
+    const inOrder = checkNodeOption(flagSchema.optional(), options, report, 'inOrder', 'in-order')
     if (required.length === 0 && forbidden.length === 0) {
       report('tool-call-rules', 'a tool-call node needs at least one tool name in required or forbidden.')
     }
@@ -72,7 +70,7 @@ abstract class ToolCallNodeBase<Mode extends NodeMode, Options extends ToolCallN
     super({ label, children, view: callsView(mode, turnWindow, report) })
     this.required = required
     this.forbidden = forbidden
-    this.inOrder = inOrder === true
+    this.inOrder = inOrder.ok && inOrder.value === true
     done()
   }
 
@@ -197,14 +195,14 @@ function callsView(mode: NodeMode, turnWindow: unknown, report: ReportIssue): In
   }
 }
 
+const toolNamesSchema = expecting(
+  z.array(z.string().refine((name) => name.trim().length > 0)),
+  'an array of tool names (non-empty strings)',
+).optional()
+
 function toolNames(options: object, key: 'required' | 'forbidden', report: ReportIssue): readonly string[] {
-  const value = (options as Record<string, unknown>)[key]
-  if (value === undefined) return Object.freeze([])
-  if (Array.isArray(value) && value.every((name) => typeof name === 'string' && name.trim().length > 0)) {
-    return Object.freeze([...new Set(value as string[])])
-  }
-  report(key, `${key} must be an array of tool names (non-empty strings); got ${describeValue(value)}.`)
-  return Object.freeze([])
+  const checked = checkNodeOption(toolNamesSchema, options, report, key)
+  return Object.freeze(checked.ok && checked.value !== undefined ? [...new Set(checked.value)] : [])
 }
 
 /** Whether `wanted` appears in `names` in order, other names allowed between. */

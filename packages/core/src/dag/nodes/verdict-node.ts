@@ -1,4 +1,6 @@
+import { z } from 'zod'
 import { describeValue } from '../../internal/describe-value.js'
+import { expecting } from '../../internal/options.js'
 import type { ConversationalMetric, Metric, SingleTurnMetric } from '../../metric/types.js'
 import {
   type DagNode,
@@ -8,7 +10,7 @@ import {
   type NodeRunResult,
   type ReportIssue,
 } from '../node.js'
-import { compact, type Identify, nodeOptionIssues } from './construction.js'
+import { checkNodeOption, compact, type Identify, nodeOptionIssues } from './construction.js'
 import { type Builds, NO_VIEW, NodeBase, staticsOf } from './node-base.js'
 import type { ConversationalNode, SingleTurnNode } from './types.js'
 
@@ -46,6 +48,16 @@ interface VerdictOptions {
   conversational: ConversationalVerdictNodeOptions
 }
 
+const verdictSchema = expecting(
+  z.union([z.boolean(), z.string().refine((text) => text.trim().length > 0)]),
+  'a boolean (under a binary judgement) or a non-empty string',
+)
+
+const scoreSchema = expecting(
+  z.number().int().min(0).max(10),
+  'an integer from 0 to 10 (a score of 7 gives the metric 0.7)',
+)
+
 const byVerdict: Identify = (options) =>
   'verdict' in options ? `(verdict: ${describeValue(options.verdict)})` : undefined
 
@@ -72,12 +84,7 @@ export abstract class VerdictNodeBase<Mode extends NodeMode = NodeMode>
     const { kind, mode } = staticsOf(new.target)
     const { report, done } = nodeOptionIssues(kind, options, byVerdict)
     const { verdict, score, child } = options as VerdictNodeBaseOptions<unknown>
-    if (typeof verdict !== 'boolean' && !(typeof verdict === 'string' && verdict.trim().length > 0)) {
-      report(
-        'verdict',
-        `verdict must be a boolean (under a binary judgement) or a non-empty string; got ${describeValue(verdict)}.`,
-      )
-    }
+    checkNodeOption(verdictSchema, options, report, 'verdict')
     const hasScore = score !== undefined
     const hasChild = child !== undefined
     if (hasScore === hasChild) {
@@ -88,12 +95,7 @@ export abstract class VerdictNodeBase<Mode extends NodeMode = NodeMode>
           : 'a VerdictNode needs a score (an integer 0..10 that ends the walk) or a child (a node or metric to continue with).',
       )
     }
-    if (hasScore && !(Number.isInteger(score) && score >= 0 && score <= 10)) {
-      report(
-        'verdict-score',
-        `score must be an integer from 0 to 10; got ${describeValue(score)}. A score of 7 gives the metric 0.7.`,
-      )
-    }
+    if (hasScore) checkNodeOption(scoreSchema, options, report, 'score', 'verdict-score')
     let node: DagNode | undefined
     let metric: Metric<never> | undefined
     if (hasChild) {
