@@ -82,12 +82,13 @@ export function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOp
   const secrets = new JudgeSecrets(options.secrets)
   // Logprobs are asked for only where the provider returns them.
   const logprobsOf = (call: TransportCall) => (returnsLogprobs(provider) ? call.topLogprobs : undefined)
-  // Cached prompt tokens and reasoning tokens, where the provider reports them (undefined where it does not).
+  // Cached prompt and reasoning tokens where the provider reports some: providers such as @ai-sdk/openai say 0 for a
+  // count the server never sent, so a 0 is taken as unsaid, like a missing one.
   const usageOf = (usage: LanguageModelUsage | undefined) => ({
     promptTokens: usage?.inputTokens ?? 0,
     completionTokens: usage?.outputTokens ?? 0,
-    cachedPromptTokens: usage?.inputTokenDetails?.cacheReadTokens,
-    reasoningTokens: usage?.outputTokenDetails?.reasoningTokens,
+    cachedPromptTokens: usage?.inputTokenDetails?.cacheReadTokens || undefined,
+    reasoningTokens: usage?.outputTokenDetails?.reasoningTokens || undefined,
   })
 
   return {
