@@ -219,15 +219,16 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
     }
   }
 
+  // The states as they settle, in order: no second await per node once they have.
+  const settled = new Map<DagNode, NodeState>()
   try {
-    if (options.asyncMode) await Promise.all(plan.order.map(settle))
-    else for (const node of plan.order) await settle(node)
+    if (options.asyncMode) {
+      const finals = await Promise.all(plan.order.map(settle))
+      for (let index = 0; index < finals.length; index++) settled.set(plan.order[index] as DagNode, finals[index] as NodeState)
+    } else for (const node of plan.order) settled.set(node, await settle(node))
   } finally {
     options.signal?.removeEventListener('abort', onAbort)
   }
-
-  const settled = new Map<DagNode, NodeState>()
-  for (const node of plan.order) settled.set(node, await settle(node))
   return summarise(plan, settled, options.signal)
 }
 
@@ -364,7 +365,7 @@ function summarise(
     error = errorAt(firstFailure.error, where, { node: where })
   } else if (signal?.aborted) error = new MeasurementAbortedError(signal.reason)
   else if (leaves.length === 0) error = noVerdictError(plan, states)
-  for (const node of [...steps.keys()]) {
+  for (const node of steps.keys()) {
     const state = states.get(node)
     if (state?.status === 'ran') for (const note of state.record.notes) addNote(notes, note)
   }
