@@ -7,7 +7,7 @@ import {
 } from '../errors.js'
 import type { JudgeModel, JudgeRequest, JudgeResponse } from '../judge/types.js'
 import { addNote, localCheckNote } from '../metric/judge-call.js'
-import type { MetricResult, MetricUsage } from '../metric/types.js'
+import type { Metric, MetricResult, MetricUsage } from '../metric/types.js'
 import { addUsage, NO_USAGE, usageOf } from '../metric/usage.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import type { SkipCause, TraceNode } from '../trace/types.js'
@@ -147,42 +147,8 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
       inputFrom: inherited?.from,
       inputTasks: inherited?.tasks ?? inputTasks,
     }
-    const context: NodeRunContext = {
-      testCase,
-      signal: stop.signal,
-      input: () => {
-        // Rendered when the node asks, so a turnWindow is checked only by a node that runs.
-        record.shown ??= record.render()
-        return record.shown.data
-      },
-      judge: async <T>(request: Omit<JudgeRequest<T>, 'signal'>) => {
-        stop.signal.throwIfAborted()
-        const started = performance.now()
-        let response: JudgeResponse<T>
-        try {
-          response = await judge.generate({ ...request, signal: stop.signal })
-        } catch (error) {
-          // What the judge throws is a judge failure; a cancellation stays one, so the walk knows it for its own.
-          throw isAbortError(error) ? error : toJudgeCallError(error)
-        }
-        record.latencyMs += performance.now() - started
-        record.usage = addUsage(record.usage, usageOf(response))
-        addNote(record.notes, localCheckNote(response))
-        return response.value
-      },
-      measureChild: async (metric) => {
-        const started = performance.now()
-        const result = await metric.measure(testCase as never, { signal: stop.signal })
-        record.latencyMs += performance.now() - started
-        record.metric = result
-        if (result.error?.code === 'MEASUREMENT_ABORTED') throw result.error
-        // The walk puts this node's name in front when it reports the failure.
-        if (result.error) throw errorAt(result.error, `its metric "${result.name}"`)
-        return result
-      },
-    }
     try {
-      const result = await node.run(context)
+      const result = await node.run(new NodeCall(testCase, stop.signal, judge, record))
       return { status: 'ran', result, record }
     } catch (error) {
       stop.abort(error)
@@ -232,6 +198,60 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
   return summarise(plan, settled, options.signal)
 }
 
+/** What a node runs with; one per node that runs in every walk, so its methods are shared rather than closures. */
+class NodeCall implements NodeRunContext {
+  readonly testCase: LLMTestCase | ConversationalTestCase
+  readonly signal: AbortSignal
+  readonly #judge: JudgeModel
+  readonly #record: CallRecord
+
+  constructor(
+    testCase: LLMTestCase | ConversationalTestCase,
+    signal: AbortSignal,
+    judge: JudgeModel,
+    record: CallRecord,
+  ) {
+    this.testCase = testCase
+    this.signal = signal
+    this.#judge = judge
+    this.#record = record
+  }
+
+  input(): Record<string, unknown> {
+    // Rendered when the node asks, so a turnWindow is checked only by a node that runs.
+    this.#record.shown ??= this.#record.render()
+    return this.#record.shown.data
+  }
+
+  async judge<T>(request: Omit<JudgeRequest<T>, 'signal'>): Promise<T> {
+    this.signal.throwIfAborted()
+    const started = performance.now()
+    let response: JudgeResponse<T>
+    try {
+      response = await this.#judge.generate({ ...request, signal: this.signal })
+    } catch (error) {
+      // What the judge throws is a judge failure; a cancellation stays one, so the walk knows it for its own.
+      throw isAbortError(error) ? error : toJudgeCallError(error)
+    }
+    const record = this.#record
+    record.latencyMs += performance.now() - started
+    record.usage = addUsage(record.usage, usageOf(response))
+    addNote(record.notes, localCheckNote(response))
+    return response.value
+  }
+
+  async measureChild(metric: Metric<never>): Promise<MetricResult> {
+    const started = performance.now()
+    const result = await metric.measure(this.testCase as never, { signal: this.signal })
+    this.#record.latencyMs += performance.now() - started
+    this.#record.metric = result
+    if (result.error?.code === 'MEASUREMENT_ABORTED') throw result.error
+    // The walk puts this node's name in front when it reports the failure.
+    if (result.error) throw errorAt(result.error, `its metric "${result.name}"`)
+    return result
+  }
+}
+
 function notReachedBecause(
   incoming: readonly { node: DagNode; edge: string }[],
   parentStates: readonly NodeState[],
@@ -267,22 +287,18 @@ function summarise(
     if (states.get(node)?.status === 'ran' && node.step) steps.set(node, steps.size + 1)
   }
 
+  const layout = staticLayout(plan)
   const placedUnder = new Map<DagNode, DagNode>()
   for (const node of plan.order) {
-    const incoming = plan.parents.get(node) ?? []
-    const activating = incoming.find((edge) => {
-      const state = states.get(edge.node)
-      return edge.edge !== 'data' && state?.status === 'ran' && state.result.activates?.includes(node)
-    })
-    const primary = activating ?? incoming.find((edge) => edge.edge !== 'data') ?? incoming[0]
-    if (primary) placedUnder.set(node, primary.node)
+    const primary = activatingParent(node, plan, states) ?? layout.firstParent.get(node)
+    if (primary) placedUnder.set(node, primary)
   }
-  const layout = staticLayout(plan)
   const childrenOf = (node: DagNode) => {
-    const ids: string[] = []
-    for (const child of layout.uniqueChildren.get(node) ?? [])
-      if (placedUnder.get(child) === node) ids.push(id(plan, child))
-    return ids
+    // Most nodes of a walk (the verdicts) have none: they share one empty list.
+    let ids: string[] | undefined
+    for (const child of layout.uniqueChildren.get(node) ?? NO_NODES)
+      if (placedUnder.get(child) === node) (ids ??= []).push(id(plan, child))
+    return ids ?? NO_IDS
   }
 
   // A verdict shared by several judgements is drawn under one (the one that chose it, if any); the others list it.
@@ -325,14 +341,16 @@ function summarise(
     }
     usage = addUsage(usage, state.record.usage)
     if (state.record.metric) usage = addUsage(usage, state.record.metric.usage)
-    const measured = {
+    // Assignments, not conditional spreads: each spread built an object to copy, for every node of every walk.
+    const measured: { -readonly [K in 'usage' | 'latencyMs' | 'cached' | 'shownTurns' | 'inputFrom' | 'inputs']?: TraceNode[K] } = {
       usage: state.record.usage,
       latencyMs: Math.round(state.record.latencyMs),
       cached: state.record.usage.judgeCalls > 0 && state.record.usage.cachedCalls === state.record.usage.judgeCalls,
-      ...(state.record.shown?.turns ? { shownTurns: state.record.shown.turns } : {}),
-      ...(state.record.inputFrom
-        ? { inputFrom: id(plan, state.record.inputFrom), inputs: state.record.inputTasks.map((task) => id(plan, task)) }
-        : {}),
+    }
+    if (state.record.shown?.turns) measured.shownTurns = state.record.shown.turns
+    if (state.record.inputFrom) {
+      measured.inputFrom = id(plan, state.record.inputFrom)
+      measured.inputs = state.record.inputTasks.map((task) => id(plan, task))
     }
     if (state.status === 'failed') {
       firstFailure ??= isOwnAbort(state.error, signal) ? undefined : { node, error: state.error }
@@ -374,6 +392,21 @@ function summarise(
 
 const NO_EDGES: readonly ParentEdge[] = Object.freeze([])
 const NO_IDS: readonly string[] = Object.freeze([])
+const NO_NODES: readonly DagNode[] = Object.freeze([])
+
+/** The parent whose decision led to `node` in this walk (a judgement that chose it, a verdict that ran), if any. */
+function activatingParent(
+  node: DagNode,
+  plan: GraphPlan,
+  states: ReadonlyMap<DagNode, NodeState>,
+): DagNode | undefined {
+  for (const edge of plan.parents.get(node) ?? NO_EDGES) {
+    if (edge.edge === 'data') continue
+    const state = states.get(edge.node)
+    if (state?.status === 'ran' && state.result.activates?.includes(node) === true) return edge.node
+  }
+  return undefined
+}
 const layouts = new WeakMap<GraphPlan, StaticLayout>()
 
 /** What a trace needs from a plan that never changes between walks, computed once per plan. */
@@ -382,6 +415,8 @@ interface StaticLayout {
   readonly uniqueChildren: ReadonlyMap<DagNode, readonly DagNode[]>
   /** For each verdict that several nodes choose between, those nodes in declaration order. */
   readonly sharedOwners: ReadonlyMap<DagNode, readonly DagNode[]>
+  /** Where a node is drawn when no parent chose it in a walk: its first control parent, else its first parent. */
+  readonly firstParent: ReadonlyMap<DagNode, DagNode>
 }
 
 function staticLayout(plan: GraphPlan): StaticLayout {
@@ -390,7 +425,11 @@ function staticLayout(plan: GraphPlan): StaticLayout {
     const inputIds = new Map<DagNode, readonly string[]>()
     const uniqueChildren = new Map<DagNode, readonly DagNode[]>()
     const sharedOwners = new Map<DagNode, readonly DagNode[]>()
+    const firstParent = new Map<DagNode, DagNode>()
     for (const node of plan.order) {
+      const incoming = plan.parents.get(node) ?? NO_EDGES
+      const first = incoming.find((edge) => edge.edge !== 'data') ?? incoming[0]
+      if (first) firstParent.set(node, first.node)
       const owners = (plan.parents.get(node) ?? NO_EDGES).filter((edge) => edge.edge === 'choice')
       const distinct = [...new Set(owners.map((edge) => edge.node))]
       if (distinct.length > 1) sharedOwners.set(node, Object.freeze(distinct))
@@ -403,7 +442,7 @@ function staticLayout(plan: GraphPlan): StaticLayout {
       )
       uniqueChildren.set(node, Object.freeze([...new Set(node.children)]))
     }
-    layout = { inputIds, uniqueChildren, sharedOwners }
+    layout = { inputIds, uniqueChildren, sharedOwners, firstParent }
     layouts.set(plan, layout)
   }
   return layout
