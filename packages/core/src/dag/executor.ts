@@ -190,7 +190,8 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
   try {
     if (options.asyncMode) {
       const finals = await Promise.all(plan.order.map(settle))
-      for (let index = 0; index < finals.length; index++) settled.set(plan.order[index] as DagNode, finals[index] as NodeState)
+      for (let index = 0; index < finals.length; index++)
+        settled.set(plan.order[index] as DagNode, finals[index] as NodeState)
     } else for (const node of plan.order) settled.set(node, await settle(node))
   } finally {
     options.signal?.removeEventListener('abort', onAbort)
@@ -296,8 +297,11 @@ function summarise(
   const childrenOf = (node: DagNode) => {
     // Most nodes of a walk (the verdicts) have none: they share one empty list.
     let ids: string[] | undefined
-    for (const child of layout.uniqueChildren.get(node) ?? NO_NODES)
-      if (placedUnder.get(child) === node) (ids ??= []).push(id(plan, child))
+    for (const child of layout.uniqueChildren.get(node) ?? NO_NODES) {
+      if (placedUnder.get(child) !== node) continue
+      ids ??= []
+      ids.push(id(plan, child))
+    }
     return ids ?? NO_IDS
   }
 
@@ -342,7 +346,9 @@ function summarise(
     usage = addUsage(usage, state.record.usage)
     if (state.record.metric) usage = addUsage(usage, state.record.metric.usage)
     // Assignments, not conditional spreads: each spread built an object to copy, for every node of every walk.
-    const measured: { -readonly [K in 'usage' | 'latencyMs' | 'cached' | 'shownTurns' | 'inputFrom' | 'inputs']?: TraceNode[K] } = {
+    const measured: {
+      -readonly [K in 'usage' | 'latencyMs' | 'cached' | 'shownTurns' | 'inputFrom' | 'inputs']?: TraceNode[K]
+    } = {
       usage: state.record.usage,
       latencyMs: Math.round(state.record.latencyMs),
       cached: state.record.usage.judgeCalls > 0 && state.record.usage.cachedCalls === state.record.usage.judgeCalls,
