@@ -187,15 +187,16 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
     }
   }
 
+  // The states as they settle, in order: no second await per node once they have.
+  const settled = new Map<DagNode, NodeState>()
   try {
-    if (options.asyncMode) await Promise.all(plan.order.map(settle))
-    else for (const node of plan.order) await settle(node)
+    if (options.asyncMode) {
+      const finals = await Promise.all(plan.order.map(settle))
+      plan.order.forEach((node, index) => settled.set(node, finals[index] as NodeState))
+    } else for (const node of plan.order) settled.set(node, await settle(node))
   } finally {
     signal?.removeEventListener('abort', onAbort)
   }
-
-  const settled = new Map<DagNode, NodeState>()
-  for (const node of plan.order) settled.set(node, await settle(node))
   return summarise(plan, settled, signal)
 }
 

@@ -34,7 +34,7 @@ abstract class BinaryJudgementBase<
     }
   }
 
-  protected async judge(context: NodeRunContext) {
+  protected judge(context: NodeRunContext) {
     return context.judge({
       messages: binaryJudgementPrompt(this.criteria, context.input()),
       schema: binaryVerdictSchema,

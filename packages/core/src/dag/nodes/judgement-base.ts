@@ -100,7 +100,7 @@ export abstract class JudgementNodeBase<
 
   protected abstract validateVerdicts(verdicts: readonly VerdictNodeBase[], report: ReportIssue): void
 
-  /** Asks the judge and returns its verdict and reason. */
+  /** Asks the judge and returns its verdict and reason (the judge's promise itself: no async layer of its own). */
   protected abstract judge(context: NodeRunContext): Promise<{ verdict: string | boolean; reason: string }>
 
   async run(context: NodeRunContext): Promise<NodeRunResult> {

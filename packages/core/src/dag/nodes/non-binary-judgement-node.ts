@@ -59,7 +59,7 @@ abstract class NonBinaryJudgementBase<
     }
   }
 
-  protected async judge(context: NodeRunContext) {
+  protected judge(context: NodeRunContext) {
     const options = this.options
     this.#schema ??= nonBinaryVerdictSchema(options as [string, ...string[]])
     return context.judge({
