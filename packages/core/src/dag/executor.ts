@@ -192,7 +192,7 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
   try {
     if (options.asyncMode) {
       const finals = await Promise.all(plan.order.map(settle))
-      plan.order.forEach((node, index) => settled.set(node, finals[index] as NodeState))
+      for (const [index, node] of plan.order.entries()) settled.set(node, finals[index] as NodeState)
     } else for (const node of plan.order) settled.set(node, await settle(node))
   } finally {
     signal?.removeEventListener('abort', onAbort)
