@@ -41,17 +41,17 @@ export function shareOf(tokens: Tokens, position: number, count: number): Tokens
 
 /**
  * The token details as fields, each left out when no call reported it, so usage from a server that reports none
- * reads (and serialises) as before.
+ * reads (and serialises) as before. Every judge call's usage passes here several times: no object is built for none.
  */
 export function tokenDetails(
   cachedPromptTokens: number | undefined,
   reasoningTokens: number | undefined,
 ): { readonly cachedPromptTokens?: number; readonly reasoningTokens?: number } {
-  return {
-    ...(cachedPromptTokens === undefined ? {} : { cachedPromptTokens }),
-    ...(reasoningTokens === undefined ? {} : { reasoningTokens }),
-  }
+  if (cachedPromptTokens === undefined) return reasoningTokens === undefined ? NO_DETAILS : { reasoningTokens }
+  return reasoningTokens === undefined ? { cachedPromptTokens } : { cachedPromptTokens, reasoningTokens }
 }
+
+const NO_DETAILS = Object.freeze({})
 
 /** A detail over two calls: there when either reported it, the other counting 0. */
 export function addDetail(a: number | undefined, b: number | undefined): number | undefined {
