@@ -6,6 +6,7 @@ import { basename, join } from 'node:path'
 import { z } from 'zod'
 import { ConfigurationError } from '../errors.js'
 import { addDetail, tokenDetails } from '../judge/tokens.js'
+import type { MetricUsage } from '../metric/types.js'
 
 /** A DAG judgement's outcome in one evaluation: its verdict (`true`, `false`, a choice), `not reached` or `failed`. */
 export type NodeOutcome = string
@@ -26,16 +27,11 @@ export interface RunEvaluation {
   readonly nodes: ReadonlyMap<string, { readonly label: string; readonly outcome: NodeOutcome }> | undefined
 }
 
-/** Judge calls, tokens and cost of a run, where its source records them (a baseline does not). */
-export interface RunTotals {
-  readonly judgeCalls: number
-  readonly cachedCalls: number
-  readonly promptTokens: number
-  readonly completionTokens: number
-  /** Of `promptTokens`, those read from the provider's prompt cache; present where the report records them. */
-  readonly cachedPromptTokens?: number | undefined
-  /** Of `completionTokens`, those spent reasoning; present where the report records them. */
-  readonly reasoningTokens?: number | undefined
+/**
+ * Judge calls, tokens and cost of a run, where its source records them (a baseline does not): a measurement's usage
+ * summed, its cost null when no call had a price.
+ */
+export interface RunTotals extends Omit<MetricUsage, 'costUsd'> {
   /** USD over the calls with a known price; null when none had one. */
   readonly costUsd: number | null
 }

@@ -15,7 +15,7 @@ export interface RateLimitSummary {
  * only one kind of run has are optional here and required in its own summary (JudgetreeRunSummary for runners,
  * {@link EvaluationSummary} for evaluate()); the footer prints each one when it is there.
  */
-export interface RunSummary {
+export interface RunSummary extends Omit<MetricUsage, 'costUsd'> {
   /** Evaluations made: one per metric measuring one test case. `passed + failed + errored` equals it. */
   readonly evaluations: number
   /**
@@ -31,14 +31,6 @@ export interface RunSummary {
   readonly expectedFailures?: number | undefined
   /** evaluate(): pairs left out because a metric met a test case of the other kind. */
   readonly skipped?: number | undefined
-  readonly judgeCalls: number
-  readonly cachedCalls: number
-  readonly promptTokens: number
-  readonly completionTokens: number
-  /** Of `promptTokens`, those read from the provider's prompt cache; present when a judge call reported them. */
-  readonly cachedPromptTokens?: number | undefined
-  /** Of `completionTokens`, those a reasoning model spent thinking; present when a judge call reported them. */
-  readonly reasoningTokens?: number | undefined
   /** USD; unknown (`null`, or undefined in evaluate()'s returned summary) as described by each run's summary. */
   readonly costUsd: number | null | undefined
   /** Evaluations whose cost is unknown (a judge model without a price). */
