@@ -26,7 +26,7 @@ const IGNORED: Record<SamplingSetting, string> = {
 }
 
 /** A transport that answers one sample per call and says it ignored each setting in `ignores` that it was sent. */
-function ignoring(ignores: readonly SamplingSetting[]) {
+function ignoring(ignores: readonly SamplingSetting[], words: Partial<Record<SamplingSetting, string>> = {}) {
   const calls: TransportCall[] = []
   const warnings: string[] = []
   const transport: JudgeTransport = {
@@ -58,7 +58,7 @@ function ignoring(ignores: readonly SamplingSetting[]) {
       }
       const settingsIgnored: SettingIgnored[] = ignores
         .filter((setting) => sent[setting])
-        .map((setting) => ({ setting, detail: IGNORED[setting] }))
+        .map((setting) => ({ setting, detail: words[setting] ?? IGNORED[setting] }))
       return {
         samples: [{ text: '{"verdict":true}' }],
         promptTokens: 10,
@@ -123,5 +123,20 @@ describe('a sampling setting the provider ignored', () => {
       ),
     )
     expect(warnings).toHaveLength(1)
+  })
+
+  it("quotes the provider's words in its warning as plain text: no CI command, no terminal escape", async () => {
+    const { judge, warnings } = ignoring(['temperature'], {
+      temperature: 'not supported\n::error file=app.ts::forged\u001b[2J ##[warning]forged too',
+    })
+
+    await judge.generate(request)
+
+    expect(warnings).toHaveLength(1)
+    const lines = (warnings[0] ?? '').split('\n')
+    expect(lines.some((line) => /^\s*::/.test(line))).toBe(false)
+    expect(warnings[0]).not.toContain('\u001b')
+    expect(warnings[0]).not.toContain('##[')
+    expect(warnings[0]).toContain('forged')
   })
 })

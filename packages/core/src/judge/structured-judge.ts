@@ -4,6 +4,7 @@
 // are transports; a new provider is one more.
 import type { z } from 'zod'
 import { ConfigurationError, JudgeOutputError, MeasurementAbortedError } from '../errors.js'
+import { terminalSafe } from '../internal/safe-text.js'
 import { type Secrets, scrubSecrets, scrubTokens, scrubValue } from '../internal/scrub.js'
 import { answerExcerpt, parseJudgeAnswer, withSchemaInstruction } from './answer.js'
 import { distributionOf } from './distribution.js'
@@ -412,9 +413,10 @@ export class StructuredJudge implements JudgeModel {
     if (warning !== undefined) this.#warn(warning)
   }
 
+  /** Every latch's one warning quotes the server's words: they reach a terminal or CI log as plain text. */
   #warn(message: string): void {
     const warn = this.#transport.warn ?? ((text: string) => console.warn(text))
-    warn(message)
+    warn(terminalSafe(message))
   }
 }
 

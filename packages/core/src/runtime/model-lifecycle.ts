@@ -46,6 +46,7 @@ export interface ShutdownWatchOptions {
 export class ShutdownWatch {
   readonly #options: ShutdownWatchOptions
   readonly #seen = new Set<string>()
+  readonly #judges = new WeakSet<JudgeModel>()
   readonly #pending = new Set<Promise<void>>()
 
   constructor(options: ShutdownWatchOptions) {
@@ -57,6 +58,9 @@ export class ShutdownWatch {
     // Only where the answer can be remembered, so that a model is asked at most once a day: never in replay (which
     // asks no server), nor with the cache read-only or off.
     if (this.#options.mode !== 'read-write' || typeof judge.shutdownDate !== 'function') return
+    // Every judge call passes here: a judge seen before costs one lookup, not a name built to look up.
+    if (this.#judges.has(judge)) return
+    this.#judges.add(judge)
     const model = `${judge.name} at ${judge.endpoint ?? 'its default endpoint'}`
     if (this.#seen.has(model)) return
     this.#seen.add(model)
