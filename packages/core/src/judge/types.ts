@@ -47,6 +47,8 @@ export type JudgeQuestion =
       readonly instructions: string
       readonly state: unknown
       readonly levels: readonly number[]
+      /** What each level means, in the order of `levels` (a rubric's descriptions); shown to a decision model. */
+      readonly descriptions?: readonly (string | undefined)[] | undefined
       readonly field: string
     }
 
@@ -78,7 +80,10 @@ export interface JudgeRequest<T> {
   readonly question?: JudgeQuestion | undefined
 }
 
-/** A judge's validated answer and what it cost. */
+/**
+ * A judge's validated answer and what it cost. A decision judge's `value` holds only the question's `field` (no
+ * `reason`: it writes no text) and its `distribution`.
+ */
 export interface JudgeResponse<T> {
   readonly value: T
   readonly usage: JudgeUsage
@@ -103,8 +108,8 @@ export interface JudgeResponse<T> {
    */
   readonly samplingNotApplied?: string | undefined
   /**
-   * True for the second and later samples one call returned (OpenAI's `n`): this answer made no call of its own and
-   * its usage holds no prompt tokens (the first sample's does).
+   * True for the second and later answers one call returned (OpenAI's `n` samples, or a decision model's several
+   * questions in one request): this answer made no call of its own and its usage holds no tokens (the first's does).
    */
   readonly extraSample?: boolean | undefined
   /**
@@ -159,4 +164,18 @@ export interface JudgeModel {
    * prompt tokens, the others are marked `extraSample`.
    */
   generateSamples?<T>(request: JudgeRequest<T>, count: number): Promise<readonly JudgeResponse<T>[]>
+  /**
+   * True for a decision model: it answers only requests that carry a `question`, with a `distribution` and no text
+   * (its value holds only the question's `field`). A metric sends it its decisions (`decisionModel`) and everything
+   * else to its chat `model`. @default false
+   */
+  readonly decides?: boolean | undefined
+  /**
+   * Answers several decisions about one state in one call (a decision model takes many questions per request). The
+   * judge runtime uses it for requests with a `question` asked together about the same `state`. Resolves to one
+   * entry per request, in order: its response, or the Error that request alone ended in (a refused question); rejects
+   * when the call as a whole failed. The first response carries the call's usage; the others are marked
+   * `extraSample`. Optional: without it each decision is its own call.
+   */
+  generateMany?(requests: readonly JudgeRequest<unknown>[]): Promise<readonly (JudgeResponse<unknown> | Error)[]>
 }
