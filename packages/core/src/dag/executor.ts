@@ -34,7 +34,10 @@ export interface WalkOutcome {
   readonly judgements: readonly {
     readonly node: DagNode
     readonly verdict: string | boolean
-    readonly reason: string
+    /** The judge's reason; a decision judge gives none, but `probabilities`. */
+    readonly reason: string | undefined
+    readonly probabilities?: Readonly<Record<string, number>> | undefined
+    readonly decidedBy?: string | undefined
   }[]
   /** The recorders of the steps that ran, in step order: the order their remarks on the judge's answers read in. */
   readonly steps: readonly MeasurementPart[]
@@ -262,7 +265,7 @@ function summarise(
 
   const entries: TraceNode[] = []
   const leaves: ReachedLeaf[] = []
-  const judgements: { node: DagNode; verdict: string | boolean; reason: string }[] = []
+  const judgements: WalkOutcome['judgements'][number][] = []
   let firstFailure: { node: DagNode; error: unknown } | undefined
   for (const node of plan.order) {
     const state = states.get(node) as NodeState
@@ -311,9 +314,10 @@ function summarise(
       continue
     }
     const { details } = state.result
-    entries.push(Object.assign(base, measured, details, { status: 'ran' as const, step: steps.get(node) }))
+    const { decision } = part
+    entries.push(Object.assign(base, measured, details, decision, { status: 'ran' as const, step: steps.get(node) }))
     if (state.result.leafScore !== undefined) leaves.push({ node, score: state.result.leafScore })
-    if (state.result.judgement) judgements.push({ node, ...state.result.judgement })
+    if (state.result.judgement) judgements.push({ node, ...state.result.judgement, ...decision })
   }
 
   const ranFirst = [

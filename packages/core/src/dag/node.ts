@@ -53,7 +53,7 @@ export interface NodeRunResult {
   /** The output this node hands the children that wait for it (`data` edges), labelled as they read it. */
   readonly input?: TaskInput
   /** The verdict this node chose and why, for the metric's reason (judgements, code and tool-call nodes). */
-  readonly judgement?: { readonly verdict: string | boolean; readonly reason: string }
+  readonly judgement?: { readonly verdict: string | boolean; readonly reason: string | undefined }
   /** The children reached through this node (the chosen verdict, or a verdict's child node). */
   readonly activates?: readonly DagNode[]
   /** A verdict leaf's score, 0..1. */

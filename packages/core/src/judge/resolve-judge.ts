@@ -16,6 +16,49 @@ export function resolveJudge(model: string | JudgeModel | undefined): JudgeModel
   throw invalidModel(model)
 }
 
+const PENDING_MERGE = (model: string): JudgeModel => {
+  throw new ConfigurationError(`no OpenAIDecisionJudge yet for ${model}`)
+}
+
+// One decision judge per model name, as for chat judges.
+const decisionJudgesByModel = new Map<string, JudgeModel>()
+
+/**
+ * Turns a metric's `decisionModel` option into the judge its decisions go to: a model name (an OpenAIDecisionJudge),
+ * a decision judge of your own (`decides: true`), or undefined for JUDGETREE_DECISION_MODEL; undefined when neither
+ * names one, and when the metric's `model` is a decision judge itself (it answers the decisions already).
+ */
+export function resolveDecisionJudge(
+  decisionModel: string | JudgeModel | undefined,
+  judge: JudgeModel | undefined,
+): JudgeModel | undefined {
+  const fromEnvironment = process.env.JUDGETREE_DECISION_MODEL?.trim()
+  const wanted = decisionModel ?? (fromEnvironment === '' ? undefined : fromEnvironment)
+  if (wanted === undefined || (decisionModel === undefined && judge?.decides === true)) return undefined
+  if (typeof wanted === 'string') {
+    if (wanted.trim() === '') throw invalidDecisionModel(wanted)
+    let shared = decisionJudgesByModel.get(wanted)
+    if (shared === undefined) {
+      shared = PENDING_MERGE(wanted)
+      decisionJudgesByModel.set(wanted, shared)
+    }
+    return shared
+  }
+  if (isJudgeModel(wanted) && wanted.decides === true) return wanted
+  throw invalidDecisionModel(wanted)
+}
+
+function invalidDecisionModel(value: unknown): ConfigurationError {
+  const shown = isJudgeModel(value)
+    ? `the judge "${value.name}", which is not a decision judge (its \`decides\` is not true); a chat judge goes in \`model\``
+    : `${typeof value === 'string' ? `'${value}'` : describe(value)} (${kindOf(value)})`
+  return new ConfigurationError(
+    "Expected `decisionModel` to be a decision model's name such as 'gpt-6-luna', a decision judge (new " +
+      'OpenAIDecisionJudge(...), aiSdkDecisionJudge(...) from @judgetree/ai-sdk, or your own JudgeModel with ' +
+      `\`decides: true\`), or undefined; got ${shown}.`,
+  )
+}
+
 /** The default judge's name depends on JUDGETREE_MODEL, so it is shared under the name it resolved to. */
 function sharedJudge(judge: OpenAIJudge): OpenAIJudge {
   const existing = judgesByModel.get(judge.name)

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { ConfigurationError, JudgetreeError, TestCaseError } from '../errors.js'
 import { describeValue } from '../internal/describe-value.js'
 import { checkOptions, expecting, listProblems, parseOptions } from '../internal/options.js'
-import { resolveJudge } from '../judge/resolve-judge.js'
+import { resolveDecisionJudge, resolveJudge } from '../judge/resolve-judge.js'
 import type { JudgeModel } from '../judge/types.js'
 import { runTrials } from '../runtime/trial-batch.js'
 import { parseConversationalTestCase, parseLLMTestCase } from '../test-case/parse.js'
@@ -60,15 +60,19 @@ export function checkMetricOptions<Options extends CommonMetricOptions & { name?
   const problems = checked.ok ? [] : checked.problems.map((problem) => problem.message)
   const fail = () => new ConfigurationError(`Invalid options for ${where}:\n${listProblems(problems)}`)
   if (typeof options !== 'object' || options === null) throw fail()
-  let judge: JudgeModel | undefined
-  try {
-    judge = resolveJudge(options.model)
-  } catch (error) {
-    problems.push(error instanceof Error ? error.message : String(error))
+  const resolved = (resolve: () => JudgeModel | undefined): JudgeModel | undefined => {
+    try {
+      return resolve()
+    } catch (error) {
+      problems.push(error instanceof Error ? error.message : String(error))
+      return undefined
+    }
   }
+  const judge = resolved(() => resolveJudge(options.model))
+  const decisionJudge = resolved(() => resolveDecisionJudge(options.decisionModel, judge))
   const extra = extras(options, problems)
   if (problems.length > 0) throw fail()
-  return { ...extra, options: resolveCommonOptions(options, judge as JudgeModel, spec.defaultName) }
+  return { ...extra, options: resolveCommonOptions(options, judge as JudgeModel, spec.defaultName, decisionJudge) }
 }
 
 /** Options a built-in metric checked itself (with its own keys), handed to BaseMetric's constructor as they are. */

@@ -36,6 +36,22 @@ export async function callJudge<T>(
   return { value: response.value, response, usage: usageOf(response), latencyMs: performance.now() - started }
 }
 
+/** What a decision's trace entry shows besides its verdict. */
+export type DecisionFields = Pick<TraceNode, 'probabilities' | 'decidedBy'>
+
+/**
+ * The probabilities the judge gave for a decision and, when a decision judge answered it, that judge's name;
+ * undefined for an answer with neither.
+ */
+export function decisionFields(judge: JudgeModel, response: JudgeResponse<unknown>): DecisionFields | undefined {
+  const probabilities = response.distribution
+  if (probabilities === undefined && judge.decides !== true) return undefined
+  return {
+    ...(probabilities === undefined ? {} : { probabilities }),
+    ...(judge.decides === true ? { decidedBy: judge.name } : {}),
+  }
+}
+
 /** A trace entry for one step of a non-DAG metric; `ran` unless told otherwise. */
 export function stepNode(
   entry: Omit<TraceNode, 'role' | 'inputs' | 'children' | 'status'> & Partial<Pick<TraceNode, 'status' | 'children'>>,

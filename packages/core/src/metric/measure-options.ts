@@ -56,13 +56,15 @@ export const metricNameSchema = expecting(
 
 /**
  * The options every metric's constructor takes (CommonMetricOptions and `name`), as the shape a metric's own schema
- * extends. `model` is checked when it is resolved to a judge (resolveJudge words its own problem).
+ * extends. `model` and `decisionModel` are checked when they are resolved to judges (resolveJudge and
+ * resolveDecisionJudge word their own problems).
  */
 export function metricOptionsShape(nameRequired: boolean) {
   return {
     name: nameRequired ? metricNameSchema : metricNameSchema.optional(),
     threshold: thresholdSchema.optional(),
     model: z.unknown().optional(),
+    decisionModel: z.unknown().optional(),
     includeReason: flagSchema.optional(),
     strictMode: flagSchema.optional(),
     asyncMode: flagSchema.optional(),

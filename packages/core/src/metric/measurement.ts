@@ -5,8 +5,17 @@ import type { JudgeRequest, JudgeResponse } from '../judge/types.js'
 import { outsideTrials } from '../runtime/trial-batch.js'
 import { formatScore } from '../trace/render.js'
 import type { MetricTrace, TraceNode } from '../trace/types.js'
-import { addNote, callJudge, type JudgeCall, localCheckNote, samplingNote, stepNode } from './judge-call.js'
-import type { ResolvedMetricOptions } from './options.js'
+import {
+  addNote,
+  callJudge,
+  type DecisionFields,
+  decisionFields,
+  type JudgeCall,
+  localCheckNote,
+  samplingNote,
+  stepNode,
+} from './judge-call.js'
+import { judgeFor, type ResolvedMetricOptions } from './options.js'
 import { buildResult, errorResult } from './result.js'
 import { applyStrictMode } from './score.js'
 import type { Metric, MetricResult, MetricUsage } from './types.js'
@@ -64,7 +73,10 @@ export interface EntryBase {
 }
 
 /** What a judge call's entry shows of its answer. */
-export type AnswerFields = Pick<TraceNode, 'verdict' | 'reason' | 'output' | 'outputLabel'>
+export type AnswerFields = Pick<
+  TraceNode,
+  'verdict' | 'reason' | 'output' | 'outputLabel' | 'probabilities' | 'decidedBy'
+>
 
 /** A judge call of a built-in metric: the request and how its trace entry reads. */
 export interface RecordedRequest<T> extends Omit<JudgeRequest<T>, 'signal'> {
@@ -95,17 +107,18 @@ export class TraceSlot {
   /** Asks the judge for this entry: times the call, counts its usage, and fills the entry with what it answered. */
   async judge<T>(request: RecordedRequest<T>, signal = this.#recorder.signal): Promise<JudgeCall<T>> {
     const { show, where, noteCheck, ...judgeRequest } = request
+    const judge = judgeFor(this.#recorder.options, judgeRequest)
     let call: JudgeCall<T>
     try {
-      call = await callJudge(this.#recorder.options.judge, judgeRequest, signal)
+      call = await callJudge(judge, judgeRequest, signal)
     } catch (error) {
       this.fail(error)
       throw where === false ? error : errorAt(error, where ?? `The judge call "${this.#base.label}"`)
     }
     if (noteCheck !== false) this.#recorder.checkedLocally(call.response)
-    const fields = show
-      ? show(call.value, call.response)
-      : { output: JSON.stringify(call.value), outputLabel: 'answer' }
+    const shown = show ? show(call.value, call.response) : { output: JSON.stringify(call.value), outputLabel: 'answer' }
+    const decision = decisionFields(judge, call.response)
+    const fields = decision === undefined ? shown : { ...shown, ...decision }
     this.ran(fields, { usage: call.usage, latencyMs: call.latencyMs, cached: call.response.cached })
     return call
   }
@@ -303,6 +316,7 @@ export class MeasurementPart {
   #usage: MetricUsage = NO_USAGE
   #latencyMs = 0
   #metric: MetricResult | undefined
+  #decision: DecisionFields | undefined
 
   /** @internal */
   constructor(measurement: Measurement, signal: AbortSignal | undefined) {
@@ -330,9 +344,19 @@ export class MeasurementPart {
     return this.#metric
   }
 
-  /** Asks the measurement's judge (see callJudge for what a failure or a stop throws); resolves to the answer. */
+  /** The probabilities and decision judge of the part's decision, if it asked one and the judge gave them. */
+  get decision(): DecisionFields | undefined {
+    return this.#decision
+  }
+
+  /**
+   * Asks the measurement's judge, or its decision judge for a decision (see callJudge for what a failure or a stop
+   * throws); resolves to the answer.
+   */
   async judge<T>(request: Omit<JudgeRequest<T>, 'signal'>): Promise<T> {
-    const call = await callJudge(this.#measurement.options.judge, request, this.#signal)
+    const judge = judgeFor(this.#measurement.options, request)
+    const call = await callJudge(judge, request, this.#signal)
+    if (request.question !== undefined) this.#decision = decisionFields(judge, call.response)
     this.#latencyMs += call.latencyMs
     this.#usage = addUsage(this.#usage, call.usage)
     this.#measurement.bill(call.usage)

@@ -7,6 +7,13 @@ export interface CommonMetricOptions {
   threshold?: number | undefined
   /** A model name for the built-in OpenAI judge, or any {@link JudgeModel}. @default process.env.JUDGETREE_MODEL ?? 'gpt-6-luna' */
   model?: string | JudgeModel | undefined
+  /**
+   * A decision judge (OpenAIDecisionJudge, aiSdkDecisionJudge, or a model name for OpenAIDecisionJudge) that answers
+   * the metric's decisions (judgements, verdicts, G-Eval's score) with probabilities; everything else (tasks, G-Eval
+   * steps, statements, a summarised reason) still goes to `model`. See docs/providers.md.
+   * @default process.env.JUDGETREE_DECISION_MODEL (none when unset: `model` answers everything)
+   */
+  decisionModel?: string | JudgeModel | undefined
   /** Explain the score in `result.reason`. @default true */
   includeReason?: boolean | undefined
   /** Pass only on a perfect score: the threshold becomes 1 and any score below 1 becomes 0. @default false */
@@ -32,6 +39,8 @@ export interface ResolvedMetricOptions {
   readonly name: string
   readonly threshold: number
   readonly judge: JudgeModel
+  /** The judge that answers decisions (requests with a `question`), when the metric has one besides `judge`. */
+  readonly decisionJudge: JudgeModel | undefined
   readonly includeReason: boolean
   readonly strictMode: boolean
   readonly asyncMode: boolean
@@ -50,12 +59,14 @@ export function resolveCommonOptions(
   options: CommonMetricOptions & { name?: unknown },
   judge: JudgeModel,
   defaultName?: string,
+  decisionJudge?: JudgeModel,
 ): ResolvedMetricOptions {
   return {
     // `undefined` is "use the default"; the schema let no other non-string through.
     name: (options.name ?? defaultName) as string,
     threshold: options.threshold ?? 0.5,
     judge: withDefaultRuntime(judge),
+    decisionJudge: decisionJudge === undefined ? undefined : withDefaultRuntime(decisionJudge),
     includeReason: options.includeReason ?? true,
     strictMode: options.strictMode ?? false,
     asyncMode: options.asyncMode ?? true,
@@ -63,6 +74,14 @@ export function resolveCommonOptions(
     trials: options.trials ?? 1,
     aggregate: options.aggregate ?? 'mean',
   }
+}
+
+/**
+ * The judge that answers `request`: the decision judge for a decision (a request with a `question`), when the
+ * metric has one; the metric's judge otherwise.
+ */
+export function judgeFor(options: ResolvedMetricOptions, request: { readonly question?: unknown }): JudgeModel {
+  return request.question !== undefined && options.decisionJudge !== undefined ? options.decisionJudge : options.judge
 }
 
 /** How the scores of several trials combine into the result's score. */

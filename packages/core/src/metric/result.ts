@@ -41,7 +41,13 @@ export function buildResult(
     usage: outcome.usage,
     durationMs: Math.round(performance.now() - context.started),
     judgeModel: context.options.judge.name,
+    ...decisionModelOf(context.options),
   })
+}
+
+/** The decision judge's name, for a metric that has one. */
+function decisionModelOf(options: ResolvedMetricOptions): { readonly decisionModel?: string } {
+  return options.decisionJudge === undefined ? {} : { decisionModel: options.decisionJudge.name }
 }
 
 /**
@@ -72,5 +78,6 @@ export function errorResult(
     usage,
     durationMs: Math.round(performance.now() - context.started),
     judgeModel: context.options.judge.name,
+    ...decisionModelOf(context.options),
   })
 }

@@ -120,6 +120,7 @@ export function combineTrials(
     usage,
     durationMs: Math.round(performance.now() - started),
     judgeModel: first.judgeModel,
+    ...(first.decisionModel === undefined ? {} : { decisionModel: first.decisionModel }),
     ...base,
   })
 }

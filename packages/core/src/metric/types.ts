@@ -70,6 +70,8 @@ export interface MetricResult {
   readonly durationMs: number
   /** The judge model's name. */
   readonly judgeModel: string
+  /** The decision judge's name, when the metric sends its decisions to one (`decisionModel`). */
+  readonly decisionModel?: string | undefined
   /**
    * Present when the measurement ran several trials (`trials` above 1): each trial's outcome, in trial order. The
    * result's `score` is then their `aggregate`, its `trace` the trials' traces merged (with counts per path), and

@@ -10,7 +10,7 @@ import {
   type WindowTurn,
 } from '../prompts/conversation-relevancy.js'
 import type { ConversationalTestCase } from '../test-case/schemas.js'
-import { formatScore } from '../trace/render.js'
+import { formatProbability, formatScore } from '../trace/render.js'
 import {
   type ReplyWindow,
   replyWindows,
@@ -85,7 +85,14 @@ export type TurnRelevancyMetric = ConversationRelevancyMetric
 export type TurnRelevancyMetricOptions = ConversationRelevancyMetricOptions
 
 /** The decision each window asks, as its typed question (the prompt words it for a chat judge). */
-const RELEVANT = "Does the assistant's reply address the user's latest message, read with the earlier turns?"
+function relevantIn(turns: readonly WindowTurn[], window: ReplyWindow): string {
+  const at = (position: number) => (turns[position] as WindowTurn).index
+  const earlier =
+    window.start === window.reply
+      ? 'with no earlier turns'
+      : `read with turns ${at(window.start)} to ${at(window.reply - 1)}`
+  return `Does the assistant's reply at turn ${at(window.reply)} address the user's latest message before it, ${earlier}?`
+}
 
 async function judgeReply(slot: TraceSlot, turns: readonly WindowTurn[], window: ReplyWindow, signal: AbortSignal) {
   const call = await slot.judge(
@@ -94,10 +101,12 @@ async function judgeReply(slot: TraceSlot, turns: readonly WindowTurn[], window:
       schema: replyRelevancySchema,
       schemaName: 'reply_relevancy',
       promptVersion: CONVERSATION_RELEVANCY_PROMPT,
+      // Every window of the conversation asks about the same state, the whole conversation, so that a decision judge
+      // answers them all in one request; the question says which turns the window holds.
       question: {
         kind: 'predicate',
-        instructions: RELEVANT,
-        state: turns.slice(window.start, window.reply + 1),
+        instructions: relevantIn(turns, window),
+        state: turns,
         field: 'relevant',
       },
       show: (answer) => ({ verdict: answer.relevant ? 'relevant' : 'irrelevant', reason: answer.reason }),
@@ -112,6 +121,14 @@ async function judgeReply(slot: TraceSlot, turns: readonly WindowTurn[], window:
 function relevancyReason(count: number, irrelevant: readonly ReplyJudgement[]): string {
   if (irrelevant.length === 0)
     return count === 1 ? 'The one reply was relevant.' : `All ${count} replies were relevant.`
-  const listed = irrelevant.map((judgement) => `turn ${judgement.reply} (${shortText(judgement.value.reason, 200)})`)
+  const listed = irrelevant.map((judgement) => `turn ${judgement.reply} (${irrelevantBecause(judgement)})`)
   return `${count - irrelevant.length} of ${count} replies were relevant; irrelevant: ${listed.join('; ')}.`
+}
+
+/** Why a reply was irrelevant: the judge's reason, or a decision judge's probability that it was relevant. */
+function irrelevantBecause(judgement: ReplyJudgement): string {
+  const { reason } = judgement.value as { readonly reason?: string }
+  if (reason !== undefined) return shortText(reason, 200)
+  const relevant = judgement.response.distribution?.true
+  return relevant === undefined ? 'no reason given' : `probability relevant ${formatProbability(relevant)}`
 }

@@ -11,7 +11,7 @@ import { clampScore } from '../metric/score.js'
 import type { MetricResult } from '../metric/types.js'
 import { REASON_SUMMARY_PROMPT, reasonSummaryPrompt, reasonSummarySchema } from '../prompts/reason-summary.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
-import { formatScore, oneLine } from '../trace/render.js'
+import { formatProbability, formatScore, oneLine } from '../trace/render.js'
 
 /** Options both DAG metrics take beyond the common ones. */
 interface DagOptions extends CommonMetricOptions {
@@ -185,7 +185,7 @@ function decidingLeaf(outcome: WalkOutcome, plan: GraphPlan): DecidingLeaf {
 function pathReason(outcome: WalkOutcome, deciding: DecidingLeaf, walked: number, score: number): string {
   const steps = outcome.judgements.map(
     (judgement) =>
-      `“${judgement.node.label ?? judgement.node.text}” → ${String(judgement.verdict)}: ${oneLine(judgement.reason)}`,
+      `“${judgement.node.label ?? judgement.node.text}” → ${String(judgement.verdict)}${judgedBecause(judgement)}`,
   )
   const { metric } = deciding
   const tail = metric
@@ -201,6 +201,16 @@ function pathReason(outcome: WalkOutcome, deciding: DecidingLeaf, walked: number
       : `: its verdicts lead to ${formatScore(walked)}, and strict mode counts anything below 1 as 0`
   const path = steps.length > 0 ? ` ${steps.join(' ')}` : ''
   return `The walk scored ${formatScore(score)}${leaf}${strict}.${path}${tail}`
+}
+
+/**
+ * What follows a judgement's verdict in the reason: the judge's reason, or a decision judge's probability of the
+ * verdict it chose (it gives no reason).
+ */
+function judgedBecause(judgement: WalkOutcome['judgements'][number]): string {
+  if (judgement.reason !== undefined) return `: ${oneLine(judgement.reason)}`
+  const probability = judgement.probabilities?.[String(judgement.verdict)]
+  return probability === undefined ? '.' : ` (probability ${formatProbability(probability)}).`
 }
 
 /** The judge's prose summary of the walked path, in place of the path-built reason: one more judge call. */

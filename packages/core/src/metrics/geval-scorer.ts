@@ -1,5 +1,5 @@
 import { type ScoreWeighting, weightScore } from '../judge/logprob-score.js'
-import type { JudgeResponse } from '../judge/types.js'
+import type { JudgeQuestion, JudgeResponse } from '../judge/types.js'
 import { callJudge, type JudgeCall } from '../metric/judge-call.js'
 import type { Measurement } from '../metric/measurement.js'
 import type { ResolvedMetricOptions } from '../metric/options.js'
@@ -79,20 +79,18 @@ export class GEvalScorer {
       schema: this.#scoreSchema,
       schemaName: 'geval_score',
       promptVersion: GEVAL_SCORE_PROMPT,
-      question: this.#options.strictMode
-        ? { kind: 'predicate', instructions: steps.steps.join('\n'), state: data, field: 'score' }
-        : {
-            kind: 'score',
-            instructions: steps.steps.join('\n'),
-            state: data,
-            levels: range(low, high),
-            field: 'score',
-          },
+      question: this.#question(steps.steps, data),
       ...(withLogprobs ? { topLogprobs } : {}),
       where: false,
       noteCheck: false,
-      show: ({ score: raw, reason }, response) => {
-        weighting = withLogprobs ? weigh(raw, response, scoreRange) : rawBecause(raw, this.#options.strictMode)
+      show: ({ score: answered, reason }, response) => {
+        const raw = scoreOf(answered, scoreRange)
+        weighting =
+          response.distribution !== undefined && !this.#options.strictMode && response.logprobs === undefined
+            ? decided(raw, response.distribution)
+            : withLogprobs
+              ? weigh(raw, response, scoreRange)
+              : rawBecause(raw, this.#options.strictMode)
         return {
           verdict: weighting.mode === 'weighted' ? `${raw} (weighted ${round(weighting.score)})` : String(raw),
           reason,
@@ -101,7 +99,7 @@ export class GEvalScorer {
     })
     ctx.note(weighting.note)
     ctx.checkedLocally(call.response)
-    const raw = call.value.score
+    const raw = scoreOf(call.value.score, scoreRange)
     const normalised = clampScore((weighting.score - low) / (high - low))
     const zeroed = applyStrictMode(normalised, 0, this.#options.strictMode).score !== normalised
     return { score: normalised, reason: this.#reason(raw, weighting, normalised, call.value.reason, zeroed) }
@@ -148,19 +146,84 @@ export class GEvalScorer {
     return { source: 'judged', steps: call.value.steps, usage, latencyMs, cached: response.cached, response }
   }
 
+  /**
+   * The score judgement as a decision: a score on the range's integer levels, each described by its rubric band; in
+   * strict mode, whether the data earns the top score (all a strict score asks).
+   */
+  #question(steps: readonly string[], data: unknown): JudgeQuestion {
+    const [low, high] = this.#definition.scoreRange
+    const instructions = `Follow these evaluation steps:\n${steps.map((step, index) => `${index + 1}. ${step}`).join('\n')}`
+    if (this.#options.strictMode) {
+      return {
+        kind: 'predicate',
+        instructions: `${instructions}\nDoes the data earn the top score, ${high} on a scale from ${low} to ${high}?`,
+        state: data,
+        field: 'score',
+      }
+    }
+    const levels = range(low, high)
+    const { rubric } = this.#definition
+    const descriptions = rubric
+      ? levels.map(
+          (level) => rubric.find(({ scoreRange: [start, end] }) => level >= start && level <= end)?.expectedOutcome,
+        )
+      : undefined
+    return {
+      kind: 'score',
+      instructions: `${instructions}\nScore the data from ${low} (worst) to ${high} (best).`,
+      state: data,
+      levels,
+      ...(descriptions === undefined ? {} : { descriptions }),
+      field: 'score',
+    }
+  }
+
   #scaleText(): string {
     const { rubric, scoreRange } = this.#definition
     if (!rubric) return `an integer from ${scoreRange[0]} to ${scoreRange[1]}`
     return `rubric ${rubric.map(({ scoreRange: [start, end] }) => (start === end ? start : `${start}–${end}`)).join(', ')}`
   }
 
-  #reason(raw: number, weighting: ScoreWeighting, normalised: number, judgeReason: string, zeroed: boolean): string {
+  #reason(
+    raw: number,
+    weighting: ScoreWeighting,
+    normalised: number,
+    judgeReason: string | undefined,
+    zeroed: boolean,
+  ): string {
     const [low, high] = this.#definition.scoreRange
     const band = this.#definition.rubric?.find(({ scoreRange: [start, end] }) => raw >= start && raw <= end)
     const inBand = band ? ` (rubric ${band.scoreRange.join('–')}: ${JSON.stringify(band.expectedOutcome)})` : ''
-    const weighted = weighting.mode === 'weighted' ? `, ${round(weighting.score)} weighted by its logprobs` : ''
+    const by = judgeReason === undefined ? 'its probabilities' : 'its logprobs'
+    const weighted = weighting.mode === 'weighted' ? `, ${round(weighting.score)} weighted by ${by}` : ''
     const strict = zeroed ? ' Strict mode counts anything below 1 as 0.' : ''
-    return `The judge scored ${raw} on ${low}–${high}${inBand}${weighted}, which is ${formatScore(normalised)}.${strict} ${judgeReason.trim()}`
+    const because = judgeReason === undefined ? '' : ` ${judgeReason.trim()}`
+    return `The judge scored ${raw} on ${low}–${high}${inBand}${weighted}, which is ${formatScore(normalised)}.${strict}${because}`
+  }
+}
+
+/**
+ * The score a decision judge gave: a level (a number), or for strict mode's yes/no question, the top score or the
+ * lowest.
+ */
+function scoreOf(answer: number | boolean, [low, high]: readonly [number, number]): number {
+  return typeof answer === 'boolean' ? (answer ? high : low) : answer
+}
+
+/** The score weighted by a decision judge's probabilities of the levels. */
+function decided(raw: number, distribution: Readonly<Record<string, number>>): ScoreWeighting {
+  const alternatives = Object.entries(distribution)
+    .map(([level, probability]) => ({ value: Number(level), probability }))
+    .filter(({ value }) => Number.isFinite(value))
+  const score = alternatives.reduce((sum, { value, probability }) => sum + value * probability, 0)
+  const shares = alternatives
+    .filter(({ probability }) => probability > 0)
+    .map(({ value, probability }) => `${value}: ${Math.round(probability * 1000) / 10}%`)
+  return {
+    mode: 'weighted',
+    score,
+    alternatives,
+    note: `weighted by the decision judge's probabilities (${shares.join(', ')}): ${round(score)}; its most probable score is ${raw}`,
   }
 }
 

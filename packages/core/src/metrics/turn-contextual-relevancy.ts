@@ -1,18 +1,26 @@
 import { MissingTestCaseParamError } from '../errors.js'
 import { batchError, runJobs } from '../internal/jobs.js'
 import { shortText } from '../internal/text.js'
-import type { JudgeResponse } from '../judge/types.js'
+import type { JudgeModel, JudgeResponse } from '../judge/types.js'
 import type { MetricScore } from '../metric/base-metric.js'
+import { callJudge, type JudgeCall } from '../metric/judge-call.js'
 import type { EntryBase, Measurement, TraceSlot } from '../metric/measurement.js'
-import { NO_USAGE } from '../metric/usage.js'
+import { addUsage, NO_USAGE } from '../metric/usage.js'
 import type { WindowTurn } from '../prompts/conversation-relevancy.js'
 import {
+  STATEMENT_RELEVANCY_PROMPT,
+  statementRelevancyPrompt,
+  statementRelevancySchema,
+  statementRelevantInstructions,
+  TURN_CONTEXT_STATEMENTS_PROMPT,
   TURN_CONTEXTUAL_RELEVANCY_PROMPT,
+  turnContextStatementsPrompt,
+  turnContextStatementsSchema,
   turnContextualRelevancyPrompt,
   turnContextualRelevancySchema,
 } from '../prompts/turn-contextual-relevancy.js'
 import type { ConversationalTestCase } from '../test-case/schemas.js'
-import { formatScore } from '../trace/render.js'
+import { formatProbability, formatScore } from '../trace/render.js'
 import {
   type ReplyWindow,
   replyWindows,
@@ -75,8 +83,10 @@ export class TurnContextualRelevancyMetric extends WindowedMetric {
       )
     }
     const slots = targets.map((target) => ctx.slot(entryBase(target, turns)))
+    const { decisionJudge } = this.options
+    const hybrid = decisionJudge === undefined ? undefined : { chat: this.options.judge, decider: decisionJudge }
     const settled = await runJobs(targets, this.options.asyncMode, ctx.signal, (target, signal) =>
-      judgeTurn(slots[targets.indexOf(target)] as TraceSlot, turns, target, signal),
+      judgeTurn(slots[targets.indexOf(target)] as TraceSlot, turns, target, signal, hybrid),
     )
     const judged = new Set(targets.map((target) => target.window.reply))
     const unjudged = turns.filter((turn) => turn.role === 'assistant' && !judged.has(turn.index))
@@ -147,6 +157,7 @@ async function judgeTurn(
   turns: readonly WindowTurn[],
   target: Target,
   signal: AbortSignal,
+  decisions: HybridJudges | undefined,
 ): Promise<TurnJudgement> {
   const numbered = target.chunks.map((text, index) => ({ chunk: index + 1, text }))
   const asked = numbered.filter((chunk) => chunk.text.trim().length > 0)
@@ -156,9 +167,11 @@ async function judgeTurn(
     slot.ran(statementFields(statements), { usage: NO_USAGE })
     return { statements, response: undefined }
   }
+  const before = turns.slice(target.window.start, target.window.reply)
+  if (decisions !== undefined) return decideTurn(slot, decisions, before, numbered, asked, signal)
   const call = await slot.judge(
     {
-      messages: turnContextualRelevancyPrompt(turns.slice(target.window.start, target.window.reply), asked),
+      messages: turnContextualRelevancyPrompt(before, asked),
       schema: turnContextualRelevancySchema(asked.map((chunk) => chunk.chunk)),
       schemaName: 'context_statements',
       promptVersion: TURN_CONTEXTUAL_RELEVANCY_PROMPT,
@@ -170,6 +183,89 @@ async function judgeTurn(
     signal,
   )
   return { statements: statementsOf(numbered, answeredOf(call.value)), response: call.response }
+}
+
+/** The chat model that splits chunks into statements and the decision judge that judges each statement. */
+interface HybridJudges {
+  readonly chat: JudgeModel
+  readonly decider: JudgeModel
+}
+
+/**
+ * A turn judged with a decision judge: the chat model splits the chunks into statements (one call), then every
+ * statement's relevance is a decision about the same state, the conversation before the reply, so the decision judge
+ * answers all of the turn's statements in one request. The trace entry counts both calls.
+ */
+async function decideTurn(
+  slot: TraceSlot,
+  judges: HybridJudges,
+  before: readonly WindowTurn[],
+  numbered: readonly { readonly chunk: number; readonly text: string }[],
+  asked: readonly { readonly chunk: number; readonly text: string }[],
+  signal: AbortSignal,
+): Promise<TurnJudgement> {
+  let usage = NO_USAGE
+  let latencyMs = 0
+  const calls: JudgeCall<unknown>[] = []
+  const count = <T>(call: JudgeCall<T>): JudgeCall<T> => {
+    usage = addUsage(usage, call.usage)
+    latencyMs = Math.max(latencyMs, call.latencyMs)
+    calls.push(call as JudgeCall<unknown>)
+    return call
+  }
+  try {
+    const extracted = count(
+      await callJudge(
+        judges.chat,
+        {
+          messages: turnContextStatementsPrompt(asked),
+          schema: turnContextStatementsSchema(asked.map((chunk) => chunk.chunk)),
+          schemaName: 'context_statements_only',
+          promptVersion: TURN_CONTEXT_STATEMENTS_PROMPT,
+        },
+        signal,
+      ),
+    )
+    const listed = extracted.value.chunks.flatMap((entry) =>
+      entry.statements.map((statement) => ({ chunk: entry.chunk, statement })),
+    )
+    const decided = await Promise.all(
+      listed.map(async ({ statement }) =>
+        count(
+          await callJudge(
+            judges.decider,
+            {
+              messages: statementRelevancyPrompt(before, statement),
+              schema: statementRelevancySchema,
+              schemaName: 'statement_relevancy',
+              promptVersion: STATEMENT_RELEVANCY_PROMPT,
+              question: {
+                kind: 'predicate',
+                instructions: statementRelevantInstructions(statement),
+                state: before,
+                field: 'relevant',
+              },
+            },
+            signal,
+          ),
+        ),
+      ),
+    )
+    const answered = new Map<number, Omit<Statement, 'chunk'>[]>()
+    for (const [index, { chunk, statement }] of listed.entries()) {
+      const call = decided[index] as JudgeCall<{ relevant: boolean }>
+      const relevant = call.response.distribution?.true
+      const reason = relevant === undefined ? 'no reason given' : `probability relevant ${formatProbability(relevant)}`
+      answered.set(chunk, [...(answered.get(chunk) ?? []), { statement, relevant: call.value.relevant, reason }])
+    }
+    const statements = statementsOf(numbered, answered)
+    const cached = calls.every((call) => call.response.cached)
+    slot.ran({ ...statementFields(statements), decidedBy: judges.decider.name }, { usage, latencyMs, cached })
+    return { statements, response: extracted.response }
+  } catch (error) {
+    slot.fail(error)
+    throw error
+  }
 }
 
 function answeredOf(answer: {

@@ -63,3 +63,61 @@ export function turnContextualRelevancyPrompt(
   ].join('\n')
   return judgeMessages(task, { Conversation: before, 'Retrieved context': chunks })
 }
+
+/** Prompt identity of the statements-only extraction a metric with a decision judge asks its chat model for. */
+export const TURN_CONTEXT_STATEMENTS_PROMPT = 'turn-context-statements@1'
+
+/** Prompt identity of one statement's relevance, asked of a decision judge. */
+export const STATEMENT_RELEVANCY_PROMPT = 'statement-relevancy@1'
+
+/**
+ * What the chat model answers when a decision judge judges the statements: every chunk it was given, in order,
+ * split into statements, without verdicts.
+ */
+export function turnContextStatementsSchema(numbers: readonly number[]) {
+  return z.object({
+    chunks: z
+      .array(
+        z.object({
+          chunk: z
+            .int()
+            .min(Math.min(...numbers))
+            .max(Math.max(...numbers))
+            .describe('The chunk number, as given.'),
+          statements: z.array(z.string().describe('One statement the chunk makes, close to its wording.')).min(1),
+        }),
+      )
+      .length(numbers.length),
+  })
+}
+
+/** Renders the prompt that splits a turn's retrieved chunks into statements, for a decision judge to judge. */
+export function turnContextStatementsPrompt(chunks: readonly { readonly chunk: number; readonly text: string }[]) {
+  const task = [
+    'The data holds numbered context chunks a retrieval system fetched for an AI assistant.',
+    '',
+    'For every chunk, in the order given, split it into the distinct statements it makes (a short chunk may be a',
+    'single statement; keep each close to the chunk’s wording).',
+    '',
+    'Answer with "chunks": one entry per chunk, in order, each with its "chunk" number and its "statements".',
+  ].join('\n')
+  return judgeMessages(task, { 'Retrieved context': chunks })
+}
+
+/** What one statement's relevance decision answers. */
+export const statementRelevancySchema = z.object({
+  relevant: z.boolean().describe('true if the statement helps address the user input.'),
+})
+
+/** The instructions of one statement's relevance decision; the state is the conversation before the reply. */
+export function statementRelevantInstructions(statement: string): string {
+  return (
+    'Does this statement, retrieved for the assistant, help address what the user asks in the latest user input ' +
+    `(read with the earlier turns as context)? Statement: ${JSON.stringify(statement)}`
+  )
+}
+
+/** Renders one statement's relevance decision as messages (its cache identity, and its wording for a chat judge). */
+export function statementRelevancyPrompt(before: readonly WindowTurn[], statement: string) {
+  return judgeMessages(statementRelevantInstructions(statement), { Conversation: before })
+}

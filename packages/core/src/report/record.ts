@@ -60,6 +60,8 @@ export interface PlainResult {
   readonly usage: RecordUsage
   readonly durationMs: number
   readonly judgeModel: string
+  /** The decision judge's name, for a metric with a `decisionModel`. */
+  readonly decisionModel?: string | undefined
   /** Present for a trials measurement: each trial, in order (see MetricResult.trials). */
   readonly trials?: readonly RecordTrial[] | undefined
   readonly aggregate?: TrialAggregate | undefined
@@ -119,6 +121,7 @@ export function toPlainResult(result: MetricResult): PlainResult {
     usage: plainUsage(result.usage),
     durationMs: result.durationMs,
     judgeModel: result.judgeModel,
+    ...(result.decisionModel === undefined ? {} : { decisionModel: result.decisionModel }),
     ...(result.trials === undefined
       ? {}
       : {

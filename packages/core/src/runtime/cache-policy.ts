@@ -1,4 +1,5 @@
 import { CacheMissError } from '../errors.js'
+import { answerSchemaOf } from '../judge/decision-answer.js'
 import type { JudgeModel, JudgeRequest, JudgeResponse } from '../judge/types.js'
 import type { CacheLookup, CacheMode, JudgeCacheStore } from './cache.js'
 
@@ -29,7 +30,7 @@ export class CachePolicy {
     request: JudgeRequest<unknown>,
     key: string,
   ): Promise<JudgeResponse<unknown> | undefined> {
-    const found = await this.#store.read(key, request.schema)
+    const found = await this.#store.read(key, answerSchemaOf(judge, request))
     if (found.status === 'hit') {
       this.#onHit()
       return found.response

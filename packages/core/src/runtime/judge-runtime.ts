@@ -5,6 +5,7 @@ import type { CacheMode } from './cache.js'
 import { JudgeCacheStore } from './cache.js'
 import { cacheKeyOf } from './cache-key.js'
 import { CachePolicy } from './cache-policy.js'
+import { DecisionBatches } from './decision-batch.js'
 import { CallLimiter } from './limiter.js'
 import { SHUTDOWN_WATCH, ShutdownWatch } from './model-lifecycle.js'
 import { type JudgeRuntimeOptions, runtimeSettings } from './runtime-options.js'
@@ -86,6 +87,9 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
       return scope.group.ask(scope.trial, key, request as JudgeRequest<unknown>, send) as Promise<JudgeResponse<T>>
     }
     counts.requests += 1
+    if (request.question !== undefined && typeof judge.generateMany === 'function') {
+      return decisions.ask(judge, judgeIdOf(judge), request)
+    }
     if (!cache.caches(judge)) return callJudge(judge, request, request.signal)
     const key = cacheKeyOf(judge, request as JudgeRequest<unknown>)
     let shared = inFlight.get(key)
@@ -156,6 +160,64 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
     return answers as JudgeResponse<unknown>[]
   }
 
+  /**
+   * One decision request for the decisions about one state: each decision is its own cache entry, and those the
+   * cache cannot answer go out in one call (replay mode: a missing one is an error before anything is asked).
+   */
+  const decisions = new DecisionBatches(async (judge, requests, signal) => {
+    const caching = cache.caches(judge)
+    const keys = requests.map((request) => (caching ? cacheKeyOf(judge, request) : undefined))
+    const answers: (JudgeResponse<unknown> | Error | undefined)[] = await Promise.all(
+      requests.map((request, index) => {
+        const key = keys[index]
+        return key === undefined ? undefined : cache.read(judge, request, key).catch((error: Error) => error)
+      }),
+    )
+    // Two identical decisions in one batch (the same test case measured twice at once) are asked once.
+    const asked = new Map<string, number>()
+    const missing: number[] = []
+    const copies: [number, number][] = []
+    for (const [index, answer] of answers.entries()) {
+      if (answer !== undefined) continue
+      const key = keys[index]
+      const first = key === undefined ? undefined : asked.get(key)
+      if (first !== undefined) copies.push([index, first])
+      else {
+        if (key !== undefined) asked.set(key, index)
+        missing.push(index)
+      }
+    }
+    if (missing.length === 0) return answers as (JudgeResponse<unknown> | Error)[]
+    const many = (judge.generateMany as NonNullable<JudgeModel['generateMany']>).bind(judge)
+    const fresh = await limiter.run(
+      () => {
+        counts.judgeCalls += 1
+        return many(missing.map((index) => ({ ...(requests[index] as JudgeRequest<unknown>), signal })))
+      },
+      signal,
+      judge.rateLimitRetries ?? 0,
+    )
+    if (fresh.length !== missing.length) {
+      throw new JudgeCallError(
+        `The judge "${judge.name}" returned ${fresh.length} answers from generateMany where ${missing.length} ` +
+          'decisions were asked; it must return one entry per request.',
+      )
+    }
+    for (const [position, index] of missing.entries()) {
+      const answer = fresh[position] as JudgeResponse<unknown> | Error
+      answers[index] = answer
+      const key = keys[index]
+      if (key !== undefined && !(answer instanceof Error)) {
+        await cache.write(judge, requests[index] as JudgeRequest<unknown>, key, answer)
+      }
+    }
+    for (const [index, first] of copies) {
+      const answer = answers[first] as JudgeResponse<unknown> | Error
+      answers[index] = answer instanceof Error ? answer : { ...answer, cached: true }
+    }
+    return answers as (JudgeResponse<unknown> | Error)[]
+  })
+
   const runtime: JudgeRuntime & { readonly [SHUTDOWN_WATCH]: ShutdownWatch } = {
     [SHUTDOWN_WATCH]: shutdowns,
     cache: mode,
@@ -171,6 +233,7 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
           cacheIdentity: judge.cacheIdentity,
           endpoint: judge.endpoint,
           cacheable: judge.cacheable,
+          decides: judge.decides,
           // The runtime owns the 429 retries now; a judge wrapped twice must not retry them again.
           rateLimitRetries: 0,
           ...(typeof judge.scrubSecrets === 'function' ? { scrubSecrets: judge.scrubSecrets.bind(judge) } : {}),

@@ -57,7 +57,8 @@ export function renderSummaryLine(result: MetricResult): string {
   const judgeless =
     result.usage.judgeCalls === 0 &&
     (result.error?.code === 'TEST_CASE_INVALID' || result.error?.code === 'TEST_CASE_PARAM_MISSING')
-  const judge = judgeless ? '' : ` · judge ${result.judgeModel}`
+  const decisions = result.decisionModel === undefined ? '' : ` · decisions ${result.decisionModel}`
+  const judge = judgeless ? '' : ` · judge ${result.judgeModel}${decisions}`
   const trials = trialsSummary(result)
   const aggregate = trials === undefined ? '' : ` · ${trials} (${result.aggregate})`
   const line = `${verdict} ${result.name}: ${score} (threshold ${formatScore(result.threshold)}${strict})${aggregate}${judge}`
@@ -199,7 +200,8 @@ function headLine(node: TraceNode, underSkipped: boolean): string {
   const name = node.label ? `${title} "${node.label}"` : title
   const window = windowText(node)
   const answer = answerText(node)
-  const cost = node.status === 'ran' && node.usage && node.usage.judgeCalls > 0 ? ` · ${callSummary(node)}` : ''
+  const asked = node.usage !== undefined && (node.usage.judgeCalls > 0 || node.decidedBy !== undefined)
+  const cost = node.status === 'ran' && asked ? ` · ${callSummary(node)}` : ''
   // Under a verdict that was not chosen, "not reached" says it all; elsewhere the reason is worth reading.
   const why = underSkipped ? 'not reached' : `skipped: ${node.skippedBecause ?? 'not reached'}`
   const status = node.status === 'skipped' ? `  (${why})` : ''
@@ -213,7 +215,22 @@ function headLine(node: TraceNode, underSkipped: boolean): string {
 function answerText(node: TraceNode): string {
   const answers = node.trials?.answers ?? []
   if (answers.length > 1) return ` → ${answers.map(({ answer, count }) => `${answer} ×${count}`).join(', ')}`
-  return node.verdict !== undefined ? ` → ${String(node.verdict)}` : ''
+  if (node.verdict === undefined) return ''
+  const probability = node.probabilities?.[String(node.verdict)]
+  return ` → ${String(node.verdict)}${probability === undefined ? '' : ` (${formatProbability(probability)})`}`
+}
+
+/** Formats a probability with two decimals, never rounding a doubt away: `0.93`, `>0.99`, `<0.01`. */
+export function formatProbability(probability: number): string {
+  if (probability > 0.995 && probability < 1) return '>0.99'
+  if (probability < 0.005 && probability > 0) return '<0.01'
+  return probability.toFixed(2)
+}
+
+/** A choice's or a score's probabilities, each option's: `a 0.10 · b 0.30 · c 0.60`. */
+function probabilitiesLine(probabilities: Readonly<Record<string, number>>): string {
+  const listed = Object.entries(probabilities).map(([option, p]) => `${oneLine(option)} ${formatProbability(p)}`)
+  return `probabilities: ${listed.join(' · ')}`
 }
 
 /** The turns a node read: as shown to its judge when it ran, else as declared; a window from the end says so. */
@@ -243,6 +260,10 @@ function detailLines(node: TraceNode, byId: ReadonlyMap<string, TraceNode>): str
     lines.push(`${label}${first}`, ...rest.map((line) => `${' '.repeat(label.length)}${line}`))
   }
   if (node.reason !== undefined && node.role !== 'verdict') lines.push(`reason: ${oneLine(node.reason)}`)
+  // A yes/no decision's probability is on its head line; a choice's or a score's options are listed.
+  const { probabilities } = node
+  if (probabilities !== undefined && !isPredicate(probabilities)) lines.push(probabilitiesLine(probabilities))
+  if (node.decidedBy !== undefined) lines.push(`decided by: ${oneLine(node.decidedBy)}`)
   if (node.error !== undefined) lines.push(`error: ${oneLine(node.error)}`)
   if (node.status === 'skipped' && node.role === 'verdict' && node.skippedBecause) {
     // The head line already says ○; the why matters only when the verdict was never offered to the judge.
@@ -251,8 +272,15 @@ function detailLines(node: TraceNode, byId: ReadonlyMap<string, TraceNode>): str
   return lines
 }
 
+function isPredicate(probabilities: Readonly<Record<string, number>>): boolean {
+  const options = Object.keys(probabilities)
+  return options.length === 2 && 'true' in probabilities && 'false' in probabilities
+}
+
 function callSummary(node: TraceNode): string {
   const calls = node.usage?.judgeCalls ?? 0
+  // A decision asked in one request with others about the same state: the request is counted at the first.
+  if (calls === 0 && node.decidedBy !== undefined) return 'in the decision request above'
   const cached = node.cached ? ', cached' : ''
   // Latency stays in the structured trace: the rendering must be identical between runs of the same answers.
   return `${calls} judge call${calls === 1 ? '' : 's'}${cached}`

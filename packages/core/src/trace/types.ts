@@ -19,8 +19,15 @@ export interface TraceNodeDetails {
   readonly outputLabel?: string | undefined
   /** A judgement's verdict. */
   readonly verdict?: string | boolean | undefined
-  /** The judge's reason for its verdict. */
+  /** The judge's reason for its verdict; a decision judge gives none (see `probabilities`). */
   readonly reason?: string | undefined
+  /**
+   * A decision's probabilities, as the judge gave them: of `true` and `false`, of each option, or of each score level
+   * (keyed by its number). Absent when the judge answered with a point.
+   */
+  readonly probabilities?: Readonly<Record<string, number>> | undefined
+  /** The decision judge that answered this decision (the metric's `decisionModel`), by name. */
+  readonly decidedBy?: string | undefined
   /** A verdict leaf's score, 0..10. */
   readonly score?: number | undefined
   /** A child metric's full result, whose own trace nests here. */

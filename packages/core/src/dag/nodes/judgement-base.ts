@@ -100,13 +100,20 @@ export abstract class JudgementNodeBase<
 
   protected abstract validateVerdicts(verdicts: readonly VerdictNodeBase[], report: ReportIssue): void
 
-  /** Asks the judge and returns its verdict and reason (the judge's promise itself: no async layer of its own). */
-  protected abstract judge(context: NodeRunContext): Promise<{ verdict: string | boolean; reason: string }>
+  /**
+   * Asks the judge and returns its verdict and reason, which a decision judge does not give (the judge's promise
+   * itself: no async layer of its own).
+   */
+  protected abstract judge(context: NodeRunContext): Promise<{ verdict: string | boolean; reason?: string | undefined }>
 
   async run(context: NodeRunContext): Promise<NodeRunResult> {
     const { verdict, reason } = await this.judge(context)
     const chosen = this.children.filter((child) => child.verdict === verdict)
-    return { activates: chosen, judgement: { verdict, reason }, details: { verdict, reason } }
+    return {
+      activates: chosen,
+      judgement: { verdict, reason },
+      details: reason === undefined ? { verdict } : { verdict, reason },
+    }
   }
 }
 
