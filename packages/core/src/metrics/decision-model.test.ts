@@ -205,6 +205,7 @@ describe('decisionModel', () => {
     expect(question?.kind === 'score' && question.descriptions?.slice(2, 6)).toEqual(['cold', 'cold', 'warm', 'warm'])
     expect(result.score).toBeCloseTo(0.35, 5)
     expect(result.reason).toContain('3.5 weighted by its probabilities')
+    expect(result.verboseLogs).toContain('probabilities: 2 0.10 · 3 0.30 · 4 0.60')
   })
 
   test("conversation relevancy asks all of a conversation's windows in one decision request", async () => {

@@ -227,9 +227,14 @@ export function formatProbability(probability: number): string {
   return probability.toFixed(2)
 }
 
-/** A choice's or a score's probabilities, each option's: `a 0.10 · b 0.30 · c 0.60`. */
-function probabilitiesLine(probabilities: Readonly<Record<string, number>>): string {
-  const listed = Object.entries(probabilities).map(([option, p]) => `${oneLine(option)} ${formatProbability(p)}`)
+/**
+ * A choice's or a score's probabilities, each option's: `a 0.10 · b 0.30 · c 0.60`; of a score's levels, those the
+ * judge gave any chance.
+ */
+function probabilitiesLine(probabilities: Readonly<Record<string, number>>, levels: boolean): string {
+  const listed = Object.entries(probabilities)
+    .filter(([, p]) => !levels || p > 0)
+    .map(([option, p]) => `${oneLine(option)} ${formatProbability(p)}`)
   return `probabilities: ${listed.join(' · ')}`
 }
 
@@ -260,9 +265,13 @@ function detailLines(node: TraceNode, byId: ReadonlyMap<string, TraceNode>): str
     lines.push(`${label}${first}`, ...rest.map((line) => `${' '.repeat(label.length)}${line}`))
   }
   if (node.reason !== undefined && node.role !== 'verdict') lines.push(`reason: ${oneLine(node.reason)}`)
-  // A yes/no decision's probability is on its head line; a choice's or a score's options are listed.
+  // A yes/no decision's probability is on its head line; a choice's options are listed, and a decision judge's
+  // score levels (a chat judge's score probabilities are in the metric's note on its weighting).
   const { probabilities } = node
-  if (probabilities !== undefined && !isPredicate(probabilities)) lines.push(probabilitiesLine(probabilities))
+  if (probabilities !== undefined && !isPredicate(probabilities)) {
+    const levels = Object.keys(probabilities).every((key) => /^\d+$/.test(key))
+    if (!levels || node.decidedBy !== undefined) lines.push(probabilitiesLine(probabilities, levels))
+  }
   if (node.decidedBy !== undefined) lines.push(`decided by: ${oneLine(node.decidedBy)}`)
   if (node.error !== undefined) lines.push(`error: ${oneLine(node.error)}`)
   if (node.status === 'skipped' && node.role === 'verdict' && node.skippedBecause) {

@@ -137,7 +137,7 @@ export async function evaluateToPassMetric(
   }
   const trials = trialsSummary(judged)
   const spread = trials ? ` · ${trials} (${judged.aggregate})` : ''
-  const expectedToFail = `expected ${result.name} to fail, but it passed with score ${formatScore(judged.score)} (threshold ${formatScore(threshold)})${spread} · judge ${result.judgeModel}`
+  const expectedToFail = `expected ${result.name} to fail, but it passed with score ${formatScore(judged.score)} (threshold ${formatScore(threshold)})${spread} · judge ${result.judgeModel}${result.decisionModel === undefined ? '' : ` · decisions ${result.decisionModel}`}`
   // The metric's name is its author's: one line, printed safely like the rest of the message.
   const first = context.isNot ? terminalSafe(expectedToFail.replace(/\s+/g, ' ')) : record.summary
   const message = [first, ...lines].join('\n')
