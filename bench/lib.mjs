@@ -92,6 +92,49 @@ export function instantJudge({ verdict = true, distinct = false } = {}) {
   return judge
 }
 
+/**
+ * A decision judge in this process: it answers every decision at once, as the bench server's chat answers would
+ * (yes to a predicate, the last option of a choice, the top level of a score) with probability 0.9, and counts its
+ * requests (`calls`: one per batch) and the decisions they held.
+ */
+export function instantDecisionJudge() {
+  const answer = (request, first) => {
+    const { question } = request
+    const [chosen, others] =
+      question.kind === 'predicate'
+        ? [true, [false]]
+        : question.kind === 'choice'
+          ? [question.options.at(-1), question.options.slice(0, -1)]
+          : [question.levels.at(-1), question.levels.slice(0, -1)]
+    const distribution = { [String(chosen)]: 0.9 }
+    for (const other of others) distribution[String(other)] = 0.1 / others.length
+    return {
+      value: { [question.field]: chosen },
+      distribution,
+      usage: { promptTokens: 0, completionTokens: 0, costUsd: 0 },
+      cached: false,
+      ...(first ? {} : { extraSample: true }),
+    }
+  }
+  const judge = {
+    name: 'instant-decisions',
+    decides: true,
+    calls: 0,
+    decisions: 0,
+    async generate(request) {
+      judge.calls += 1
+      judge.decisions += 1
+      return answer(request, true)
+    },
+    async generateMany(requests) {
+      judge.calls += 1
+      judge.decisions += requests.length
+      return requests.map((request, index) => answer(request, index === 0))
+    },
+  }
+  return judge
+}
+
 /** Measures every test case with `concurrency` measurements in flight; returns how many measurements failed. */
 export async function measureAll(metric, testCases, concurrency) {
   let next = 0

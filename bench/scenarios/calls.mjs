@@ -1,5 +1,5 @@
 // Judge calls per measurement, counted at an in-process judge, against what each metric should need.
-import { conversations, core, instantJudge, playfulChatbotDag, report } from '../lib.mjs'
+import { conversations, core, instantDecisionJudge, instantJudge, playfulChatbotDag, report } from '../lib.mjs'
 
 const runtime = core.createJudgeRuntime({ cache: 'off', concurrency: 8 })
 const rows = []
@@ -68,4 +68,58 @@ if (typeof core.TurnContextualRelevancyMetric === 'function') {
     [withContext],
   )
 }
+
+/**
+ * The same metrics with a decision judge (`decisionModel`): chat calls (tasks, steps, statements) and decision
+ * requests (each holding every decision about one state) per measurement.
+ */
+async function countHybrid(label, expected, build, testCases) {
+  const chat = instantJudge()
+  const decider = instantDecisionJudge()
+  const metric = build(runtime.wrap(chat), runtime.wrap(decider))
+  const calls = []
+  for (const testCase of testCases) {
+    const before = { chat: chat.calls, requests: decider.calls, decisions: decider.decisions }
+    const result = await metric.measure(testCase)
+    if (result.error) throw new Error(`${label}: ${result.error.message}`)
+    calls.push(
+      `${chat.calls - before.chat} chat + ${decider.calls - before.requests} decision request(s) ` +
+        `holding ${decider.decisions - before.decisions} decision(s)`,
+    )
+  }
+  rows.push({ label: `${label}, with decisionModel`, expected, calls })
+}
+
+await countHybrid(
+  'DAG, playful chatbot, satisfied',
+  '1 chat (the summary task) + 2 decision requests (satisfied?, then behaviour)',
+  (model, decisionModel) =>
+    new core.ConversationalDAGMetric({ name: 'Playful', dag: playfulChatbotDag(), model, decisionModel }),
+  [conversation],
+)
+await countHybrid(
+  'G-Eval from criteria, 3 test cases on one instance',
+  '1 chat (steps, once per instance), then 0; 1 decision request each',
+  (model, decisionModel) =>
+    new core.GEval({
+      name: 'Correct',
+      criteria: 'Is the answer correct?',
+      evaluationParams: [LLMTestCaseParams.INPUT, LLMTestCaseParams.ACTUAL_OUTPUT],
+      model,
+      decisionModel,
+    }),
+  [single, single, single],
+)
+await countHybrid(
+  'Conversation relevancy, 3 assistant replies',
+  '0 chat + 1 decision request (its 3 windows ask about one state, the conversation)',
+  (model, decisionModel) => new core.ConversationRelevancyMetric({ model, decisionModel }),
+  [conversation],
+)
+await countHybrid(
+  'Turn contextual relevancy, 3 assistant turns, 2 with context',
+  "2 chat (statements per turn with context) + 2 decision requests (each turn's statements together)",
+  (model, decisionModel) => new core.TurnContextualRelevancyMetric({ model, decisionModel }),
+  [withContext],
+)
 report({ rows })
