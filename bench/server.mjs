@@ -1,4 +1,4 @@
-// An OpenAI-compatible Chat Completions server on 127.0.0.1 with a configurable latency, for benchmarks.
+// An OpenAI-compatible Chat Completions (and Decisions) server on 127.0.0.1 with a configurable latency, for benchmarks.
 // Run alone: `node bench/server.mjs --latency 200` prints {"baseURL": "http://127.0.0.1:PORT/v1"} and serves until killed.
 import { createServer } from 'node:http'
 import { pathToFileURL } from 'node:url'
@@ -7,7 +7,14 @@ import { answerFor, textFor } from './answers.mjs'
 /** Starts the server; it honours `n`. GET /stats returns counters (requests, tokens billed); POST /config {"latencyMs"} changes the latency and resets them. */
 export async function startBenchServer({ latencyMs = 0, port = 0 } = {}) {
   let latency = latencyMs
-  const counters = { requests: 0, inFlight: 0, peakInFlight: 0, promptTokens: 0, completionTokens: 0 }
+  const counters = {
+    requests: 0,
+    decisionRequests: 0,
+    inFlight: 0,
+    peakInFlight: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+  }
   const server = createServer(async (req, res) => {
     const chunks = []
     for await (const chunk of req) chunks.push(chunk)
@@ -15,16 +22,32 @@ export async function startBenchServer({ latencyMs = 0, port = 0 } = {}) {
     if (req.method === 'GET' && path === '/stats') return send(res, 200, { ...counters, latencyMs: latency })
     if (req.method === 'POST' && path === '/config') {
       latency = JSON.parse(Buffer.concat(chunks).toString('utf8')).latencyMs ?? latency
-      Object.assign(counters, { requests: 0, inFlight: 0, peakInFlight: 0, promptTokens: 0, completionTokens: 0 })
+      Object.assign(counters, {
+        requests: 0,
+        decisionRequests: 0,
+        inFlight: 0,
+        peakInFlight: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+      })
       return send(res, 200, { latencyMs: latency })
     }
-    if (req.method !== 'POST' || path !== '/v1/chat/completions') return send(res, 404, { error: { message: path } })
+    const decisions = path === '/v1/decisions'
+    if (req.method !== 'POST' || (path !== '/v1/chat/completions' && !decisions)) {
+      return send(res, 404, { error: { message: path } })
+    }
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8'))
     counters.requests += 1
+    if (decisions) counters.decisionRequests += 1
     counters.inFlight += 1
     counters.peakInFlight = Math.max(counters.peakInFlight, counters.inFlight)
     if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency))
     counters.inFlight -= 1
+    if (decisions) {
+      const decided = decide(body)
+      counters.promptTokens += decided.usage.input_tokens
+      return send(res, 200, decided)
+    }
     const prompt = body.messages.at(-1)?.content ?? ''
     const content = JSON.stringify(answerFor(body.response_format?.json_schema?.schema, textFor(prompt)))
     const promptChars = body.messages.reduce((sum, message) => sum + message.content.length, 0)
@@ -62,6 +85,51 @@ export async function startBenchServer({ latencyMs = 0, port = 0 } = {}) {
         server.closeAllConnections()
         server.close(resolve)
       }),
+  }
+}
+
+/**
+ * A `POST /v1/decisions` answer (the Decisions API's wire format): the answers the chat endpoint gives (yes, the last
+ * option, the top level) as the most probable, at 0.9. Input tokens are billed like chat prompts (characters ÷ 4,
+ * the input and every question), output tokens are none.
+ */
+function decide(body) {
+  const input = typeof body.input === 'string' ? body.input : JSON.stringify(body.input)
+  const questionChars = body.questions.reduce((sum, question) => sum + JSON.stringify(question).length, 0)
+  const answers = body.questions.map((question) => {
+    const name = question.name ?? null
+    if (question.type === 'predicate') return { type: 'predicate', name, probability: 0.9 }
+    const keys = question.type === 'choice' ? question.choices.map((choice) => choice.value) : question.levels
+    const probabilities = keys.map((_, at) => (at === keys.length - 1 ? 0.9 : 0.1 / (keys.length - 1)))
+    if (question.type === 'choice') {
+      return {
+        type: 'choice',
+        name,
+        choice: keys.at(-1),
+        confidence: 0.9,
+        probabilities: keys.map((value, at) => ({ value, probability: probabilities[at] })),
+      }
+    }
+    const score = probabilities.reduce((sum, probability, at) => sum + at * probability, 0)
+    return {
+      type: 'score',
+      name,
+      score: Math.round(score * 100) / 100,
+      confidence: 0.9,
+      probabilities: keys.map((level, at) => ({ label: level.label, value: at, probability: probabilities[at] })),
+    }
+  })
+  const inputTokens = Math.ceil((input.length + questionChars) / 4)
+  return {
+    model: body.model,
+    answers,
+    usage: {
+      input_tokens: inputTokens,
+      input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
+      output_tokens: 0,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: inputTokens,
+    },
   }
 }
 
