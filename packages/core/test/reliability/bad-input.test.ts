@@ -342,9 +342,12 @@ test('every bad input fails with a message that names what is wrong and how to f
       - rubric ranges [0, 5] and [5, 10] overlap at 5; make each range end before the next one starts, e.g. [0, 3] and [4, 10].",
       "OpenAIJudge base URL that is not a URL": "ConfigurationError: baseURL is not an http(s) URL: got "not a url". Set baseURL to the API root of an OpenAI-compatible server, such as \`http://localhost:11434/v1\`.",
       "OpenAIJudge base URL with another protocol": "ConfigurationError: baseURL is not an http(s) URL: got "ftp://example.com/v1". Set baseURL to the API root of an OpenAI-compatible server, such as \`http://localhost:11434/v1\`.",
-      "OpenAIJudge given null": "ConfigurationError: new OpenAIJudge(options) takes an options object (or nothing); got \`null\` (object).",
-      "OpenAIJudge timeout of 0": "ConfigurationError: Expected OpenAIJudge's \`timeoutMs\` to be a whole number of milliseconds from 1 to 2147483647 (2^31−1, the longest timer Node can set, about 24.8 days), got \`0\` (number).",
-      "OpenAIJudge timeout past the longest timer (2^31 ms)": "ConfigurationError: Expected OpenAIJudge's \`timeoutMs\` to be a whole number of milliseconds from 1 to 2147483647 (2^31−1, the longest timer Node can set, about 24.8 days), got \`2147483648\` (number).",
+      "OpenAIJudge given null": "ConfigurationError: Invalid options for OpenAIJudge:
+      - Expected \`options\` to be an options object (or nothing), got \`null\` (null).",
+      "OpenAIJudge timeout of 0": "ConfigurationError: Invalid options for OpenAIJudge:
+      - Expected \`timeoutMs\` to be a whole number of milliseconds from 1 to 2147483647 (2^31−1, the longest timer Node can set, about 24.8 days), got \`0\` (number).",
+      "OpenAIJudge timeout past the longest timer (2^31 ms)": "ConfigurationError: Invalid options for OpenAIJudge:
+      - Expected \`timeoutMs\` to be a whole number of milliseconds from 1 to 2147483647 (2^31−1, the longest timer Node can set, about 24.8 days), got \`2147483648\` (number).",
       "TaskNode with a verdict child": "DagValidationError: Invalid DAG (1 problem):
       1. [task-verdict-child] TaskNode (instructions: "Extract"): a TaskNode cannot have a VerdictNode child: its output is data, not a decision. Put a BinaryJudgementNode or NonBinaryJudgementNode between them.",
       "TaskNode with blank instructions": "DagValidationError: Invalid DAG (1 problem):
