@@ -11,6 +11,7 @@ import {
   StructuredJudge,
   type TransportCall,
   type TransportFailure,
+  type TransportSample,
 } from '@judgetree/core/runtime'
 import {
   APICallError,
@@ -37,6 +38,9 @@ import {
 } from './internal/provider.js'
 
 export type { AiSdkJudgeOptions } from './ai-sdk-options.js'
+
+/** The finish reasons that end an answer for good: the protocol words them (the output limit, a refusal). */
+const STOPS = { length: 'length', 'content-filter': 'refused' } as const
 
 /** A judge backed by any Vercel AI SDK language model; build it with {@link aiSdkJudge}. */
 export class AiSdkJudge extends StructuredJudge {
@@ -189,8 +193,8 @@ export function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOp
         if (!NoObjectGeneratedError.isInstance(error)) throw error
         // The SDK could not read the answer: a refusal or a cut-off is final; anything else gets the protocol's re-ask.
         const { finishReason } = error
-        const stopped = finishReason === 'length' ? 'length' : finishReason === 'content-filter' ? 'refused' : undefined
-        const sample = { text: error.text ?? '', ...(stopped === undefined ? {} : { stopped, finishReason }) }
+        const stopped = STOPS[finishReason as keyof typeof STOPS]
+        const sample: TransportSample = { text: error.text ?? '', ...(stopped && { stopped, finishReason }) }
         return { samples: [sample], ...usageOf(error.usage), servedModel: error.response?.modelId }
       }
     },
