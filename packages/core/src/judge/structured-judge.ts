@@ -382,11 +382,10 @@ export class StructuredJudge implements JudgeModel {
     }
     const unenforced = (jsonMode ? refused : undefined) ?? this.#schemaIgnored
     // A model that stopped (its output limit, a refusal) gave its final word: an error, never re-asked.
-    const where = () => scrub(transport.where())
     const samples = completion.samples.map((sample) =>
       sample instanceof Error || sample.stopped === undefined
         ? sample
-        : stoppedError(where(), call, scrub(sample.text), sample),
+        : stoppedError(scrub(transport.where()), call, scrub(sample.text), sample),
     )
     return { completion: { ...completion, samples }, scrub, secrets, unenforced, notApplied }
   }
