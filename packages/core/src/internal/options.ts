@@ -20,7 +20,7 @@ export function expecting<Schema extends z.ZodType>(schema: Schema, expected: Ex
   return schema
 }
 
-/** As {@link expecting}, for an option that may hold a secret (an API key): its errors name the type given, never the value. */
+/** As {@link expecting}, for an option that may hold a secret (a key): errors name the type given, never the value. */
 export function expectingSecret<Schema extends z.ZodType>(schema: Schema, expected: string): Schema {
   expectations.add(schema, { expected, concealed: true })
   return schema

@@ -9,7 +9,7 @@ import type { ModelPrice } from './pricing.js'
 export interface SharedJudgeOptions {
   /** Prices added to (or overriding) DEFAULT_MODEL_PRICES and registerModelPrices, keyed by model id. @default {} */
   pricing?: Readonly<Record<string, ModelPrice>> | undefined
-  /** Where the judge's one warning per fallback (a refused schema or sampling setting) goes; never stdout. @default console.warn */
+  /** Where the judge's warnings go (one per fallback: a refused schema, a refused setting); never stdout. @default console.warn */
   warn?: ((message: string) => void) | undefined
   /**
    * Keeps this judge's cached answers apart from those of judges with another namespace. The cache key holds what
