@@ -1,8 +1,7 @@
 // aiSdkJudge: the judge protocol of @judgetree/core over any Vercel AI SDK language model. This file is the
 // transport: one generateText call per request (with the AI SDK's retry policy), and its failures classified.
-import { ConfigurationError, JudgeCallError, JudgeOutputError } from '@judgetree/core'
+import { ConfigurationError, JudgeCallError } from '@judgetree/core'
 import {
-  answerExcerpt,
   CallBudget,
   JudgeSecrets,
   type JudgeTransport,
@@ -12,6 +11,7 @@ import {
   StructuredJudge,
   type TransportCall,
   type TransportFailure,
+  type TransportSample,
 } from '@judgetree/core/runtime'
 import {
   APICallError,
@@ -31,7 +31,6 @@ import {
   isRetryable,
   isTruncatedBody,
   keySource,
-  MAX_TOP_LOGPROBS,
   malformedLogprobs,
   readLogprobs,
   returnsLogprobs,
@@ -39,6 +38,9 @@ import {
 } from './internal/provider.js'
 
 export type { AiSdkJudgeOptions } from './ai-sdk-options.js'
+
+/** The finish reasons that end an answer for good: the protocol words them (the output limit, a refusal). */
+const STOPS = { length: 'length', 'content-filter': 'refused' } as const
 
 /** A judge backed by any Vercel AI SDK language model; build it with {@link aiSdkJudge}. */
 export class AiSdkJudge extends StructuredJudge {
@@ -105,6 +107,7 @@ export function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOp
     endpoint,
     structuredOutputs: options.structuredOutputs ?? 'auto',
     schemaInPrompt: options.schemaInPrompt,
+    temperature: options.temperature,
     pricing: options.pricing,
     timeoutMs,
     warn,
@@ -146,10 +149,9 @@ export function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOp
     },
     async complete(call) {
       const topLogprobs = logprobsOf(call)
-      const logprobs = topLogprobs === undefined ? {} : { logprobs: Math.min(topLogprobs, MAX_TOP_LOGPROBS) }
       const providerOptions = {
         ...options.providerOptions,
-        ...(topLogprobs === undefined ? {} : { openai: { ...options.providerOptions?.openai, ...logprobs } }),
+        ...(topLogprobs === undefined ? {} : { openai: { ...options.providerOptions?.openai, logprobs: topLogprobs } }),
       }
       const request = (abortSignal: AbortSignal) =>
         generateText({
@@ -162,9 +164,7 @@ export function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOp
             ? {}
             : { output: Output.object({ schema: call.schema, name: call.schemaName }) }),
           // A model that ignored the temperature (a reasoning model) is sent none: the protocol marks its results.
-          ...(call.withheld.has('temperature')
-            ? {}
-            : { temperature: options.temperature ?? call.defaultTemperature ?? 0 }),
+          ...(call.temperature === undefined ? {} : { temperature: call.temperature }),
           // The retries are the budget's, so that each failure is seen and worded from what happened.
           maxRetries: 0,
           abortSignal,
@@ -192,23 +192,10 @@ export function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOp
       } catch (error) {
         if (!NoObjectGeneratedError.isInstance(error)) throw error
         // The SDK could not read the answer: a refusal or a cut-off is final; anything else gets the protocol's re-ask.
-        const text = call.scrub(error.text ?? '')
-        const final =
-          error.finishReason === 'content-filter'
-            ? new JudgeOutputError(
-                `${where} refused to give the "${call.schemaName}" answer (finish reason 'content-filter'): ` +
-                  `${answerExcerpt(text)}. Rephrase the criteria, or use a model that answers this kind of input.`,
-                text,
-              )
-            : error.finishReason === 'length'
-              ? new JudgeOutputError(
-                  `${where} was cut off at its output token limit (finish reason 'length') before finishing the ` +
-                    `"${call.schemaName}" answer. Raise the model's max output tokens or shorten the input. ` +
-                    `Raw answer: ${answerExcerpt(text)}`,
-                  text,
-                )
-              : undefined
-        return { samples: [final ?? { text }], ...usageOf(error.usage), servedModel: error.response?.modelId }
+        const { finishReason } = error
+        const stopped = STOPS[finishReason as keyof typeof STOPS]
+        const sample: TransportSample = { text: error.text ?? '', ...(stopped && { stopped, finishReason }) }
+        return { samples: [sample], ...usageOf(error.usage), servedModel: error.response?.modelId }
       }
     },
     classify(error, call): TransportFailure {
@@ -255,7 +242,7 @@ export function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOp
           'Use a model of this provider that supports JSON output, or a provider that does (see docs/providers.md).'
         return { kind: 'final', error: new JudgeCallError(message, { cause }) }
       }
-      return { kind: 'other', detail: last instanceof Error ? last.message : String(last), cause: last }
+      return { kind: 'other', cause: last }
     },
   }
 }

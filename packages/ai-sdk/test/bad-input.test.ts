@@ -66,7 +66,7 @@ describe('aiSdkJudge given something that is not a language model', () => {
     const model = openai.chat('gpt-4.1')
     expect(messageOf(() => aiSdkJudge(model, { timeoutMs: 0 }))).toMatchInlineSnapshot(`
       "Invalid options for aiSdkJudge:
-        - Expected \`timeoutMs\` to be a whole number of milliseconds from 1 to 2147483647, got \`0\` (number)."
+        - Expected \`timeoutMs\` to be a whole number of milliseconds from 1 to 2147483647 (2^31−1, the longest timer Node can set, about 24.8 days), got \`0\` (number)."
     `)
     expect(messageOf(() => aiSdkJudge(model, { maxRetries: -1 }))).toMatchInlineSnapshot(`
       "Invalid options for aiSdkJudge:
@@ -84,8 +84,8 @@ describe('aiSdkJudge given something that is not a language model', () => {
     expect(messageOf(() => aiSdkJudge(model, options as never))).toMatchInlineSnapshot(`
       "Invalid options for aiSdkJudge:
         - Expected \`maxRetries\` to be a whole number from 0 and up, got \`1.5\` (number).
-        - Expected \`structuredOutputs\` to be 'auto' or 'required', got 'json_schema' (string).
         - Expected \`warn\` to be a function that takes the warning text, got 'loud' (string).
+        - Expected \`structuredOutputs\` to be 'auto' or 'required', got 'json_schema' (string).
         - unknown option \`temprature\`; did you mean \`temperature\`?"
     `)
     expect(messageOf(() => aiSdkJudge(model, 'fast' as never))).toMatchInlineSnapshot(`

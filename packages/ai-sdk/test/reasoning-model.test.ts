@@ -24,6 +24,7 @@ const call = (topLogprobs?: number): TransportCall => ({
   n: 1,
   topLogprobs,
   defaultTemperature: undefined,
+  temperature: 0,
   signal: undefined,
   withheld: new Set(),
   scrub: (text) => text,

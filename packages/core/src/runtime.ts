@@ -34,9 +34,13 @@ export { JudgeSecrets } from './judge/header-secrets.js'
 // For judges' option bags (OpenAIJudge's, @judgetree/ai-sdk's, yours): the options they share, one rule each.
 export {
   cacheNamespaceSchema,
+  judgeOptionsSchema,
   maxRetriesSchema,
   pricingSchema,
+  type SharedJudgeOptions,
+  secretsSchema,
   temperatureSchema,
+  timeoutMsSchema,
   warnSchema,
 } from './judge/judge-option-schemas.js'
 export { type PromptSchemaFallback, promptSchemaWording, refusalIn } from './judge/prompt-schema-fallback.js'

@@ -5,8 +5,6 @@ import { readTokenLogprobs, type TransportCompletion } from '@judgetree/core/run
 import { APICallError, JSONParseError, TypeValidationError } from 'ai'
 import type { LanguageModelObject } from './language-model.js'
 
-/** The largest `top_logprobs` OpenAI accepts. */
-export const MAX_TOP_LOGPROBS = 20
 /** The AI SDK's first wait before a retry (then doubled each time), kept so that behaviour matches its docs. */
 export const FIRST_RETRY_DELAY_MS = 2_000
 

@@ -12,11 +12,17 @@ import { closestName } from './closest-name.js'
  */
 export type Expectation = string | ((given: unknown) => string)
 
-const expectations = z.registry<{ expected: Expectation }>()
+const expectations = z.registry<{ expected: Expectation; concealed?: boolean }>()
 
 /** Gives a schema the words its errors use: every issue zod finds in it becomes one "Expected … got …" sentence. */
 export function expecting<Schema extends z.ZodType>(schema: Schema, expected: Expectation): Schema {
   expectations.add(schema, { expected })
+  return schema
+}
+
+/** As {@link expecting}, for an option that may hold a secret (a key): errors name the type given, never the value. */
+export function expectingSecret<Schema extends z.ZodType>(schema: Schema, expected: string): Schema {
+  expectations.add(schema, { expected, concealed: true })
   return schema
 }
 
@@ -45,9 +51,10 @@ export function checkOptions<Schema extends z.ZodType>(schema: Schema, value: un
       }
       continue
     }
-    const { option, expected, given } = locate(schema, value, issue)
+    const { option, expected, given, concealed } = locate(schema, value, issue)
+    const shown = concealed ? kindWithArticle(given) : describeGiven(given)
     if (!problems.has(option))
-      problems.set(option, `Expected \`${option || 'options'}\` to be ${expected}, got ${describeGiven(given)}.`)
+      problems.set(option, `Expected \`${option || 'options'}\` to be ${expected}, got ${shown}.`)
   }
   return { ok: false, problems: [...problems].map(([option, message]) => ({ option, message })) }
 }
@@ -91,21 +98,22 @@ function locate(
   root: z.ZodType,
   value: unknown,
   issue: z.core.$ZodIssue,
-): { option: string; expected: string; given: unknown } {
+): { option: string; expected: string; given: unknown; concealed: boolean } {
   let schema: z.ZodType | undefined = root
   let given = value
   // The bag's own words are for the bag itself (not an object); an option inside it is worded by its own schema.
-  let found = { depth: 0, expectation: issue.path.length === 0 ? expectationOf(root) : undefined, given: value }
+  let found = { depth: 0, meta: issue.path.length === 0 ? metaOf(root) : undefined, given: value }
   for (const [index, key] of issue.path.entries()) {
     schema = schema === undefined ? undefined : schemaAt(schema, [key])
     given = typeof given === 'object' && given !== null ? (given as Record<PropertyKey, unknown>)[key] : undefined
-    const expectation = schema === undefined ? undefined : expectationOf(schema)
-    if (expectation !== undefined) found = { depth: index + 1, expectation, given }
+    const meta = schema === undefined ? undefined : metaOf(schema)
+    if (meta !== undefined) found = { depth: index + 1, meta, given }
   }
-  const { expectation } = found
-  if (expectation === undefined) return { option: joinPath(issue.path), expected: zodWords(issue), given }
-  const expected = typeof expectation === 'string' ? expectation : expectation(found.given)
-  return { option: joinPath(issue.path.slice(0, found.depth)), expected, given: found.given }
+  const { meta } = found
+  if (meta === undefined) return { option: joinPath(issue.path), expected: zodWords(issue), given, concealed: false }
+  const expected = typeof meta.expected === 'string' ? meta.expected : meta.expected(found.given)
+  const option = joinPath(issue.path.slice(0, found.depth))
+  return { option, expected, given: found.given, concealed: meta.concealed === true }
 }
 
 /** Zod's own words, for a schema nobody worded: "Invalid input: expected number, received string" → "number". */
@@ -114,12 +122,12 @@ function zodWords(issue: z.core.$ZodIssue): string {
   return issue.message.replace(/^Invalid input: /, '').replace(/^expected /, '')
 }
 
-/** The expectation of a schema, looking through `.optional()` and the like, which wrap it in a new schema. */
-function expectationOf(schema: z.ZodType): Expectation | undefined {
+/** The words of a schema, looking through `.optional()` and the like, which wrap it in a new schema. */
+function metaOf(schema: z.ZodType): { expected: Expectation; concealed?: boolean } | undefined {
   let current: z.ZodType | undefined = schema
   while (current !== undefined) {
     const meta = expectations.get(current)
-    if (meta !== undefined) return meta.expected
+    if (meta !== undefined) return meta
     current = innerOf(current)
   }
   return undefined
@@ -183,6 +191,12 @@ function visible(text: string): string {
 
 function isPlain(value: unknown): boolean {
   return value === null || value === undefined || ['string', 'number', 'boolean', 'bigint'].includes(typeof value)
+}
+
+/** "a number", "an object", "null": what a concealed value was, without the value. */
+function kindWithArticle(value: unknown): string {
+  const kind = kindOf(value)
+  return kind === 'null' || kind === 'undefined' ? kind : `${/^[aeiou]/i.test(kind) ? 'an' : 'a'} ${kind}`
 }
 
 function kindOf(value: unknown): string {

@@ -10,6 +10,7 @@ const call = (): TransportCall => ({
   n: 1,
   topLogprobs: undefined,
   defaultTemperature: undefined,
+  temperature: undefined,
   signal: undefined,
   withheld: new Set(),
   scrub: (text) => text,

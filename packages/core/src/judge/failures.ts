@@ -1,7 +1,8 @@
 // A transport's failure, classified, and the one place that words it as a judgetree error: what happened, where,
 // after how many retries, and what to change (status hints, the 401 advice said once per run, the Retry-After).
-import { JudgeCallError, MeasurementAbortedError } from '../errors.js'
-import type { SamplingSetting } from './structured-judge.js'
+import { JudgeCallError, JudgeOutputError, MeasurementAbortedError } from '../errors.js'
+import { answerExcerpt } from './answer.js'
+import type { SamplingSetting, TransportCall, TransportSample } from './structured-judge.js'
 
 /**
  * What a transport's `classify` makes of a failure. `detail` is the provider's words (the protocol scrubs them);
@@ -42,7 +43,8 @@ export type TransportFailure = (
       readonly retries: number
       readonly skipped?: string | undefined
     }
-  | { readonly kind: 'other'; readonly detail: string }
+  /** Anything else; `detail` defaults to the error's message. */
+  | { readonly kind: 'other'; readonly detail?: string | undefined }
   /** An error the transport has worded itself (a missing key, a feature the model lacks). */
   | { readonly kind: 'final'; readonly error: Error }
 ) & {
@@ -130,8 +132,33 @@ export function callError(
       })
     }
     case 'other':
-      return new JudgeCallError(`${where} could not be called: ${scrub(failure.detail)}`, { cause })
+      return new JudgeCallError(`${where} could not be called: ${scrub(failure.detail ?? cause.message)}`, { cause })
   }
+}
+
+/**
+ * The error for a model that stopped before a usable answer (see TransportSample.stopped): final, with what it wrote
+ * (`text`, scrubbed) and what to change.
+ */
+export function stoppedError(
+  where: string,
+  call: Pick<TransportCall, 'schemaName'>,
+  text: string,
+  sample: Pick<TransportSample, 'stopped' | 'finishReason'>,
+): JudgeOutputError {
+  const reason = sample.finishReason === undefined ? '' : ` (finish reason '${sample.finishReason}')`
+  if (sample.stopped === 'length') {
+    return new JudgeOutputError(
+      `${where} was cut off at its output token limit${reason} before finishing the "${call.schemaName}" answer. ` +
+        `Raise the model's max output tokens or shorten the input. Raw answer: ${answerExcerpt(text)}`,
+      text,
+    )
+  }
+  return new JudgeOutputError(
+    `${where} refused to give the "${call.schemaName}" answer${reason}: ${answerExcerpt(text)}. Rephrase the ` +
+      'criteria, or use a model that answers this kind of input.',
+    text,
+  )
 }
 
 /** "after 1 retry", "after 3 retries". */

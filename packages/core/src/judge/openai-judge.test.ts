@@ -713,16 +713,26 @@ describe('OpenAIJudge configuration', () => {
     vi.unstubAllEnvs()
   })
 
-  it('rejects nonsensical options at construction', () => {
+  it('rejects nonsensical options at construction, every one at once, in the words of every option bag', () => {
     expect(() => new OpenAIJudge({ timeoutMs: 0 })).toThrow(
       new ConfigurationError(
-        "Expected OpenAIJudge's `timeoutMs` to be a whole number of milliseconds from 1 to 2147483647 (2^31−1, the " +
-          'longest timer Node can set, about 24.8 days), got `0` (number).',
+        'Invalid options for OpenAIJudge:\n  - Expected `timeoutMs` to be a whole number of milliseconds from 1 to ' +
+          '2147483647 (2^31−1, the longest timer Node can set, about 24.8 days), got `0` (number).',
       ),
     )
     expect(() => new OpenAIJudge({ maxRetries: -1 })).toThrow(ConfigurationError)
-    expect(() => new OpenAIJudge({ warn: 'stderr' as never })).toThrow(
-      "Expected OpenAIJudge's `warn` to be a function that takes the warning text, got `stderr` (string).",
+    const options = { modle: 'gpt-4.1', warn: 'stderr', structuredOutputs: 'strict', apiKey: 12345678901234 }
+    expect(() => new OpenAIJudge(options as never)).toThrow(
+      new ConfigurationError(
+        [
+          'Invalid options for OpenAIJudge:',
+          "  - Expected `warn` to be a function that takes the warning text, got 'stderr' (string).",
+          // A key given in the wrong type is still a key: its type is named, never its value.
+          '  - Expected `apiKey` to be a string, got a number.',
+          "  - Expected `structuredOutputs` to be one of 'auto', 'json_schema', 'json_object', got 'strict' (string).",
+          '  - unknown option `modle`; did you mean `model`?',
+        ].join('\n'),
+      ),
     )
   })
 })

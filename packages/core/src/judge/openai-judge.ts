@@ -1,9 +1,8 @@
 // OpenAIJudge: the Chat Completions transport of the judge protocol (structured-judge.ts), through the official SDK.
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, OpenAIError } from 'openai'
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions'
 import { JudgeCallError, JudgeOutputError } from '../errors.js'
 import { nonEmpty, readEnv } from '../internal/env.js'
-import { answerExcerpt } from './answer.js'
 import { BodyFailure, bodyRetryDelay, readCompletionBody } from './completion-body.js'
 import { DEFAULT_JUDGE_MAX_RETRIES, DEFAULT_JUDGE_TIMEOUT_MS } from './default-timing.js'
 import { retryAfterOf, rootMessage, type TransportFailure } from './failures.js'
@@ -17,6 +16,7 @@ import {
   type OpenAIJudgeOptions,
   validateOptions,
 } from './openai-options.js'
+import { refusalIn } from './prompt-schema-fallback.js'
 import {
   type JudgeTransport,
   SamplingJudge,
@@ -30,7 +30,6 @@ import { withRetries } from './transport-retries.js'
 export type { OpenAIJudgeOptions, ReasoningEffort } from './openai-options.js'
 
 const DEFAULT_MODEL = 'gpt-6-luna'
-const MAX_TOP_LOGPROBS = 20
 
 /** A judge backed by the OpenAI Chat Completions API or any server that speaks it. */
 export class OpenAIJudge extends SamplingJudge {
@@ -100,36 +99,19 @@ function openAITransport(options: OpenAIJudgeOptions): JudgeTransport {
   }
 
   /** One choice of the completion, or why it cannot be used. Compatible servers do not always follow the typed shape. */
-  function sampleOf(completion: ChatCompletion, index: number, call: TransportCall): TransportSample | Error {
+  function sampleOf(completion: ChatCompletion, index: number): TransportSample | Error {
     const at = where()
     const choice = (completion.choices ?? []).find((entry, position) => (entry?.index ?? position) === index)
     if (choice === undefined) {
       return new JudgeCallError(`${at} returned no choices, so there is no answer to read. Check the server's logs.`)
     }
-    const content = choice.message?.content ?? null
-    const raw = call.scrub(content ?? '')
-    const { schemaName } = call
-    if (choice.finish_reason === 'length') {
-      return new JudgeOutputError(
-        `${at} was cut off at its output token limit (finish_reason 'length') before finishing the ` +
-          `"${schemaName}" answer. Raise the server's max output tokens or shorten the input. ` +
-          `Raw answer: ${answerExcerpt(raw)}`,
-        raw,
-      )
-    }
-    if (choice.message?.refusal) {
-      const refusal = call.scrub(choice.message.refusal)
-      return new JudgeOutputError(`${at} refused to give the "${schemaName}" answer: "${refusal}"`, refusal)
-    }
-    if (choice.finish_reason === 'content_filter') {
-      return new JudgeOutputError(
-        `${at} stopped the "${schemaName}" answer with its content filter (finish_reason 'content_filter'). ` +
-          `Raw answer: ${answerExcerpt(raw)}`,
-        raw,
-      )
-    }
+    const { content = null, refusal } = choice.message ?? {}
+    const finishReason = choice.finish_reason
+    if (finishReason === 'length') return { text: content ?? '', stopped: 'length', finishReason }
+    if (refusal) return { text: refusal, stopped: 'refused' }
+    if (finishReason === 'content_filter') return { text: content ?? '', stopped: 'refused', finishReason }
     if (content === null) {
-      return new JudgeOutputError(`${at} answered with no content where the "${schemaName}" JSON was expected.`, '')
+      return new JudgeOutputError(`${at} answered with no content where the JSON was expected.`, '')
     }
     const read = readTokenLogprobs((choice.logprobs as { content?: unknown } | null | undefined)?.content)
     return {
@@ -163,6 +145,7 @@ function openAITransport(options: OpenAIJudgeOptions): JudgeTransport {
         : options.structuredOutputs === 'json_schema'
           ? 'required'
           : 'auto',
+    temperature: options.temperature,
     pricing: options.pricing,
     timeoutMs,
     warn: options.warn,
@@ -200,9 +183,7 @@ function openAITransport(options: OpenAIJudgeOptions): JudgeTransport {
         {
           model: name,
           messages: call.messages.map(({ role, content }) => ({ role, content })),
-          ...(call.withheld.has('temperature')
-            ? {}
-            : { temperature: options.temperature ?? call.defaultTemperature ?? 0 }),
+          ...(call.temperature === undefined ? {} : { temperature: call.temperature }),
           // Typed by the SDK as OpenAI's efforts; a compatible server may take others, which are sent as given.
           ...(reasoningEffort === undefined ? {} : { reasoning_effort: reasoningEffort as ReasoningEffortParam }),
           ...(call.n > 1 ? { n: call.n } : {}),
@@ -210,14 +191,12 @@ function openAITransport(options: OpenAIJudgeOptions): JudgeTransport {
             call.jsonSchema === undefined
               ? { type: 'json_object' }
               : { type: 'json_schema', json_schema: { name: call.schemaName, schema: call.jsonSchema, strict: true } },
-          ...(call.topLogprobs === undefined
-            ? {}
-            : { logprobs: true, top_logprobs: Math.min(call.topLogprobs, MAX_TOP_LOGPROBS) }),
+          ...(call.topLogprobs === undefined ? {} : { logprobs: true, top_logprobs: call.topLogprobs }),
         },
         call.signal,
       )
       return {
-        samples: Array.from({ length: call.n }, (_, index) => sampleOf(completion, index, call)),
+        samples: Array.from({ length: call.n }, (_, index) => sampleOf(completion, index)),
         promptTokens: completion.usage?.prompt_tokens ?? 0,
         completionTokens: completion.usage?.completion_tokens ?? 0,
         cachedPromptTokens: completion.usage?.prompt_tokens_details?.cached_tokens,
@@ -238,31 +217,18 @@ function openAITransport(options: OpenAIJudgeOptions): JudgeTransport {
         return { kind: 'cut-short', what, retries }
       }
       // Whatever else the SDK throws (a header it cannot build, a bug) may quote the request: scrubbed, like the rest.
-      if (!(error instanceof OpenAIError)) {
-        return { kind: 'other', detail: error instanceof Error ? error.message : String(error) }
-      }
       if (error instanceof APIConnectionTimeoutError) return { kind: 'timeout', retries }
       if (error instanceof APIConnectionError) return { kind: 'unreachable', detail: rootMessage(error), retries }
-      if (!(error instanceof APIError) || error.status === undefined) return { kind: 'other', detail: error.message }
+      if (!(error instanceof APIError) || error.status === undefined) return { kind: 'other' }
+      const { status } = error
       const words = `${error.message} ${error.param ?? ''} ${error.code ?? ''}`
-      const refusesSchema =
-        call.jsonSchema !== undefined &&
-        (error.status === 400 || error.status === 422) &&
-        /response_format|json_schema/i.test(words)
-      const refusesLogprobs = call.topLogprobs !== undefined && error.status === 400 && /logprobs/i.test(words)
       return {
         kind: 'http',
-        status: error.status,
-        detail: error.message.replace(new RegExp(`^${error.status} `), ''),
+        status,
+        detail: error.message.replace(new RegExp(`^${status} `), ''),
         retries,
         retryAfterMs: retryAfterOf(error.headers),
-        refuses: refusesSchema
-          ? 'schema'
-          : refusesLogprobs
-            ? 'logprobs'
-            : error.status === 400
-              ? refusedSetting(error, call)
-              : undefined,
+        refuses: refusalIn(status, words, call) ?? (status === 400 ? refusedSetting(error, call) : undefined),
       }
     },
   }

@@ -1,15 +1,16 @@
-// OpenAIJudge's options and where it sends its calls: the checks that give a clear error before any call, and the
-// endpoint named in messages and cache entries.
+// OpenAIJudge's options (their schema, parsed by core's one option parser) and where it sends its calls: the checks
+// that give a clear error before any call, and the endpoint named in messages and cache entries.
 import OpenAI from 'openai'
+import { z } from 'zod'
 import { ConfigurationError } from '../errors.js'
 import { nonEmpty, readEnv } from '../internal/env.js'
+import { expecting, expectingSecret, functionSchema, parseOptions } from '../internal/options.js'
 import { scrubSecrets } from '../internal/scrub.js'
-import { MAX_TIMER_MS } from '../runtime/limits.js'
 import { DEFAULT_JUDGE_MAX_RETRIES } from './default-timing.js'
-import type { ModelPrice } from './pricing.js'
+import { judgeOptionsSchema, type SharedJudgeOptions } from './judge-option-schemas.js'
 
 /** Options of {@link OpenAIJudge}; every one has a default, most read from the environment. */
-export interface OpenAIJudgeOptions {
+export interface OpenAIJudgeOptions extends SharedJudgeOptions {
   /** @default process.env.JUDGETREE_MODEL ?? 'gpt-6-luna' */
   model?: string | undefined
   /** @default process.env.OPENAI_API_KEY; 'not-needed' when only a base URL is set (local servers ignore keys) */
@@ -40,8 +41,6 @@ export interface OpenAIJudgeOptions {
    * per schema, and every result made that way says so. 'json_schema' makes a refusal an error. @default 'auto'
    */
   structuredOutputs?: 'auto' | 'json_schema' | 'json_object' | undefined
-  /** Prices added to (or overriding) the built-in DEFAULT_MODEL_PRICES, keyed by model name. @default {} */
-  pricing?: Readonly<Record<string, ModelPrice>> | undefined
   /** Replaces the global fetch, e.g. to add a proxy. @default globalThis.fetch */
   fetch?: typeof fetch | undefined
   /**
@@ -49,15 +48,6 @@ export interface OpenAIJudgeOptions {
    * fetch are then ignored. @default a client built from the options
    */
   client?: OpenAI | undefined
-  /** Where the one warning per refused schema goes (never stdout). @default console.warn */
-  warn?: ((message: string) => void) | undefined
-  /**
-   * Keeps this judge's cached answers apart from those of judges with another namespace. The cache key holds what
-   * changes an answer (model, sampling, prompt, schema), not the server's address, so a recording made through
-   * one base URL replays through any other, or none; name a namespace when two servers answer one model name
-   * differently (e.g. `'ollama-q4'` and `'ollama-q8'`). @default none
-   */
-  cacheNamespace?: string | undefined
 }
 
 /** The `reasoning_effort` values OpenAI names, or any other a compatible server takes. */
@@ -130,72 +120,34 @@ function leavingRateLimitsToTheRuntime(custom: typeof fetch | undefined): typeof
   }
 }
 
+const optionsSchema = judgeOptionsSchema({
+  model: expecting(z.string().trim().min(1), 'a non-empty model name such as `gpt-4.1`').optional(),
+  // Never quoted in an error: a key given as a number or an object is still a key.
+  apiKey: expectingSecret(z.string(), 'a string').optional(),
+  baseURL: expecting(z.string(), "the API root as a string, such as 'http://127.0.0.1:11434/v1'").optional(),
+  reasoningEffort: expecting(
+    z.string().trim().min(1),
+    "a non-empty effort such as 'low', 'medium' or 'high'",
+  ).optional(),
+  structuredOutputs: expecting(
+    z.enum(['auto', 'json_schema', 'json_object']),
+    "one of 'auto', 'json_schema', 'json_object'",
+  ).optional(),
+  fetch: functionSchema<typeof fetch>(
+    'a fetch function (the global `fetch`, or one with the same signature)',
+  ).optional(),
+  client: expecting(
+    z.custom<OpenAI>((value) => typeof value === 'object' && value !== null),
+    'an `OpenAI` (or `AzureOpenAI`) client from the openai package',
+  ).optional(),
+})
+
+/** Checks every option of OpenAIJudge at once (naming each wrong one), then the base URLs it was given. */
 export function validateOptions(options: OpenAIJudgeOptions): void {
-  const { model, timeoutMs, maxRetries, temperature, structuredOutputs, warn, cacheNamespace } = options ?? {}
-  if (cacheNamespace !== undefined && (typeof cacheNamespace !== 'string' || cacheNamespace.trim() === '')) {
-    throw invalidOption('cacheNamespace', "a non-empty name such as 'ollama-q4'", cacheNamespace)
-  }
-  if (model !== undefined && (typeof model !== 'string' || model.trim() === '')) {
-    throw invalidOption('model', 'a non-empty model name such as `gpt-4.1`', model)
-  }
-  if (typeof options !== 'object' || options === null) {
-    throw new ConfigurationError(
-      `new OpenAIJudge(options) takes an options object (or nothing); got \`${String(options)}\` (${typeof options}).`,
-    )
-  }
-  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
-    throw invalidOption(
-      'timeoutMs',
-      `a whole number of milliseconds from 1 to ${MAX_TIMER_MS} (2^31−1, the longest timer Node can set, about 24.8 days)`,
-      timeoutMs,
-    )
-  }
-  if (options.apiKey !== undefined && typeof options.apiKey !== 'string') {
-    throw new ConfigurationError(`Expected OpenAIJudge's \`apiKey\` to be a string, got a ${typeof options.apiKey}.`)
-  }
+  parseOptions(optionsSchema, options, 'OpenAIJudge')
   if (nonEmpty(options.baseURL) !== undefined) checkBaseURL(options.baseURL as string, 'baseURL')
-  if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && maxRetries >= 0)) {
-    throw invalidOption('maxRetries', 'a whole number from 0 and up', maxRetries)
-  }
-  if (temperature !== undefined && !(typeof temperature === 'number' && temperature >= 0 && temperature <= 2)) {
-    throw invalidOption('temperature', 'a number from 0 to 2', temperature)
-  }
-  const { reasoningEffort } = options
-  if (reasoningEffort !== undefined && (typeof reasoningEffort !== 'string' || reasoningEffort.trim() === '')) {
-    throw invalidOption('reasoningEffort', "a non-empty effort such as 'low', 'medium' or 'high'", reasoningEffort)
-  }
-  if (structuredOutputs !== undefined && !['auto', 'json_schema', 'json_object'].includes(structuredOutputs)) {
-    throw invalidOption('structuredOutputs', "one of 'auto', 'json_schema', 'json_object'", structuredOutputs)
-  }
-  if (warn !== undefined && typeof warn !== 'function') {
-    throw invalidOption('warn', 'a function that takes the warning text', warn)
-  }
-  // `undefined` is "the default"; `null` is a value, and is refused like any other wrong one.
-  if (options.baseURL !== undefined && typeof options.baseURL !== 'string') {
-    throw invalidOption('baseURL', "the API root as a string, such as 'http://127.0.0.1:11434/v1'", options.baseURL)
-  }
-  if (options.fetch !== undefined && typeof options.fetch !== 'function') {
-    throw invalidOption('fetch', 'a fetch function (the global `fetch`, or one with the same signature)', options.fetch)
-  }
-  if (options.client !== undefined && (typeof options.client !== 'object' || options.client === null)) {
-    throw invalidOption('client', 'an `OpenAI` (or `AzureOpenAI`) client from the openai package', options.client)
-  }
   const clientBaseURL = (options.client as { baseURL?: unknown } | undefined)?.baseURL
   if (typeof clientBaseURL === 'string' && clientBaseURL !== '') checkBaseURL(clientBaseURL, "the `client`'s baseURL")
-  const { pricing } = options
-  if (pricing !== undefined && (typeof pricing !== 'object' || pricing === null || Array.isArray(pricing))) {
-    throw invalidOption(
-      'pricing',
-      "an object of USD per million tokens by model, such as { 'my-model': { inputPerMillion: 0.5, outputPerMillion: 1.5 } }",
-      pricing,
-    )
-  }
-}
-
-export function invalidOption(name: string, expected: string, got: unknown): ConfigurationError {
-  return new ConfigurationError(
-    `Expected OpenAIJudge's \`${name}\` to be ${expected}, got \`${String(got)}\` (${typeof got}).`,
-  )
 }
 
 /**

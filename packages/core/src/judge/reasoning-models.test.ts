@@ -82,7 +82,7 @@ describe('OpenAIJudge reasoningEffort', () => {
   it.each([[''], ['   '], [3]])('refuses %j, naming the option', (effort) => {
     expect(() => judge({ reasoningEffort: effort as never })).toThrow(ConfigurationError)
     expect(() => judge({ reasoningEffort: effort as never })).toThrow(
-      /Expected OpenAIJudge's `reasoningEffort` to be a non-empty effort such as 'low'/,
+      /Invalid options for OpenAIJudge:\n {2}- Expected `reasoningEffort` to be a non-empty effort such as 'low'/,
     )
   })
 })

@@ -8,7 +8,7 @@ import { terminalSafe } from '../internal/safe-text.js'
 import { type Secrets, scrubSecrets, scrubTokens, scrubValue } from '../internal/scrub.js'
 import { answerExcerpt, parseJudgeAnswer, withSchemaInstruction } from './answer.js'
 import { distributionOf } from './distribution.js'
-import { callError, type FailureAdvice, type TransportFailure } from './failures.js'
+import { callError, type FailureAdvice, stoppedError, type TransportFailure } from './failures.js'
 import { judgeJsonSchema } from './json-schema.js'
 import { costOf, type ModelPrice } from './pricing.js'
 import { joinReasons, type SettingNotApplied, settingReason, settingWarning } from './sampling-settings.js'
@@ -25,10 +25,15 @@ export interface TransportCall {
   readonly jsonSchema: Record<string, unknown> | undefined
   /** How many samples to answer in this one call. */
   readonly n: number
-  /** Logprobs wanted (undefined: none, or the model refused them before). */
+  /** Logprobs wanted, at most the 20 OpenAI takes (undefined: none, or the model refused them before). */
   readonly topLogprobs: number | undefined
   /** The request's temperature for judges given none of their own (trials). */
   readonly defaultTemperature: number | undefined
+  /**
+   * The temperature to send: the transport's own, else the request's default, else 0; undefined once the model
+   * refused or ignored one (it then samples at its own, and results say so).
+   */
+  readonly temperature: number | undefined
   /**
    * Sampling settings the model refused or ignored before: the transport sends none of them. `topLogprobs` and `n`
    * already say so for logprobs and `n`; `temperature` is left to the model's own.
@@ -45,6 +50,13 @@ export interface TransportSample {
   readonly logprobs?: readonly TokenLogprob[] | undefined
   /** Why the logprobs sent were not read (they were malformed), worded. */
   readonly logprobsProblem?: string | undefined
+  /**
+   * The model stopped before a usable answer, which is final (never re-asked): `'length'` at its output token limit,
+   * `'refused'` by a refusal or a content filter, `text` then being what it wrote; the protocol words it.
+   */
+  readonly stopped?: 'length' | 'refused' | undefined
+  /** The provider's finish reason for a stop, quoted in the error (e.g. `'content_filter'`). */
+  readonly finishReason?: string | undefined
 }
 
 /** What one call returned: a sample per `n` (an Error for one that cannot be used), usage and the served model. */
@@ -94,6 +106,8 @@ export interface JudgeTransport {
   readonly cacheIdentity?: unknown
   readonly endpoint?: string | undefined
   readonly rateLimitRetries?: number | undefined
+  /** The temperature the user gave the judge, if any (see TransportCall.temperature). */
+  readonly temperature?: number | undefined
   /** Sends `n` > 1 in one call (trials then pay for the prompt once); without it, samples are asked one by one. */
   readonly samplesPerCall?: boolean | undefined
   /** 'auto' falls back to JSON mode for a refused schema; 'required' makes a refusal an error; 'json' never sends one. */
@@ -133,6 +147,9 @@ interface Asked {
 export function createStructuredJudge(transport: JudgeTransport): JudgeModel {
   return transport.samplesPerCall ? new SamplingJudge(transport) : new StructuredJudge(transport)
 }
+
+/** The most top logprobs asked for: the most OpenAI (and the AI SDK's OpenAI providers) take. */
+const MAX_TOP_LOGPROBS = 20
 
 const REASK = (problem: string, schemaName: string) =>
   `Your previous answer could not be used: ${problem}\n` +
@@ -330,8 +347,14 @@ export class StructuredJudge implements JudgeModel {
       schemaName: request.schemaName,
       jsonSchema: jsonMode ? undefined : jsonSchema,
       n: this.#settings.has('n') ? 1 : n,
-      topLogprobs: this.#settings.has('logprobs') ? undefined : request.topLogprobs,
+      topLogprobs:
+        this.#settings.has('logprobs') || request.topLogprobs === undefined
+          ? undefined
+          : Math.min(request.topLogprobs, MAX_TOP_LOGPROBS),
       defaultTemperature: request.defaultTemperature,
+      temperature: this.#settings.has('temperature')
+        ? undefined
+        : (transport.temperature ?? request.defaultTemperature ?? 0),
       withheld: new Set(this.#settings.keys()),
       signal: request.signal,
       scrub,
@@ -358,7 +381,13 @@ export class StructuredJudge implements JudgeModel {
       if (wanted[setting] && !notApplied.has(setting)) notApplied.set(setting, latch.reason)
     }
     const unenforced = (jsonMode ? refused : undefined) ?? this.#schemaIgnored
-    return { completion, scrub, secrets, unenforced, notApplied }
+    // A model that stopped (its output limit, a refusal) gave its final word: an error, never re-asked.
+    const samples = completion.samples.map((sample) =>
+      sample instanceof Error || sample.stopped === undefined
+        ? sample
+        : stoppedError(scrub(transport.where()), call, scrub(sample.text), sample),
+    )
+    return { completion: { ...completion, samples }, scrub, secrets, unenforced, notApplied }
   }
 
   /** True when the refusal was worked around (a latch set) and the call should be made again. */

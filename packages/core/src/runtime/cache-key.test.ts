@@ -55,7 +55,7 @@ describe('cacheKeyOf', () => {
     expect(cacheKeyOf(judge({ baseURL: 'http://10.0.0.2:8080/v1' }), request)).toBe(cacheKeyOf(judge(), request))
     expect(cacheKeyOf(judge({ cacheNamespace: 'q4' }), request)).not.toBe(cacheKeyOf(judge(), request))
     expect(() => judge({ cacheNamespace: '' })).toThrow(
-      "Expected OpenAIJudge's `cacheNamespace` to be a non-empty name",
+      'Invalid options for OpenAIJudge:\n  - Expected `cacheNamespace` to be a non-empty name',
     )
     expect(JSON.stringify(judge().cacheIdentity)).not.toContain('sk-')
     const custom = (identity?: unknown): JudgeModel => ({

@@ -75,6 +75,9 @@ const catalogue: Record<string, () => unknown> = {
   'children that is not an array': () =>
     new TaskNode(bad({ instructions: 'Extract', outputLabel: 'Out', children: okBinary() })),
   'judgement without criteria': () => new BinaryJudgementNode(bad({ children: [] })),
+  'judgement with a misspelt option': () => new BinaryJudgementNode(bad({ critera: 'Ok?', children: [] })),
+  'single-turn node given a turn window': () =>
+    new TaskNode(bad({ instructions: 'Extract', outputLabel: 'Out', turnWindow: [0, 1] })),
   'evaluationParams from the other enum': () =>
     new BinaryJudgementNode(bad({ criteria: 'Ok?', children: [], evaluationParams: ['content'] })),
   'evaluationParams with a typo': () =>
@@ -342,9 +345,12 @@ test('every bad input fails with a message that names what is wrong and how to f
       - rubric ranges [0, 5] and [5, 10] overlap at 5; make each range end before the next one starts, e.g. [0, 3] and [4, 10].",
       "OpenAIJudge base URL that is not a URL": "ConfigurationError: baseURL is not an http(s) URL: got "not a url". Set baseURL to the API root of an OpenAI-compatible server, such as \`http://localhost:11434/v1\`.",
       "OpenAIJudge base URL with another protocol": "ConfigurationError: baseURL is not an http(s) URL: got "ftp://example.com/v1". Set baseURL to the API root of an OpenAI-compatible server, such as \`http://localhost:11434/v1\`.",
-      "OpenAIJudge given null": "ConfigurationError: new OpenAIJudge(options) takes an options object (or nothing); got \`null\` (object).",
-      "OpenAIJudge timeout of 0": "ConfigurationError: Expected OpenAIJudge's \`timeoutMs\` to be a whole number of milliseconds from 1 to 2147483647 (2^31−1, the longest timer Node can set, about 24.8 days), got \`0\` (number).",
-      "OpenAIJudge timeout past the longest timer (2^31 ms)": "ConfigurationError: Expected OpenAIJudge's \`timeoutMs\` to be a whole number of milliseconds from 1 to 2147483647 (2^31−1, the longest timer Node can set, about 24.8 days), got \`2147483648\` (number).",
+      "OpenAIJudge given null": "ConfigurationError: Invalid options for OpenAIJudge:
+      - Expected \`options\` to be an options object (or nothing), got \`null\` (null).",
+      "OpenAIJudge timeout of 0": "ConfigurationError: Invalid options for OpenAIJudge:
+      - Expected \`timeoutMs\` to be a whole number of milliseconds from 1 to 2147483647 (2^31−1, the longest timer Node can set, about 24.8 days), got \`0\` (number).",
+      "OpenAIJudge timeout past the longest timer (2^31 ms)": "ConfigurationError: Invalid options for OpenAIJudge:
+      - Expected \`timeoutMs\` to be a whole number of milliseconds from 1 to 2147483647 (2^31−1, the longest timer Node can set, about 24.8 days), got \`2147483648\` (number).",
       "TaskNode with a verdict child": "DagValidationError: Invalid DAG (1 problem):
       1. [task-verdict-child] TaskNode (instructions: "Extract"): a TaskNode cannot have a VerdictNode child: its output is data, not a decision. Put a BinaryJudgementNode or NonBinaryJudgementNode between them.",
       "TaskNode with blank instructions": "DagValidationError: Invalid DAG (1 problem):
@@ -402,6 +408,9 @@ test('every bad input fails with a message that names what is wrong and how to f
       1. [evaluation-params] BinaryJudgementNode (criteria: "Ok?"): evaluationParams contains "actual_output", which is not one of LLMTestCaseParams. Did you mean "actualOutput"?",
       "judgement that is shown nothing": "DagValidationError: Invalid DAG (1 problem):
       1. [node-without-input] BinaryJudgementNode (criteria: "Polite?"): would be shown nothing: it names no evaluationParams, has no TaskNode parent and is not under a verdict of a judgement (whose input it would then be shown). Add evaluationParams (e.g. [LLMTestCaseParams.ACTUAL_OUTPUT]) or list it among a TaskNode's children so it reads that task's output.",
+      "judgement with a misspelt option": "DagValidationError: Invalid DAG (2 problems):
+      1. [unknown-option] BinaryJudgementNode: unknown option \`critera\`; did you mean \`criteria\`?
+      2. [criteria] BinaryJudgementNode: Expected \`criteria\` to be a non-empty string (the question the judge answers), got \`undefined\` (undefined).",
       "judgement without criteria": "DagValidationError: Invalid DAG (1 problem):
       1. [criteria] BinaryJudgementNode: Expected \`criteria\` to be a non-empty string (the question the judge answers), got \`undefined\` (undefined).",
       "measure() given a string as signal": "result error CONFIGURATION_INVALID: Invalid options for DAGMetric "Format".measure(testCase, options):
@@ -424,6 +433,8 @@ test('every bad input fails with a message that names what is wrong and how to f
       - Expected \`windowSize\` to be a whole number from 1 and up (how many exchanges each judgement reads), got \`0\` (number).",
       "root that is also a child": "DagValidationError: Invalid DAG (1 problem):
       1. [root-has-parent] BinaryJudgementNode (criteria: "Child?"): is listed in rootNodes but is also a child of TaskNode (instructions: "Extract"). Remove it from rootNodes: it runs when its parents let it.",
+      "single-turn node given a turn window": "DagValidationError: Invalid DAG (1 problem):
+      1. [unknown-option] TaskNode (instructions: "Extract"): unknown option \`turnWindow\`; the options are \`instructions\`, \`outputLabel\`, \`children\`, \`label\`, \`evaluationParams\`.",
       "turnWindow from the end, reversed": "DagValidationError: Invalid DAG (1 problem):
       1. [turn-window] ConversationalBinaryJudgementNode (criteria: "Polite?"): turnWindow must be [start, end], inclusive: two integers, each >= 0 to count from the first turn or < 0 to count from the end ([-2, -1] is the last two turns), with start <= end when both count from the same end; got [-1,-3]. For a single turn write [i, i].",
       "turnWindow reversed": "DagValidationError: Invalid DAG (1 problem):

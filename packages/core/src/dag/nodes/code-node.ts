@@ -23,7 +23,7 @@ import {
   optionalLabel,
   requireText,
 } from './construction.js'
-import { type ReadingOptions, staticsOf } from './node-base.js'
+import { type ReadingOptions, readingKeys, staticsOf } from './node-base.js'
 import { checkVerdictChildren } from './verdict-children.js'
 import type { ConversationalVerdictNode, VerdictNode, VerdictNodeBase } from './verdict-node.js'
 
@@ -126,7 +126,8 @@ abstract class CodeNodeBase<Mode extends NodeMode, Options extends CodeNodeBaseO
 
   constructor(options: Options) {
     const { kind, mode } = staticsOf(new.target)
-    const { report, done } = nodeOptionIssues(kind, options, byName)
+    const keys = ['name', 'check', 'children', 'label', ...readingKeys(mode)]
+    const { report, done } = nodeOptionIssues(kind, options, keys, byName)
     const name = requireText(options, 'name', report, 'what the check decides, shown in traces')
     const check = (options as { check?: unknown }).check
     checkNodeOption(functionSchema('a function (view) => verdict'), options, report, 'check')

@@ -5,11 +5,13 @@ import type { ReportIssue } from '../node.js'
 
 /**
  * Collects every problem with a node's own options so they are thrown together: a user fixes a node in one go.
- * Call `report` for each problem, then `done()` once every option was checked.
+ * An option not among `keys` is one (`unknown-option`, with a `did you mean`). Call `report` for each problem, then
+ * `done()` once every option was checked.
  */
 export function nodeOptionIssues(
   kind: string,
   options: unknown,
+  keys: readonly string[],
   identify?: Identify,
 ): { report: ReportIssue; done: () => void } {
   const issues: DagIssue[] = []
@@ -17,6 +19,8 @@ export function nodeOptionIssues(
   const report: ReportIssue = (rule, message) => issues.push({ rule, node: where, message })
   checkNodeOption(expecting(z.object({}), `an options object (new ${kind}(options))`), options, report, 'options')
   if (issues.length > 0) throw new DagValidationError(issues)
+  const known = z.strictObject(Object.fromEntries(keys.map((key) => [key, z.unknown().optional()])))
+  checkNodeOption(known, options, report, 'options', 'unknown-option')
   return {
     report,
     done: () => {

@@ -2,7 +2,7 @@ import type { LLMTestCaseParam, TurnParam } from '../../test-case/params.js'
 import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
 import { VerdictParent } from './add-verdict.js'
 import { byText, childrenOption, compact, nodeOptionIssues, optionalLabel, requireText } from './construction.js'
-import { type ReadingOptions, readingView, staticsOf } from './node-base.js'
+import { type ReadingOptions, readingKeys, readingView, staticsOf } from './node-base.js'
 import {
   type ConversationalVerdictNode,
   isVerdictNode,
@@ -60,7 +60,8 @@ export abstract class JudgementNodeBase<
 
   constructor(options: Options) {
     const { kind, mode } = staticsOf(new.target)
-    const { report, done } = nodeOptionIssues(kind, options, byCriteria)
+    const keys = ['criteria', 'children', 'label', ...readingKeys(mode)]
+    const { report, done } = nodeOptionIssues(kind, options, keys, byCriteria)
     const criteria = requireText(options, 'criteria', report, 'the question the judge answers')
     const label = optionalLabel(options, report)
     const children = childrenOption<VerdictNodeBase>(options, report)

@@ -48,6 +48,11 @@ export interface ReadingOptions {
   readonly turnWindow?: readonly [number, number] | undefined
 }
 
+/** The options of {@link ReadingOptions} a node of `mode` takes: a single-turn node has no turns to window. */
+export function readingKeys(mode: NodeMode): readonly string[] {
+  return mode === 'single-turn' ? ['evaluationParams'] : ['evaluationParams', 'turnWindow']
+}
+
 /** Checks `evaluationParams` (and a conversational node's `turnWindow`) and gives the view a judge is shown. */
 export function readingView(mode: NodeMode, options: ReadingOptions, report: ReportIssue): InputView {
   if (mode === 'single-turn') return singleTurnView(checkSingleTurnParams(options.evaluationParams, report))

@@ -2,7 +2,7 @@ import { TASK_NODE_PROMPT, taskNodePrompt, taskOutputSchema } from '../../prompt
 import type { LLMTestCaseParam, TurnParam } from '../../test-case/params.js'
 import type { DagNode, NodeMode, NodeRunContext, NodeRunResult, ReportIssue } from '../node.js'
 import { byText, childrenOption, compact, nodeOptionIssues, optionalLabel, requireText } from './construction.js'
-import { NodeBase, type ReadingOptions, readingView, staticsOf } from './node-base.js'
+import { NodeBase, type ReadingOptions, readingKeys, readingView, staticsOf } from './node-base.js'
 import type { ConversationalNode, SingleTurnNode } from './types.js'
 
 /** Options shared by both TaskNode kinds. */
@@ -65,7 +65,8 @@ abstract class TaskNodeBase<Mode extends NodeMode, Options extends TaskNodeBaseO
 
   constructor(options: Options) {
     const { kind, mode } = staticsOf(new.target)
-    const { report, done } = nodeOptionIssues(kind, options, byInstructions)
+    const keys = ['instructions', 'outputLabel', 'children', 'label', ...readingKeys(mode)]
+    const { report, done } = nodeOptionIssues(kind, options, keys, byInstructions)
     const instructions = requireText(options, 'instructions', report, 'what the judge should do with the data')
     const outputLabel = requireText(options, 'outputLabel', report, 'the name children see the output under')
     const label = optionalLabel(options, report)

@@ -50,7 +50,15 @@ abstract class ToolCallNodeBase<Mode extends NodeMode, Options extends ToolCallN
 
   constructor(options: Options) {
     const { kind, mode } = staticsOf(new.target)
-    const { report, done } = nodeOptionIssues(kind, options)
+    const keys = [
+      'required',
+      'forbidden',
+      'inOrder',
+      'children',
+      'label',
+      ...(mode === 'single-turn' ? [] : ['turnWindow']),
+    ]
+    const { report, done } = nodeOptionIssues(kind, options, keys)
     const required = toolNames(options, 'required', report)
     const forbidden = toolNames(options, 'forbidden', report)
     const inOrder = checkNodeOption(flagSchema.optional(), options, report, 'inOrder', 'in-order')

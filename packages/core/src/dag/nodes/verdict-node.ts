@@ -82,7 +82,7 @@ export abstract class VerdictNodeBase<Mode extends NodeMode = NodeMode>
 
   constructor(options: VerdictOptions[Mode]) {
     const { kind, mode } = staticsOf(new.target)
-    const { report, done } = nodeOptionIssues(kind, options, byVerdict)
+    const { report, done } = nodeOptionIssues(kind, options, ['verdict', 'score', 'child'], byVerdict)
     const { verdict, score, child } = options as VerdictNodeBaseOptions<unknown>
     checkNodeOption(verdictSchema, options, report, 'verdict')
     const hasScore = score !== undefined
