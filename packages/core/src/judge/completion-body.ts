@@ -3,6 +3,7 @@
 import type { ChatCompletion } from 'openai/resources/chat/completions'
 import { MeasurementAbortedError } from '../errors.js'
 import { rootMessage } from './failures.js'
+import { withRetries } from './transport-retries.js'
 
 /** The first wait before retrying a body that was cut short; doubled each retry, capped at BODY_RETRY_MAX_MS. */
 const BODY_RETRY_BASE_MS = 200
@@ -57,4 +58,43 @@ export async function readCompletionBody(
 export function bodyRetryDelay(retry: number): number {
   const base = Math.min(BODY_RETRY_BASE_MS * 2 ** retry, BODY_RETRY_MAX_MS)
   return base * (0.75 + Math.random() * 0.25)
+}
+
+/** What the `openai` SDK returns for a request (an APIPromise, of any major), its body read by the caller. */
+export interface SdkRequest {
+  asResponse(): Promise<Response>
+}
+
+/**
+ * One request with the SDK's retries for failures before the answer and ours for failures while reading it: the SDK
+ * reads the body outside its retry loop, so a connection reset mid-body or a truncated body would otherwise end the
+ * measurement at the first occurrence. Both are retried up to maxRetries times, with backoff. `send` is given the
+ * signal to pass the SDK: it also ends when the body takes longer than `timeoutMs` (the SDK's own timeout ends when
+ * the headers arrive).
+ */
+export function postReadingBody<Answer>(
+  send: (signal: AbortSignal) => SdkRequest,
+  options: { readonly signal: AbortSignal | undefined; readonly timeoutMs: number; readonly maxRetries: number },
+): Promise<Answer> {
+  const { signal, timeoutMs } = options
+  const attempt = async () => {
+    const body = new AbortController()
+    const relay = (): void => body.abort(signal?.reason)
+    signal?.addEventListener('abort', relay, { once: true })
+    try {
+      const response = await send(body.signal).asResponse()
+      const read = await readCompletionBody(response, signal, body, timeoutMs)
+      if ('failure' in read) throw read.failure
+      return read.completion as Answer
+    } finally {
+      signal?.removeEventListener('abort', relay)
+    }
+  }
+  const retryable = (error: unknown) => error instanceof BodyFailure
+  return withRetries(attempt, {
+    maxRetries: options.maxRetries,
+    retryable,
+    delayMs: (_, retry) => bodyRetryDelay(retry),
+    signal,
+  })
 }
