@@ -24,7 +24,10 @@ export interface DecisionsClient {
   readonly apiKey?: string | null | undefined
   readonly maxRetries: number
   readonly decisions: {
-    create(body: DecisionsRequestBody, options?: Record<string, unknown>): SdkRequest & PromiseLike<unknown>
+    create(
+      body: DecisionsRequestBody,
+      options?: { signal?: AbortSignal; timeout?: number; maxRetries?: number },
+    ): SdkRequest & PromiseLike<unknown>
   }
 }
 
@@ -177,22 +180,28 @@ function decisionsTransport(options: OpenAIDecisionJudgeOptions, envBaseURL: str
   }
 }
 
-/** The wire body, as resources/decisions.d.ts (`DecisionCreateParams`) types it. */
+/** The wire body judgetree sends: a part of what resources/decisions.d.ts (`DecisionCreateParams`) types. */
 export interface DecisionsRequestBody {
-  readonly model: string
-  readonly input: string
-  readonly questions: readonly Record<string, unknown>[]
+  model: string
+  input: string
+  questions: DecisionsQuestion[]
 }
+
+/** A question on the wire (`QuestionParamPredicate | QuestionParamChoice | QuestionParamScore`). */
+export type DecisionsQuestion =
+  | { type: 'predicate'; name: string; instructions: string }
+  | { type: 'choice'; name: string; instructions: string; choices: { value: string }[] }
+  | { type: 'score'; name: string; instructions: string; levels: { label: string; description?: string }[] }
 
 function requestBody(model: string, call: DecisionCall): DecisionsRequestBody {
   return {
     model,
     input: stateText(call.state),
-    questions: call.questions.map((q, at) => wireQuestion(q, call.names[at])),
+    questions: call.questions.map((question, at) => wireQuestion(question, call.names[at] as string)),
   }
 }
 
-function wireQuestion(question: JudgeQuestion, name: string | undefined): Record<string, unknown> {
+function wireQuestion(question: JudgeQuestion, name: string): DecisionsQuestion {
   const { instructions } = question
   if (question.kind === 'predicate') return { type: 'predicate', name, instructions }
   if (question.kind === 'choice') {
