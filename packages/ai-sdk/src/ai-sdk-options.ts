@@ -62,20 +62,20 @@ export interface AiSdkJudgeOptions {
 
 const SECRETS = 'a list of strings of 8 characters or more (shorter ones cannot be told from ordinary words)'
 
+/** `secrets`, worded at the list, never at an item: the value shown would be the secret, or part of one. */
+export const secretsSchema = expecting(z.array(z.string().min(8)), (given) => {
+  const wrong = Array.isArray(given) ? given.findIndex((item) => !(typeof item === 'string' && item.length >= 8)) : -1
+  const item: unknown = Array.isArray(given) ? given[wrong] : undefined
+  const what = typeof item === 'string' ? `a string of ${item.length} characters` : `a ${typeof item}`
+  return wrong === -1 ? SECRETS : `${SECRETS}; item ${wrong} is ${what}`
+})
+
 const optionsSchema = expecting(
   z.strictObject({
     temperature: temperatureSchema.optional(),
     timeoutMs: timerMsSchema.optional(),
     maxRetries: maxRetriesSchema.optional(),
-    // Worded at the list, never at an item: the value shown would be the secret, or part of one.
-    secrets: expecting(z.array(z.string().min(8)), (given) => {
-      const wrong = Array.isArray(given)
-        ? given.findIndex((item) => !(typeof item === 'string' && item.length >= 8))
-        : -1
-      const item: unknown = Array.isArray(given) ? given[wrong] : undefined
-      const what = typeof item === 'string' ? `a string of ${item.length} characters` : `a ${typeof item}`
-      return wrong === -1 ? SECRETS : `${SECRETS}; item ${wrong} is ${what}`
-    }).optional(),
+    secrets: secretsSchema.optional(),
     pricing: pricingSchema.optional(),
     providerOptions: expecting(z.record(z.string(), z.looseObject({})), 'an object keyed by provider name').optional(),
     schemaInPrompt: flagSchema.optional(),
