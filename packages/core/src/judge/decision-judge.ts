@@ -77,7 +77,14 @@ export function createDecisionJudge(transport: DecisionTransport): JudgeModel {
     endpoint: transport.endpoint,
     rateLimitRetries: transport.rateLimitRetries,
     decides: true,
-    scrubSecrets: (text) => scrubSecrets(text, secrets()),
+    scrubSecrets(text) {
+      try {
+        return scrubSecrets(text, secrets())
+      } catch {
+        // No connection yet (no key to read): the environment's keys and key-shaped text are still taken out.
+        return scrubSecrets(text)
+      }
+    },
     async generate<T>(request: JudgeRequest<T>): Promise<JudgeResponse<T>> {
       const [entry] = await decideAll([request as JudgeRequest<unknown>])
       if (entry instanceof Error) throw entry
