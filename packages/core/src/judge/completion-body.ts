@@ -18,6 +18,16 @@ export class BodyFailure extends Error {
     this.kind = kind
     this.detail = detail
   }
+
+  /** What happened, continuing a sentence after the judge's name (a TransportFailure's `what`). */
+  get what(): string {
+    if (this.kind === 'reset') {
+      return `: the connection was reset mid-response, while the answer was being read (${this.detail})`
+    }
+    if (this.kind === 'stalled') return ` stopped sending the answer mid-body: ${this.detail}`
+    const body = this.kind === 'truncated' ? 'truncated body' : 'body that is not JSON'
+    return ` sent a ${body} (not valid JSON: ${this.detail})`
+  }
 }
 
 /** Reads and parses the body of an answer the SDK accepted (status 2xx), telling a cut connection from bad JSON. */

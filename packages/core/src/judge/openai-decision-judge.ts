@@ -292,15 +292,7 @@ function levelKey(row: Row | null, question: JudgeQuestion): string | { problem:
 function classifyFailure(error: unknown, retries: number): TransportFailure {
   const kind = (error as { constructor?: { name?: string } } | null)?.constructor?.name ?? ''
   if (kind === 'APIUserAbortError') return { kind: 'aborted' }
-  if (error instanceof BodyFailure) {
-    const what =
-      error.kind === 'reset'
-        ? `: the connection was reset mid-response, while the answer was being read (${error.detail})`
-        : error.kind === 'stalled'
-          ? ` stopped sending the answer mid-body: ${error.detail}`
-          : ` sent a ${error.kind === 'truncated' ? 'truncated body' : 'body that is not JSON'} (not valid JSON: ${error.detail})`
-    return { kind: 'cut-short', what, retries }
-  }
+  if (error instanceof BodyFailure) return { kind: 'cut-short', what: error.what, retries }
   if (error instanceof JudgeCallError) return { kind: 'final', error }
   if (kind === 'APIConnectionTimeoutError') return { kind: 'timeout', retries }
   if (kind === 'APIConnectionError') return { kind: 'unreachable', detail: rootMessage(error), retries }

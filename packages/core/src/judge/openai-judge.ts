@@ -208,15 +208,7 @@ function openAITransport(options: OpenAIJudgeOptions): JudgeTransport {
     classify(error, call): TransportFailure {
       const retries = connected().maxRetries
       if (error instanceof APIUserAbortError) return { kind: 'aborted' }
-      if (error instanceof BodyFailure) {
-        const what =
-          error.kind === 'reset'
-            ? `: the connection was reset mid-response, while the answer was being read (${error.detail})`
-            : error.kind === 'stalled'
-              ? ` stopped sending the answer mid-body: ${error.detail}`
-              : ` sent a ${error.kind === 'truncated' ? 'truncated body' : 'body that is not JSON'} (not valid JSON: ${error.detail})`
-        return { kind: 'cut-short', what, retries }
-      }
+      if (error instanceof BodyFailure) return { kind: 'cut-short', what: error.what, retries }
       // Whatever else the SDK throws (a header it cannot build, a bug) may quote the request: scrubbed, like the rest.
       if (!(error instanceof OpenAIError)) {
         return { kind: 'other', detail: error instanceof Error ? error.message : String(error) }

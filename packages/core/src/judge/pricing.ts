@@ -114,8 +114,8 @@ export function costOf(
   extra?: Readonly<Record<string, ModelPrice>>,
   cachedPromptTokens = 0,
 ): number | undefined {
-  const price = priceOf(model, extra) ?? priceOf(model.replace(DATED_SNAPSHOT_SUFFIX, ''), extra)
-  return price === undefined ? undefined : priced(price, promptTokens, completionTokens, cachedPromptTokens)
+  const price = (name: string) => priceOf(name, extra)
+  return costBy(price, model, promptTokens, completionTokens, cachedPromptTokens)
 }
 
 /**
@@ -129,17 +129,25 @@ export function decisionCostOf(
   extra?: Readonly<Record<string, ModelPrice>>,
   cachedPromptTokens = 0,
 ): number | undefined {
-  const own = (name: string) =>
+  const price = (name: string) =>
     extra !== undefined && Object.hasOwn(extra, name)
       ? extra[name]
       : Object.hasOwn(DEFAULT_DECISION_PRICES, name)
         ? DEFAULT_DECISION_PRICES[name]
         : undefined
-  const price = own(model) ?? own(model.replace(DATED_SNAPSHOT_SUFFIX, ''))
-  return price === undefined ? undefined : priced(price, promptTokens, completionTokens, cachedPromptTokens)
+  return costBy(price, model, promptTokens, completionTokens, cachedPromptTokens)
 }
 
-function priced(price: ModelPrice, promptTokens: number, completionTokens: number, cachedPromptTokens: number) {
+/** The cost at the model's price, or at its alias's for a dated snapshot, as `priceOf` gives them. */
+function costBy(
+  priceOf: (model: string) => ModelPrice | undefined,
+  model: string,
+  promptTokens: number,
+  completionTokens: number,
+  cachedPromptTokens: number,
+): number | undefined {
+  const price = priceOf(model) ?? priceOf(model.replace(DATED_SNAPSHOT_SUFFIX, ''))
+  if (price === undefined) return undefined
   // A server never reports more cached tokens than prompt tokens; a malformed count must not make a cost negative.
   const cached = Math.min(Math.max(cachedPromptTokens, 0), promptTokens)
   const cachedPrice = price.cachedInputPerMillion ?? price.inputPerMillion
