@@ -1,13 +1,14 @@
 // aiSdkDecisionJudge: core's decision protocol over any AI SDK decision model (`Experimental_DecisionModelV4`, such as
 // `openai.decisionModel('gpt-6-luna')`), through `experimental_decide`: one call per state with every question, the
 // AI SDK's answer checks, and our retries and timeout (CallBudget), as aiSdkJudge has them.
-import { ConfigurationError, type JudgeModel, type JudgeQuestion, type ModelPrice } from '@judgetree/core'
+import { ConfigurationError, type JudgeQuestion, type ModelPrice } from '@judgetree/core'
 import {
   CallBudget,
   cacheNamespaceSchema,
   createDecisionJudge,
   type DecisionAnswer,
   type DecisionCall,
+  type DecisionJudge,
   type DecisionTransport,
   expecting,
   JudgeSecrets,
@@ -73,7 +74,7 @@ const optionsSchema = expecting(
  * import { openai } from '@ai-sdk/openai'
  * const metric = new DAGMetric({ name: 'Format', dag, decisionModel: aiSdkDecisionJudge(openai.decisionModel('gpt-6-luna')) })
  */
-export function aiSdkDecisionJudge(model: DecisionModelObject, options: AiSdkDecisionJudgeOptions = {}): JudgeModel {
+export function aiSdkDecisionJudge(model: DecisionModelObject, options: AiSdkDecisionJudgeOptions = {}): DecisionJudge {
   assertDecisionModel(model)
   parseOptions(optionsSchema, options, 'aiSdkDecisionJudge')
   return createDecisionJudge(decisionTransport(model, options))

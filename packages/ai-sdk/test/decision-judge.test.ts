@@ -68,7 +68,7 @@ const rejection = (promise: Promise<unknown>) =>
 describe('aiSdkDecisionJudge with @ai-sdk/openai decisionModel on the local server', () => {
   test('gives the same values and distributions as OpenAIDecisionJudge, each in one request', async () => {
     server.decideWith(sameAnswers)
-    const viaAiSdk = (await judge().generateMany?.(questions.map((q) => ask(q)))) as JudgeResponse<unknown>[]
+    const viaAiSdk = (await judge().generateMany(questions.map((q) => ask(q)))) as JudgeResponse<unknown>[]
     const openAI = new OpenAIDecisionJudge({ baseURL: server.baseURL, apiKey: KEY, maxRetries: 0 })
     const viaOpenAI = (await openAI.generateMany(questions.map((q) => ask(q)))) as JudgeResponse<unknown>[]
 
@@ -112,7 +112,7 @@ describe('aiSdkDecisionJudge with @ai-sdk/openai decisionModel on the local serv
 
   test('a refused question is an Error for its request alone', async () => {
     server.decideWith(() => ({ answers: [mostProbable(true), { refusal: true }, mostProbable('3')] }))
-    const entries = (await judge().generateMany?.(questions.map((q) => ask(q)))) ?? []
+    const entries = await judge().generateMany(questions.map((q) => ask(q)))
 
     expect((entries[0] as JudgeResponse<unknown>).value).toEqual({ verdict: true })
     expect(entries[1]).toBeInstanceOf(JudgeOutputError)

@@ -32,6 +32,7 @@ export {
   type DecisionAnswer,
   type DecisionCall,
   type DecisionCompletion,
+  type DecisionJudge,
   type DecisionTransport,
   stateText,
 } from './judge/decision-judge.js'

@@ -64,14 +64,20 @@ export interface DecisionTransport {
   classify(error: unknown, call: DecisionCall): TransportFailure
 }
 
+/** A decision judge: `decides`, and answers several decisions about one state in one call. */
+export type DecisionJudge = JudgeModel & {
+  readonly decides: true
+  generateMany: NonNullable<JudgeModel['generateMany']>
+}
+
 /** The most a provider's rounding (2 decimals) may move a sum, per probability; and float noise. */
 const ROUNDING_PER_PROBABILITY = 0.005
 const FLOAT_NOISE = 1e-6
 
 /** A judge that answers decisions through `transport`: `decides`, with `generateMany` for questions about one state. */
-export function createDecisionJudge(transport: DecisionTransport): JudgeModel {
+export function createDecisionJudge(transport: DecisionTransport): DecisionJudge {
   const secrets = (): Secrets => transport.secrets()
-  const judge: JudgeModel = {
+  const judge: DecisionJudge = {
     name: transport.name,
     cacheIdentity: transport.cacheIdentity,
     endpoint: transport.endpoint,

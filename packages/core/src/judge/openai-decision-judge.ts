@@ -8,7 +8,14 @@ import { nonEmpty, readEnv } from '../internal/env.js'
 import { expecting, parseOptions } from '../internal/options.js'
 import { timerMsSchema } from '../runtime/limits.js'
 import { BodyFailure, postReadingBody, type SdkRequest } from './completion-body.js'
-import { createDecisionJudge, type DecisionAnswer, type DecisionCall, keysOf, stateText } from './decision-judge.js'
+import {
+  createDecisionJudge,
+  type DecisionAnswer,
+  type DecisionCall,
+  type DecisionJudge,
+  keysOf,
+  stateText,
+} from './decision-judge.js'
 import { DEFAULT_JUDGE_MAX_RETRIES, DEFAULT_JUDGE_TIMEOUT_MS } from './default-timing.js'
 import { retryAfterOf, rootMessage, type TransportFailure } from './failures.js'
 import { cacheNamespaceSchema, maxRetriesSchema, pricingSchema } from './judge-option-schemas.js'
@@ -94,7 +101,7 @@ export class OpenAIDecisionJudge implements JudgeModel {
   /** 429s are retried by the judge runtime (one pause for every worker), not by the SDK. */
   readonly rateLimitRetries: number
   readonly decides = true
-  readonly #judge: JudgeModel
+  readonly #judge: DecisionJudge
 
   constructor(options: OpenAIDecisionJudgeOptions = {}) {
     parseOptions(optionsSchema, options, 'OpenAIDecisionJudge')
@@ -117,7 +124,7 @@ export class OpenAIDecisionJudge implements JudgeModel {
 
   /** Answers decisions about one state in one request; a refused question is its entry's Error. */
   generateMany(requests: readonly JudgeRequest<unknown>[]): Promise<readonly (JudgeResponse<unknown> | Error)[]> {
-    return (this.#judge.generateMany as NonNullable<JudgeModel['generateMany']>)(requests)
+    return this.#judge.generateMany(requests)
   }
 
   scrubSecrets(text: string): string {
