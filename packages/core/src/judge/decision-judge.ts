@@ -101,6 +101,7 @@ export function createDecisionJudge(transport: DecisionTransport): DecisionJudge
   return judge
 
   async function decideAll(requests: readonly JudgeRequest<unknown>[]): Promise<(JudgeResponse<unknown> | Error)[]> {
+    if (requests.length === 0) return []
     const questions = requests.map(questionOf)
     await transport.refreshSecrets?.()
     const known = secrets()

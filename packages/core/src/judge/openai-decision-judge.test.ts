@@ -1,13 +1,14 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { decideEach, mostProbable, useOpenAIServer } from '@judgetree/test-support'
+import { decideEach, jsonReply, mostProbable, useOpenAIServer } from '@judgetree/test-support'
 import OpenAI from 'openai'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { ConfigurationError, JudgeCallError, JudgeOutputError, MeasurementAbortedError } from '../errors.js'
 import { createJudgeRuntime } from '../runtime/judge-runtime.js'
 import { OpenAIDecisionJudge, type OpenAIDecisionJudgeOptions } from './openai-decision-judge.js'
+import { OpenAIJudge } from './openai-judge.js'
 import type { JudgeQuestion, JudgeRequest, JudgeResponse } from './types.js'
 
 const KEY = 'sk-test-DECISION-SECRET-1234567890'
@@ -317,6 +318,20 @@ describe('OpenAIDecisionJudge on /v1/decisions (openai v6 SDK, local server)', (
     expect(fromEnv.cacheIdentity).toEqual({ model: 'gpt-6-luna', api: 'decisions' })
     await fromEnv.generate(ask(polite))
     expect(server.decisionRequests.at(-1)?.headers.authorization).toBe('Bearer sk-from-the-environment-123456')
+  })
+
+  it('shares one server with a chat judge, each API recorded apart; no questions make no request', async () => {
+    server.respondWith(() => jsonReply({ output: 'Order #12' }))
+    const chat = new OpenAIJudge({ apiKey: KEY, baseURL: server.baseURL, maxRetries: 0 })
+    const task = await chat.generate({ ...ask(undefined), schema: z.object({ output: z.string() }) })
+    const decision = await judge().generate(ask(polite))
+
+    expect(task.value).toEqual({ output: 'Order #12' })
+    expect(decision.value).toEqual({ verdict: true })
+    expect(server.requests.map((request) => request.url)).toEqual(['/v1/chat/completions'])
+    expect(server.decisionRequests.map((request) => request.url)).toEqual(['/v1/decisions'])
+    expect(await judge().generateMany([])).toEqual([])
+    expect(server.decisionRequests).toHaveLength(1)
   })
 
   it('checks its options, naming every wrong one', () => {
