@@ -131,6 +131,8 @@ export function createDecisionJudge(transport: DecisionTransport): DecisionJudge
       )
     }
     const model = completion.servedModel ?? transport.name
+    // The first answer given carries the call's usage (a refused first question must not lose it).
+    let billed = false
     return questions.map((question, at) => {
       const answer = completion.answers[at] as DecisionAnswer
       const problem = problemOf(question, answer)
@@ -145,8 +147,9 @@ export function createDecisionJudge(transport: DecisionTransport): DecisionJudge
         const what = scrub(answer.kind === 'malformed' ? answer.problem : (problem as string))
         return new JudgeCallError(`${where()} gave a malformed answer to ${asked}: ${what}.`)
       }
-      const usage = at === 0 ? usageOf(completion, model) : usageOf(undefined, model)
-      return responseOf(question, answer.probabilities, usage, at > 0)
+      const extra = billed
+      billed = true
+      return responseOf(question, answer.probabilities, usageOf(extra ? undefined : completion, model), extra)
     })
   }
 

@@ -175,6 +175,12 @@ describe('OpenAIDecisionJudge on /v1/decisions (openai v6 SDK, local server)', (
       /^The decision model "gpt-6-luna" at 127\.0\.0\.1:\d+ refused to answer question 2 of 3 \("What is the tone of the reply\?"\)/,
     )
     expect((entries[2] as JudgeResponse<unknown>).value).toEqual({ score: 3 })
+    // A refused first question does not take the call's usage with it: the first answer given carries it.
+    server.decideWith(() => ({ answers: [{ refusal: true }, mostProbable('Warm')], usage: { inputTokens: 50 } }))
+    const [refused, answered] = await judge().generateMany([ask(polite), ask(tone)])
+    expect(refused).toBeInstanceOf(JudgeOutputError)
+    expect((answered as JudgeResponse<unknown>).usage.promptTokens).toBe(50)
+    expect((answered as JudgeResponse<unknown>).extraSample).toBeUndefined()
     // Through generate, the refusal rejects.
     server.decideWith(() => ({ answers: [{ refusal: true }] }))
     expect((await rejection(judge().generate(ask(polite)))).message).toMatch(/refused to answer question 1 of 1/)
