@@ -25,6 +25,7 @@ describe('package entries', () => {
       'checkOptions',
       'closestName',
       'concurrencySchema',
+      'createDecisionJudge',
       'createJudgeRuntime',
       'createStructuredJudge',
       'defaultJudgeRuntime',
@@ -55,6 +56,7 @@ describe('package entries', () => {
       'scrubValue',
       'signalSchema',
       'startCoordinator',
+      'stateText',
       'temperatureSchema',
       'terminalSafe',
       'thresholdSchema',
@@ -69,6 +71,7 @@ describe('package entries', () => {
       'xmlSafe',
     ])
     expect(Object.keys(root)).toContain('evaluate')
+    expect(Object.keys(root)).toEqual(expect.arrayContaining(['OpenAIDecisionJudge', 'DEFAULT_DECISION_PRICES']))
   })
 
   test('./runtime gives other judges the answer reading and secret scrubbing OpenAIJudge uses', () => {

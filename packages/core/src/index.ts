@@ -91,9 +91,15 @@ export {
 } from './errors.js'
 export { type EvaluateOptions, type Evaluation, type EvaluationMetric, evaluate } from './evaluate/evaluate.js'
 export type { EvaluationProgress, OutputStream } from './evaluate/progress-bar.js'
+export {
+  type DecisionsClient,
+  OpenAIDecisionJudge,
+  type OpenAIDecisionJudgeOptions,
+} from './judge/openai-decision-judge.js'
 export { OpenAIJudge, type OpenAIJudgeOptions, type ReasoningEffort } from './judge/openai-judge.js'
 export {
   costOf,
+  DEFAULT_DECISION_PRICES,
   DEFAULT_MODEL_PRICES,
   type ModelPrice,
   PRICES_CHECKED,

@@ -26,6 +26,16 @@ export { writeFileAtomically } from './internal/write-file.js'
 export { answerExcerpt, type ParsedAnswer, parseJudgeAnswer, withSchemaInstruction } from './judge/answer.js'
 // For judge transports (@judgetree/ai-sdk, or yours): retries and a timeout for an SDK that leaves them to you.
 export { CallBudget, type CallBudgetOptions } from './judge/call-budget.js'
+// For decision transports (@judgetree/ai-sdk's, or yours): the decision protocol, as OpenAIDecisionJudge speaks it.
+export {
+  createDecisionJudge,
+  type DecisionAnswer,
+  type DecisionCall,
+  type DecisionCompletion,
+  type DecisionJudge,
+  type DecisionTransport,
+  stateText,
+} from './judge/decision-judge.js'
 // For test-runner integrations: their default test timeout outlasts a default judge's own timeout and retries.
 export { DEFAULT_JUDGE_CALL_BUDGET_MS } from './judge/default-timing.js'
 // For judge transports (@judgetree/ai-sdk, or yours): the protocol and what a transport needs to speak it.

@@ -1,5 +1,15 @@
 // @judgetree/test-support: helpers the packages' tests share, used from source (never built or published).
 
+export {
+  type DecisionAnswerScript,
+  type DecisionBody,
+  type DecisionQuestionBody,
+  type DecisionReply,
+  type DecisionResponder,
+  decideEach,
+  mostProbable,
+  type RecordedDecisionRequest,
+} from './decision-server.js'
 export { judgeProtocolSuite, type ProtocolJudgeFactory } from './judge-protocol-suite.js'
 export {
   type ChatCompletionBody,

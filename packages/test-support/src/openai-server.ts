@@ -1,5 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
+import {
+  type DecisionBody,
+  type DecisionResponder,
+  decisionBodyProblem,
+  decisionOf,
+  type RecordedDecisionRequest,
+  unscriptedDecisions,
+} from './decision-server.js'
 
 /** The Chat Completions request fields the judge sends and tests inspect. */
 export interface ChatCompletionBody {
@@ -76,6 +84,20 @@ export interface ScriptedReply {
  */
 export type ModelList = Readonly<Record<string, string | null>> | { readonly status: number }
 
+/** What a reply may do besides answering: wait, fail, or cut the connection or the body. */
+type Fault = Pick<
+  ScriptedReply,
+  | 'status'
+  | 'error'
+  | 'headers'
+  | 'delayMs'
+  | 'resetConnection'
+  | 'rawBody'
+  | 'resetAfterHeaders'
+  | 'truncateBody'
+  | 'stallAfterHeaders'
+>
+
 /** Decides the reply to one request. */
 export type Responder = (request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>
 
@@ -103,6 +125,11 @@ export interface OpenAIServerOptions {
   readonly reasoningModel?: ReasoningModelMode | boolean | undefined
   /** What `GET /v1/models/{id}` answers, by model id. @default {} (every model lookup is a 404) */
   readonly models?: ModelList | undefined
+  /**
+   * How `POST /v1/decisions` (OpenAI's Decisions API) is answered, e.g. `decideEach(() => mostProbable(true))`.
+   * @default a 500 saying no decision responder was scripted
+   */
+  readonly decisions?: DecisionResponder | undefined
 }
 
 /** A running scriptable OpenAI-compatible server. */
@@ -111,9 +138,13 @@ export interface OpenAIServer {
   readonly baseURL: string
   /** The chat completion requests, in arrival order (model lookups are in `modelLookups`). */
   readonly requests: RecordedRequest[]
+  /** The `POST /v1/decisions` requests, in arrival order (apart from the chat completions in `requests`). */
+  readonly decisionRequests: RecordedDecisionRequest[]
   /** The model ids asked for with `GET /v1/models/{id}`, in arrival order. */
   readonly modelLookups: string[]
   respondWith(responder: Responder): void
+  /** Replaces how decision requests are answered. */
+  decideWith(responder: DecisionResponder): void
   /** Replaces what model lookups answer. */
   listModels(models: ModelList): void
   /** Stops listening and drops open connections, including delayed replies. */
@@ -131,15 +162,20 @@ const DEFAULT_USAGE: NonNullable<ScriptedReply['usage']> = { promptTokens: 10, c
 /** OpenAI's path, and Azure OpenAI's, whose deployment takes the place of the model. */
 const CHAT_COMPLETIONS_PATH = /^\/(?:v1|openai\/deployments\/[^/]+)\/chat\/completions$/
 
+/** OpenAI's Decisions API. */
+const DECISIONS_PATH = '/v1/decisions'
+
 /** OpenAI's path to one model's description. */
 const MODEL_PATH = /^\/v1\/models\/([^/?]+)$/
 
-/** Starts a Chat Completions server (with model lookups) on 127.0.0.1 at a free port. */
+/** Starts a Chat Completions server (with model lookups and the Decisions API) on 127.0.0.1 at a free port. */
 export async function startOpenAIServer(
   responder: Responder = unscripted,
   options: OpenAIServerOptions = {},
 ): Promise<OpenAIServer> {
   let current = responder
+  let decisions = options.decisions ?? unscriptedDecisions
+  const decisionRequests: RecordedDecisionRequest[] = []
   const reasoning = options.reasoningModel === true ? {} : options.reasoningModel || undefined
   const promptsSeen = new Set<string>()
   let models: ModelList = options.models ?? {}
@@ -167,6 +203,10 @@ export async function startOpenAIServer(
       answerModel(decodeURIComponent(lookedUp[1] as string), res)
       return
     }
+    if (req.method === 'POST' && req.url?.split('?')[0] === DECISIONS_PATH) {
+      await handleDecision(req, res, text)
+      return
+    }
     if (req.method !== 'POST' || !CHAT_COMPLETIONS_PATH.test(req.url?.split('?')[0] ?? '')) {
       sendJson(res, 404, { error: { message: `Unknown path ${req.method} ${req.url}`, type: 'invalid_request_error' } })
       return
@@ -185,6 +225,34 @@ export async function startOpenAIServer(
     }
     const scripted = await current(recorded)
     const reply = reasoning === undefined ? scripted : reasoningUsage(scripted, recorded.body, reasoning, promptsSeen)
+    await deliver(req, res, reply, () => completion(recorded, reply))
+  }
+
+  /** Answers a `POST /v1/decisions`: OpenAI's 400 for a body it would refuse, else the decision responder's reply. */
+  async function handleDecision(req: IncomingMessage, res: ServerResponse, text: string): Promise<void> {
+    const recorded: RecordedDecisionRequest = {
+      url: req.url ?? '',
+      body: JSON.parse(text) as DecisionBody,
+      headers: req.headers,
+      index: decisionRequests.length,
+    }
+    decisionRequests.push(recorded)
+    const problem = decisionBodyProblem(recorded.body)
+    if (problem !== undefined) {
+      sendJson(res, 400, { error: { ...problem, type: 'invalid_request_error', code: 'invalid_value' } })
+      return
+    }
+    const reply = await decisions(recorded)
+    await deliver(req, res, reply, () => decisionOf(recorded, reply))
+  }
+
+  /** Sends `reply`: its delay and faults, else `answer()` (built only when it is sent). */
+  async function deliver(
+    req: IncomingMessage,
+    res: ServerResponse,
+    reply: Fault,
+    answer: () => unknown,
+  ): Promise<void> {
     if (reply.delayMs !== undefined && !(await wait(reply.delayMs, res))) return
     if (reply.resetConnection) {
       req.socket.destroy()
@@ -192,7 +260,7 @@ export async function startOpenAIServer(
     }
     for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value)
     if (reply.resetAfterHeaders || reply.truncateBody || reply.stallAfterHeaders) {
-      const body = Buffer.from(reply.rawBody ?? JSON.stringify(completion(recorded, reply)))
+      const body = Buffer.from(reply.rawBody ?? JSON.stringify(answer()))
       const half = body.subarray(0, Math.floor(body.length / 2))
       if (reply.truncateBody) {
         res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' }).end(half)
@@ -213,7 +281,7 @@ export async function startOpenAIServer(
       sendJson(res, reply.status, { error: { type: 'invalid_request_error', code: null, param: null, ...error } })
       return
     }
-    sendJson(res, reply.status ?? 200, completion(recorded, reply))
+    sendJson(res, reply.status ?? 200, answer())
   }
 
   /** A model's description as OpenAI gives it, with its `shutdown_date`; a 404 for a model not listed. */
@@ -260,9 +328,13 @@ export async function startOpenAIServer(
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
+    decisionRequests,
     modelLookups,
     respondWith(next) {
       current = next
+    },
+    decideWith(next) {
+      decisions = next
     },
     listModels(next) {
       models = next

@@ -8,6 +8,9 @@ import { type CallHistory, withRetries } from './transport-retries.js'
 /** A Retry-After honoured: under a minute, or under the backoff it replaces (as the AI SDK does). */
 const MAX_RETRY_AFTER_MS = 60_000
 
+/** A call the budget runs: a judge protocol's TransportCall, or a decision protocol's DecisionCall. */
+export type BudgetedCall = Pick<TransportCall, 'signal'>
+
 /** How a transport's calls are retried and bounded. */
 export interface CallBudgetOptions {
   /** Milliseconds one call, its retries included, may take. */
@@ -24,7 +27,7 @@ export interface CallBudgetOptions {
 /** The calls of one transport: runs each within its budget, and remembers what happened for `classify`. */
 export class CallBudget {
   readonly #options: CallBudgetOptions
-  readonly #calls = new WeakMap<TransportCall, { history: CallHistory; timeout: AbortSignal }>()
+  readonly #calls = new WeakMap<BudgetedCall, { history: CallHistory; timeout: AbortSignal }>()
 
   constructor(options: CallBudgetOptions) {
     this.#options = options
@@ -45,7 +48,7 @@ export class CallBudget {
   }
 
   /** Runs `attempt` with the retries, each given a signal that ends with the call's signal or at timeoutMs. */
-  run<R>(call: TransportCall, attempt: (signal: AbortSignal) => Promise<R>): Promise<R> {
+  run<R>(call: BudgetedCall, attempt: (signal: AbortSignal) => Promise<R>): Promise<R> {
     const { timeoutMs, maxRetries, retryable, firstDelayMs, retryAfterMs } = this.#options
     const deadline = Date.now() + timeoutMs
     const timeout = AbortSignal.timeout(timeoutMs)
@@ -61,7 +64,7 @@ export class CallBudget {
   }
 
   /** The timeout failure when timeoutMs (not the measurement's signal) ended `call`. */
-  timedOut(call: TransportCall): TransportFailure | undefined {
+  timedOut(call: BudgetedCall): TransportFailure | undefined {
     const made = this.#calls.get(call)
     if (made === undefined || !made.timeout.aborted || call.signal?.aborted) return undefined
     const { retries, earlier } = made.history
@@ -70,7 +73,7 @@ export class CallBudget {
   }
 
   /** The retries `call` made, and why it made no more when a retry would have started after timeoutMs. */
-  retriesOf(call: TransportCall): { readonly retries: number; readonly skipped: string | undefined } {
+  retriesOf(call: BudgetedCall): { readonly retries: number; readonly skipped: string | undefined } {
     const history = this.#calls.get(call)?.history ?? { retries: 0 }
     const wait = history.skippedWaitMs
     return {

@@ -3,7 +3,7 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortEr
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions'
 import { JudgeCallError, JudgeOutputError } from '../errors.js'
 import { nonEmpty, readEnv } from '../internal/env.js'
-import { BodyFailure, bodyRetryDelay, readCompletionBody } from './completion-body.js'
+import { BodyFailure, postReadingBody } from './completion-body.js'
 import { DEFAULT_JUDGE_MAX_RETRIES, DEFAULT_JUDGE_TIMEOUT_MS } from './default-timing.js'
 import { retryAfterOf, rootMessage, type TransportFailure } from './failures.js'
 import { shutdownDateOf } from './model-shutdown.js'
@@ -25,7 +25,6 @@ import {
   type TransportSample,
 } from './structured-judge.js'
 import { readTokenLogprobs } from './token-logprobs.js'
-import { withRetries } from './transport-retries.js'
 
 export type { OpenAIJudgeOptions, ReasoningEffort } from './openai-options.js'
 
@@ -67,35 +66,16 @@ function openAITransport(options: OpenAIJudgeOptions): JudgeTransport {
   }
   const where = () => `The judge model "${name}" at ${connected().host}`
 
-  /**
-   * One completion, with the SDK's retries for failures before the answer and ours for failures while reading it:
-   * the SDK reads the body outside its retry loop, so a connection reset mid-body or a truncated body would
-   * otherwise end the measurement at the first occurrence. Both are retried up to maxRetries times, with backoff.
-   */
-  async function post(params: ChatCompletionCreateParamsNonStreaming, signal: AbortSignal | undefined) {
+  /** One completion, its body read and retried (postReadingBody) when cut short. */
+  function post(params: ChatCompletionCreateParamsNonStreaming, signal: AbortSignal | undefined) {
     const { client, maxRetries } = connected()
-    const attempt = async () => {
-      // The SDK's timeout ends when the headers arrive; this controller also bounds reading the body.
-      const body = new AbortController()
-      const relay = (): void => body.abort(signal?.reason)
-      signal?.addEventListener('abort', relay, { once: true })
-      try {
-        const response = await client.chat.completions
-          .create(params, {
-            signal: body.signal,
-            timeout: timeoutMs,
-            ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
-          })
-          .asResponse()
-        const read = await readCompletionBody(response, signal, body, timeoutMs)
-        if ('failure' in read) throw read.failure
-        return read.completion
-      } finally {
-        signal?.removeEventListener('abort', relay)
-      }
-    }
-    const retryable = (error: unknown) => error instanceof BodyFailure
-    return withRetries(attempt, { maxRetries, retryable, delayMs: (_, retry) => bodyRetryDelay(retry), signal })
+    const sdkOptions = (body: AbortSignal) => ({
+      signal: body,
+      timeout: timeoutMs,
+      ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+    })
+    const send = (body: AbortSignal) => client.chat.completions.create(params, sdkOptions(body))
+    return postReadingBody<ChatCompletion>(send, { signal, timeoutMs, maxRetries })
   }
 
   /** One choice of the completion, or why it cannot be used. Compatible servers do not always follow the typed shape. */
@@ -207,15 +187,7 @@ function openAITransport(options: OpenAIJudgeOptions): JudgeTransport {
     classify(error, call): TransportFailure {
       const retries = connected().maxRetries
       if (error instanceof APIUserAbortError) return { kind: 'aborted' }
-      if (error instanceof BodyFailure) {
-        const what =
-          error.kind === 'reset'
-            ? `: the connection was reset mid-response, while the answer was being read (${error.detail})`
-            : error.kind === 'stalled'
-              ? ` stopped sending the answer mid-body: ${error.detail}`
-              : ` sent a ${error.kind === 'truncated' ? 'truncated body' : 'body that is not JSON'} (not valid JSON: ${error.detail})`
-        return { kind: 'cut-short', what, retries }
-      }
+      if (error instanceof BodyFailure) return { kind: 'cut-short', what: error.what, retries }
       // Whatever else the SDK throws (a header it cannot build, a bug) may quote the request: scrubbed, like the rest.
       if (error instanceof APIConnectionTimeoutError) return { kind: 'timeout', retries }
       if (error instanceof APIConnectionError) return { kind: 'unreachable', detail: rootMessage(error), retries }

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { ConfigurationError } from '../errors.js'
-import { costOf, DEFAULT_MODEL_PRICES, PRICES_CHECKED, registerModelPrices } from './pricing.js'
+import {
+  costOf,
+  DEFAULT_DECISION_PRICES,
+  DEFAULT_MODEL_PRICES,
+  decisionCostOf,
+  PRICES_CHECKED,
+  registerModelPrices,
+} from './pricing.js'
 
 describe('costOf', () => {
   it('prices a known model per million tokens', () => {
@@ -104,5 +111,22 @@ describe('costOf', () => {
       })
     expect(register).toThrow(/"cached-model-v".cachedInputPerMillion must be a number of USD from 0 and up/)
     expect(costOf('cached-model-v', 1_000_000, 0)).toBeUndefined()
+  })
+})
+
+describe('decisionCostOf', () => {
+  it("prices gpt-6-luna's decisions at the Decisions API price, never at a chat price", () => {
+    expect(DEFAULT_DECISION_PRICES['gpt-6-luna']).toEqual({ inputPerMillion: 0.1, outputPerMillion: 0 })
+    expect(decisionCostOf('gpt-6-luna', 1_000_000, 1_000_000)).toBe(0.1)
+    expect(decisionCostOf('gpt-6-luna-2026-10-06', 1_000_000, 0, undefined, 500_000)).toBe(0.1)
+    // The chat price of gpt-6-luna (output $0.50) and a registered chat price never apply to decisions.
+    expect(costOf('gpt-6-luna', 1_000_000, 1_000_000)).not.toBe(0.1)
+    registerModelPrices({ 'decision-test-model': { inputPerMillion: 9, outputPerMillion: 9 } })
+    expect(decisionCostOf('decision-test-model', 1_000, 0)).toBeUndefined()
+    expect(
+      decisionCostOf('decision-test-model', 1_000_000, 0, {
+        'decision-test-model': { inputPerMillion: 2, outputPerMillion: 0 },
+      }),
+    ).toBe(2)
   })
 })

@@ -23,8 +23,11 @@ export const PRICES_CHECKED = '2026-11-26'
 //   1.0.19 (the 2026-07-30 price, cached $0.20).
 // - gpt-5.2 and the cached prices of gpt-4.1 and gpt-5-mini: GitHub Docs' Copilot models-and-pricing table;
 //   gpt-5.4 and gpt-5.4-mini: adk-model's OpenAI price table (March 2026).
-// Left out until a source states all three prices: gpt-5.6-sol (quoted at $5/$30 at launch and $4/$20 since),
-// gpt-6.2-astra (no cached price found), and the Decisions API (no per-token price found).
+// Left out until a source states all three prices: gpt-5.6-sol (quoted at $5/$30 at launch and $4/$20 since) and
+// gpt-6.2-astra (no cached price found).
+// - DEFAULT_DECISION_PRICES: gpt-6-luna on the Decisions API, $0.10 per million input tokens and nothing for output,
+//   from OpenAI's Decisions API announcement as judgetree's issue 27 and notes/judges-2027.md quote it; no source
+//   states a cached-input price, so cached input is billed as input.
 
 /**
  * Public list prices (USD per 1M tokens, Standard processing, prompts up to 272K input tokens) of common judge
@@ -52,6 +55,14 @@ export const DEFAULT_MODEL_PRICES: Readonly<Record<string, ModelPrice>> = Object
   'gpt-6.1-sol': { inputPerMillion: 2, cachedInputPerMillion: 0.1, outputPerMillion: 10 },
   'gpt-6.2-sol': { inputPerMillion: 2, cachedInputPerMillion: 0.1, outputPerMillion: 10 },
   'gpt-6-luna': { inputPerMillion: 0.1, cachedInputPerMillion: 0.01, outputPerMillion: 0.5 },
+})
+
+/**
+ * Decisions API prices (USD per 1M tokens), apart from the chat prices: the same model name costs differently when it
+ * answers decisions. Used by decision judges (OpenAIDecisionJudge), after a judge's own `pricing`; never for chat.
+ */
+export const DEFAULT_DECISION_PRICES: Readonly<Record<string, ModelPrice>> = Object.freeze({
+  'gpt-6-luna': { inputPerMillion: 0.1, outputPerMillion: 0 },
 })
 
 // Prices registered for this process; consulted after a judge's own `pricing` and before the built-in table.
@@ -103,7 +114,39 @@ export function costOf(
   extra?: Readonly<Record<string, ModelPrice>>,
   cachedPromptTokens = 0,
 ): number | undefined {
-  const price = priceOf(model, extra) ?? priceOf(model.replace(DATED_SNAPSHOT_SUFFIX, ''), extra)
+  const price = (name: string) => priceOf(name, extra)
+  return costBy(price, model, promptTokens, completionTokens, cachedPromptTokens)
+}
+
+/**
+ * The USD cost of one Decisions API call: by the judge's own `pricing`, else DEFAULT_DECISION_PRICES (never a chat
+ * price, registered or built in); undefined when neither prices the model.
+ */
+export function decisionCostOf(
+  model: string,
+  promptTokens: number,
+  completionTokens: number,
+  extra?: Readonly<Record<string, ModelPrice>>,
+  cachedPromptTokens = 0,
+): number | undefined {
+  const price = (name: string) =>
+    extra !== undefined && Object.hasOwn(extra, name)
+      ? extra[name]
+      : Object.hasOwn(DEFAULT_DECISION_PRICES, name)
+        ? DEFAULT_DECISION_PRICES[name]
+        : undefined
+  return costBy(price, model, promptTokens, completionTokens, cachedPromptTokens)
+}
+
+/** The cost at the model's price, or at its alias's for a dated snapshot, as `priceOf` gives them. */
+function costBy(
+  priceOf: (model: string) => ModelPrice | undefined,
+  model: string,
+  promptTokens: number,
+  completionTokens: number,
+  cachedPromptTokens: number,
+): number | undefined {
+  const price = priceOf(model) ?? priceOf(model.replace(DATED_SNAPSHOT_SUFFIX, ''))
   if (price === undefined) return undefined
   // A server never reports more cached tokens than prompt tokens; a malformed count must not make a cost negative.
   const cached = Math.min(Math.max(cachedPromptTokens, 0), promptTokens)

@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors.js'
+import { OpenAIDecisionJudge } from './openai-decision-judge.js'
 import { OpenAIJudge } from './openai-judge.js'
 import type { JudgeModel } from './types.js'
 
@@ -14,10 +15,6 @@ export function resolveJudge(model: string | JudgeModel | undefined): JudgeModel
   }
   if (isJudgeModel(model)) return model
   throw invalidModel(model)
-}
-
-const PENDING_MERGE = (model: string): JudgeModel => {
-  throw new ConfigurationError(`no OpenAIDecisionJudge yet for ${model}`)
 }
 
 // One decision judge per model name, as for chat judges.
@@ -39,7 +36,7 @@ export function resolveDecisionJudge(
     if (wanted.trim() === '') throw invalidDecisionModel(wanted)
     let shared = decisionJudgesByModel.get(wanted)
     if (shared === undefined) {
-      shared = PENDING_MERGE(wanted)
+      shared = new OpenAIDecisionJudge({ model: wanted })
       decisionJudgesByModel.set(wanted, shared)
     }
     return shared

@@ -13,6 +13,7 @@ import {
   evaluate,
   GEval,
   NonBinaryJudgementNode,
+  OpenAIDecisionJudge,
   OpenAIJudge,
   TaskNode,
   ToolCallNode,
@@ -152,6 +153,11 @@ const bags: Record<string, { build: Build; keys: readonly string[]; code?: strin
       'warn',
       'cacheNamespace',
     ],
+  },
+  OpenAIDecisionJudge: {
+    build: (extra) =>
+      new OpenAIDecisionJudge({ apiKey: 'sk-test-null', baseURL: 'http://127.0.0.1:9/v1', ...extra } as never),
+    keys: ['model', 'apiKey', 'baseURL', 'timeoutMs', 'maxRetries', 'pricing', 'fetch', 'client', 'cacheNamespace'],
   },
   createJudgeRuntime: {
     build: (extra) => createJudgeRuntime({ cache: 'off', ...extra } as never),

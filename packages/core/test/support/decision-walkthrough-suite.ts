@@ -75,45 +75,55 @@ export function describeDecisionWalkthroughs(through: string, { server, chat, de
       ['satisfied, Rude', { [PLAYFUL.satisfied]: true, [PLAYFUL.behaviour]: 'Rude' }, 0, 2],
       ['satisfied, Neutral', { [PLAYFUL.satisfied]: true, [PLAYFUL.behaviour]: 'Neutral' }, 0.5, 2],
       ['satisfied, Playful', { [PLAYFUL.satisfied]: true, [PLAYFUL.behaviour]: 'Playful' }, 1, 2],
-    ] as const)('playful chatbot, %s: the same walk and score %s; %s decision request(s), 1 chat call', async (_, verdicts, score, requests) => {
-      const run = await both({ task: [PLAYFUL.summary, PLAYFUL_SUMMARY], verdicts }, playful)
-      expect(run.chatOnly.error).toBeUndefined()
-      expect(run.decided.error).toBeUndefined()
-      expect(run.decided.score).toBe(score)
-      expect(run.decided.score).toBe(run.chatOnly.score)
-      expect(run.decided.success).toBe(run.chatOnly.success)
-      expect(walk(run.decided)).toEqual(walk(run.chatOnly))
-      expect(run.chatCalls).toBe(1 + requests)
-      expect(run.hybridChatCalls).toBe(1)
-      expect(run.decisionRequests).toBe(requests)
-      expect(run.decided.decisionModel).toBe(decider().name)
-      const satisfied = run.decided.trace.nodes.find((node) => node.text === PLAYFUL.satisfied)
-      expect(satisfied?.probabilities?.[String(verdicts[PLAYFUL.satisfied])]).toBeCloseTo(0.85, 5)
-      expect(run.decided.verboseLogs).toContain(`${PLAYFUL.satisfied} → ${verdicts[PLAYFUL.satisfied]} (0.85)`)
-    })
+    ] as const)(
+      'playful chatbot, %s: the same walk and score %s; %s decision request(s), 1 chat call',
+      async (_, verdicts, score, requests) => {
+        const run = await both({ task: [PLAYFUL.summary, PLAYFUL_SUMMARY], verdicts }, playful)
+        expect(run.chatOnly.error).toBeUndefined()
+        expect(run.decided.error).toBeUndefined()
+        expect(run.decided.score).toBe(score)
+        expect(run.decided.score).toBe(run.chatOnly.score)
+        expect(run.decided.success).toBe(run.chatOnly.success)
+        expect(walk(run.decided)).toEqual(walk(run.chatOnly))
+        expect(run.chatCalls).toBe(1 + requests)
+        expect(run.hybridChatCalls).toBe(1)
+        expect(run.decisionRequests).toBe(requests)
+        expect(run.decided.decisionModel).toBe(decider().name)
+        const satisfied = run.decided.trace.nodes.find((node) => node.text === PLAYFUL.satisfied)
+        expect(satisfied?.probabilities?.[String(verdicts[PLAYFUL.satisfied])]).toBeCloseTo(0.85, 5)
+        expect(run.decided.verboseLogs).toContain(`${PLAYFUL.satisfied} → ${verdicts[PLAYFUL.satisfied]} (0.85)`)
+      },
+    )
 
     test.each([
       ['headings missing', { [MEETING.present]: false }, 0, 1],
       ['in order', { [MEETING.present]: true, [MEETING.order]: 'Yes' }, 1, 2],
       ['two out of order', { [MEETING.present]: true, [MEETING.order]: 'Two are out of order' }, 0.4, 2],
       ['all out of order', { [MEETING.present]: true, [MEETING.order]: 'All out of order' }, 0.2, 2],
-    ] as const)('meeting summary, %s: the same walk and score %s; %s decision request(s), 1 chat call', async (_, verdicts, score, requests) => {
-      const run = await both({ task: [MEETING.extract, { output: 'Intro, Body, Conclusion' }], verdicts }, meeting)
-      expect(run.decided.error).toBeUndefined()
-      expect(run.decided.score).toBe(score)
-      expect(run.decided.score).toBe(run.chatOnly.score)
-      expect(walk(run.decided)).toEqual(walk(run.chatOnly))
-      expect(run.hybridChatCalls).toBe(1)
-      expect(run.decisionRequests).toBe(requests)
-    })
+    ] as const)(
+      'meeting summary, %s: the same walk and score %s; %s decision request(s), 1 chat call',
+      async (_, verdicts, score, requests) => {
+        const run = await both({ task: [MEETING.extract, { output: 'Intro, Body, Conclusion' }], verdicts }, meeting)
+        expect(run.decided.error).toBeUndefined()
+        expect(run.decided.score).toBe(score)
+        expect(run.decided.score).toBe(run.chatOnly.score)
+        expect(walk(run.decided)).toEqual(walk(run.chatOnly))
+        expect(run.hybridChatCalls).toBe(1)
+        expect(run.decisionRequests).toBe(requests)
+      },
+    )
 
     test('a decision the model refuses fails the measurement naming the node, and the key never shows', async () => {
       server().respondWith(routeByPrompt([[PLAYFUL.summary, PLAYFUL_SUMMARY]]))
       server().decideWith(decideEach(() => ({ refusal: true })))
       const result = await playful(decider()).measure(playfulConversation)
-      expect(result.error?.code).toBe('JUDGE_CALL_FAILED')
-      expect(result.error?.message).toContain(`ConversationalBinaryJudgementNode (criteria: "${PLAYFUL.satisfied}")`)
-      expect(result.error?.message).toMatch(/refus/)
+      expect(result.error?.code).toBe('JUDGE_OUTPUT_INVALID')
+      expect(result.error?.message).toMatch(
+        /^ConversationalBinaryJudgementNode \(criteria: "Do the assistant's replies/,
+      )
+      expect(result.error?.message).toContain(
+        `refused to answer question 1 of 1 (${JSON.stringify(PLAYFUL.satisfied)})`,
+      )
       expect(JSON.stringify(result)).not.toMatch(/sk-test/)
     })
   })
