@@ -14,7 +14,7 @@ import { Measurement, type MetricContext } from './measurement.js'
 import { type CommonMetricOptions, type ResolvedMetricOptions, resolveCommonOptions } from './options.js'
 import { errorResult } from './result.js'
 import { combineTrials, RUNS_OWN_TRIALS } from './trial-result.js'
-import type { MeasureOptions, Metric, MetricResult } from './types.js'
+import type { MeasureOptions, Metric, MetricResult, PassProbability } from './types.js'
 
 export type { MetricContext, MetricJudgeRequest, MetricStep } from './measurement.js'
 
@@ -24,8 +24,17 @@ export interface BaseMetricOptions extends CommonMetricOptions {
   name?: string | undefined
 }
 
-/** What `score()` returns: a score from 0 to 1, alone or with the reason shown when `includeReason` is on. */
-export type MetricScore = number | { readonly score: number; readonly reason?: string | undefined }
+/**
+ * What `score()` returns: a score from 0 to 1, alone or with the reason shown when `includeReason` is on, and the
+ * chance of passing when the metric knows it from its judge's distributions (see DESIGN.md §9).
+ */
+export type MetricScore =
+  | number
+  | {
+      readonly score: number
+      readonly reason?: string | undefined
+      readonly passProbability?: PassProbability | undefined
+    }
 
 /** The kind a metric declares for the test cases it judges. */
 export type KindOf<TestCase> = TestCase extends ConversationalTestCase ? 'conversational' : 'single-turn'
@@ -188,8 +197,8 @@ export abstract class BaseMetric<TestCase extends LLMTestCase | ConversationalTe
    * result's error (METRIC_FAILED unless a judgetree error).
    */
   protected async run(testCase: TestCase, ctx: Measurement): Promise<MetricResult> {
-    const { raw, reason } = checkScore(await this.score(testCase, ctx), this.name)
-    return ctx.finish(raw, reason)
+    const { raw, reason, passProbability } = checkScore(await this.score(testCase, ctx), this.name)
+    return ctx.finish(raw, reason, undefined, passProbability)
   }
 
   /** What to use instead, said when a test case of the other kind is passed. */
@@ -222,9 +231,14 @@ export abstract class BaseMetric<TestCase extends LLMTestCase | ConversationalTe
   }
 }
 
-function checkScore(outcome: MetricScore, metric: string): { raw: number; reason: string | undefined } {
+function checkScore(
+  outcome: MetricScore,
+  metric: string,
+): { raw: number; reason: string | undefined; passProbability: PassProbability | undefined } {
   const raw = typeof outcome === 'number' ? outcome : (outcome as { score?: unknown } | undefined)?.score
-  const reason = typeof outcome === 'object' && outcome !== null ? outcome.reason : undefined
+  const given = typeof outcome === 'object' && outcome !== null ? outcome : undefined
+  const reason = given?.reason
+  const passProbability = given?.passProbability
   if (typeof raw !== 'number' || !(raw >= 0 && raw <= 1) || (reason !== undefined && typeof reason !== 'string')) {
     throw new JudgetreeError(
       'METRIC_FAILED',
@@ -232,7 +246,28 @@ function checkScore(outcome: MetricScore, metric: string): { raw: number; reason
         `string reason; got ${describeValue(outcome)}.`,
     )
   }
-  return { raw, reason }
+  if (passProbability !== undefined && !isPassProbability(passProbability)) {
+    throw new JudgetreeError(
+      'METRIC_FAILED',
+      `The metric "${metric}" failed: score() returned a passProbability that is not { p, low, high, expectedScore, ` +
+        `source, pivot } with 0 <= low <= p <= high <= 1; got ${describeValue(passProbability)}.`,
+    )
+  }
+  return { raw, reason, passProbability }
+}
+
+function isPassProbability(value: PassProbability): boolean {
+  const { p, low, high, expectedScore, source } = value as Partial<PassProbability>
+  const unit = (number: unknown): number is number => typeof number === 'number' && number >= 0 && number <= 1
+  return (
+    unit(p) &&
+    unit(low) &&
+    unit(high) &&
+    unit(expectedScore) &&
+    low <= p &&
+    p <= high &&
+    ['judge', 'trials'].includes(source as string)
+  )
 }
 
 const NO_OPTIONS: MeasureOptions = Object.freeze({})

@@ -47,6 +47,41 @@ export interface TrialSpread {
   readonly stdev: number
 }
 
+/** The decision on the walked path whose chosen verdict had the lowest probability: where the doubt sits. */
+export interface PassPivot {
+  /** The trace entry's id, e.g. `n3`. */
+  readonly node: string
+  /** Its label, or its criteria when it has none. */
+  readonly label: string
+  /** The verdict it chose (the most probable one, or with trials the most frequent). */
+  readonly verdict: string | boolean
+  /** That verdict's probability (with trials, the share of the trials that chose it). */
+  readonly probability: number
+}
+
+/**
+ * The chance that the measurement passes (DESIGN.md §9): computed from the judge's distributions over the verdicts
+ * (`source: 'judge'`), or from the pass rate of trials (`source: 'trials'`, with its 95% Wilson interval).
+ */
+export interface PassProbability {
+  /** The estimate, 0..1: the midpoint of `low` and `high` when branches not walked (or trials) leave it bounded. */
+  readonly p: number
+  /** The lowest it can be: every branch not walked counted as failing (with trials, the interval's lower end). */
+  readonly low: number
+  /** The highest it can be: every branch not walked counted as passing (with trials, the interval's upper end). */
+  readonly high: number
+  /** The probability-weighted score, 0..1 (with trials, the mean of their scores). */
+  readonly expectedScore: number
+  readonly source: 'judge' | 'trials'
+  /** The decision whose chosen verdict was least probable; undefined when no decision was uncertain. */
+  readonly pivot: PassPivot | undefined
+  /**
+   * With `trials: { max, until: 'decided' }`: `decided` when the interval cleared `minPassProbability` before `max`
+   * trials, `undecided` when `max` was reached first.
+   */
+  readonly stopped?: 'decided' | 'undecided' | undefined
+}
+
 /** The immutable outcome of one `metric.measure(testCase)`. */
 export interface MetricResult {
   /** The metric's name as shown in reports, e.g. `Instruction Following [ConversationalDAG]`. */
@@ -84,6 +119,11 @@ export interface MetricResult {
   readonly passRate?: number | undefined
   /** The lowest and highest trial score and their standard deviation; present with `trials`. */
   readonly spread?: TrialSpread | undefined
+  /**
+   * The chance that the measurement passes, when the judge gave distributions for every verdict that matters or
+   * trials ran; absent otherwise (judgetree never reports a probability it does not have). See docs/trials.md.
+   */
+  readonly passProbability?: PassProbability | undefined
 }
 
 /** Per-call options for `measure()`. */
