@@ -9,9 +9,10 @@ import { runTrials } from '../runtime/trial-batch.js'
 import { parseConversationalTestCase, parseLLMTestCase } from '../test-case/parse.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import { renderResult } from '../trace/render.js'
+import { runTrialsUntilDecided } from './adaptive-trials.js'
 import { measureOptionsSchema, metricOptionsShape } from './measure-options.js'
 import { Measurement, type MetricContext } from './measurement.js'
-import { type CommonMetricOptions, type ResolvedMetricOptions, resolveCommonOptions } from './options.js'
+import { type CommonMetricOptions, type ResolvedMetricOptions, resolveCommonOptions, trialsOf } from './options.js'
 import { errorResult } from './result.js'
 import { combineTrials, RUNS_OWN_TRIALS } from './trial-result.js'
 import type { MeasureOptions, Metric, MetricResult, PassProbability } from './types.js'
@@ -156,12 +157,12 @@ export abstract class BaseMetric<TestCase extends LLMTestCase | ConversationalTe
         ? NO_OPTIONS
         : parseOptions(measureOptionsSchema, options, `${this.#type} "${this.name}".measure(testCase, options)`)
       const signal = given.signal === undefined ? undefined : relayOf(given.signal)
-      const trials = given.trials ?? this.options.trials
+      const { trials, untilDecided } = given.trials === undefined ? this.options : trialsOf(given.trials)
       const aggregate = given.aggregate ?? this.options.aggregate
       const parsed = this.parse(testCase)
       // The calls the trials share (ctx.once), by key: one map per measurement.
       const shared = new Map<string, Promise<unknown>>()
-      if (trials === 1) {
+      if (trials === 1 && !untilDecided) {
         // #measureOnce written out: one async layer less on every measurement.
         const ctx = new Measurement(this.options, signal, shared, started)
         try {
@@ -170,10 +171,11 @@ export abstract class BaseMetric<TestCase extends LLMTestCase | ConversationalTe
           result = ctx.fail(error)
         }
       } else {
-        const results = await runTrials(trials, () =>
-          this.#measureOnce(parsed, new Measurement(this.options, signal, shared)),
-        )
-        result = combineTrials(started, results, aggregate, this.options.includeReason)
+        const once = () => this.#measureOnce(parsed, new Measurement(this.options, signal, shared))
+        const line = untilDecided ? this.options.minPassProbability : undefined
+        const results =
+          line === undefined ? await runTrials(trials, once) : await runTrialsUntilDecided(trials, line, once)
+        result = combineTrials(started, results, aggregate, this.options.includeReason, line)
       }
     } catch (error) {
       result = errorResult({ options: this.options, started }, error)

@@ -1,7 +1,7 @@
 import type { JudgetreeError } from '../errors.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import type { MetricTrace } from '../trace/types.js'
-import type { TrialAggregate } from './options.js'
+import type { TrialAggregate, TrialsUntilDecided } from './options.js'
 
 /** Judge calls and their cost, for one measurement or summed over a run. */
 export interface MetricUsage {
@@ -130,8 +130,8 @@ export interface MetricResult {
 export interface MeasureOptions {
   /** Cancels in-flight judge calls; the measurement then fails with a `MEASUREMENT_ABORTED` error. */
   readonly signal?: AbortSignal | undefined
-  /** Overrides the metric's `trials` for this measurement. */
-  readonly trials?: number | undefined
+  /** Overrides the metric's `trials` for this measurement (a number, or `{ max, until: 'decided' }`). */
+  readonly trials?: number | TrialsUntilDecided | undefined
   /** Overrides the metric's `aggregate` for this measurement. */
   readonly aggregate?: TrialAggregate | undefined
 }
