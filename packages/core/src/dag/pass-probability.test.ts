@@ -5,6 +5,7 @@ import { DAGMetric } from '../metrics/dag-metric.js'
 import { LLMTestCaseParams } from '../test-case/params.js'
 import { DeepAcyclicGraph } from './graph.js'
 import { BinaryJudgementNode } from './nodes/binary-judgement-node.js'
+import { CodeNode } from './nodes/code-node.js'
 import { NonBinaryJudgementNode } from './nodes/non-binary-judgement-node.js'
 import type { SingleTurnNode } from './nodes/types.js'
 import { VerdictNode } from './nodes/verdict-node.js'
@@ -113,6 +114,17 @@ describe('a DAG metric’s pass probability', () => {
     const result = await measure(dag, { 'Outer?': { true: 0.9, false: 0.1 } })
     expect(result.passProbability?.p).toBeCloseTo(0.63, 9)
     expect(result.passProbability?.expectedScore).toBeCloseTo(0.63, 9)
+  })
+
+  test('a check in code is certain: its verdict carries the judgement under it through unchanged', async () => {
+    const code = new CodeNode({
+      name: 'Has a greeting',
+      check: (view) => (view.actualOutput ?? '').startsWith('Hello'),
+      evaluationParams: output,
+      children: [new VerdictNode({ verdict: true, child: issueExample().rootNodes[0] as never }), leaf(false, 0)],
+    })
+    const result = await measure(new DeepAcyclicGraph({ rootNodes: [code] }), issueAnswers)
+    expect(result.passProbability).toMatchObject({ p: 0.72, low: 0.72, high: 0.72, expectedScore: 0.6 })
   })
 
   test('a verdict that matters answered as a point gives no probability: never a made-up number', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { distributionJudge } from '../../test/support/distribution-judge.js'
 import { scriptedJudge } from '../judge/scripted-judge.js'
 import { ConversationRelevancyMetric } from '../metrics/conversation-relevancy.js'
+import { ConversationalGEval } from '../metrics/conversational-geval.js'
 import { GEval } from '../metrics/geval.js'
 import { TurnContextualRelevancyMetric } from '../metrics/turn-contextual-relevancy.js'
 import { LLMTestCaseParams } from '../test-case/params.js'
@@ -71,6 +72,25 @@ describe('metrics with a distribution-giving judge', () => {
     })
     const result = await metric.measure(testCase)
     expect(result.passProbability).toMatchObject({ p: 0.7, expectedScore: 0.7, pivot: { verdict: '10' } })
+  })
+
+  test('ConversationalGEval: the same levels give the same chance over a conversation', async () => {
+    const metric = new ConversationalGEval({
+      name: 'Empathy',
+      evaluationSteps: ['Check the assistant acknowledges the problem'],
+      threshold: 0.55,
+      model: scriptedJudge({ rules: [] }),
+      decisionModel: distributionJudge(() => ({ 2: 0.1, 5: 0.3, 6: 0.2, 9: 0.4 })),
+    })
+    const result = await metric.measure({
+      turns: [
+        { role: 'user', content: 'My order is late.' },
+        { role: 'assistant', content: 'Sorry to hear that, let me check.' },
+      ],
+    })
+    expect(result.error).toBeUndefined()
+    expect(result.passProbability?.p).toBeCloseTo(0.6, 9)
+    expect(result.passProbability?.expectedScore).toBeCloseTo(0.65, 9)
   })
 
   test('G-Eval with a point answer (no logprobs) has none', async () => {
