@@ -122,6 +122,7 @@ export {
   type ResolvedMetricOptions,
   TRIAL_AGGREGATES,
   type TrialAggregate,
+  type TrialsUntilDecided,
 } from './metric/options.js'
 export { judgeTrials, measureTrials, type TrialVerdict, withThreshold } from './metric/trial-result.js'
 export type {
@@ -131,6 +132,8 @@ export type {
   MetricKind,
   MetricResult,
   MetricUsage,
+  PassPivot,
+  PassProbability,
   SingleTurnMetric,
   TrialResult,
   TrialSpread,

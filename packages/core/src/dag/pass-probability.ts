@@ -33,22 +33,26 @@ export interface WalkedDag {
  */
 export function dagPassProbability(walked: WalkedDag): PassProbability | undefined {
   const entries = new Map(walked.nodes.map((node) => [node.id, node]))
+  // The lower bound first: a point answer that matters makes it absent, and then the upper bound is never computed.
   const low = new DagValue(walked, entries, 'low').total()
+  if (low === ABSENT) return undefined
   const high = new DagValue(walked, entries, 'high').total()
-  if (low === ABSENT || high === ABSENT) return undefined
+  if (high === ABSENT) return undefined
   const pivot = pivotOf(walked.nodes)
   const exact = low.p === high.p && low.expectedScore === high.expectedScore
   return exact ? judged(low, pivot) : bounded(low, high, pivot)
 }
 
-/** One bound's computation: each node's value memoised, each data-fed node counted once. */
+/**
+ * One bound's computation, bottom-up in reverse topological order (so a chain of thousands of judgements needs no
+ * deep recursion): every node's value from its children's. A node that several TaskNodes (or a TaskNode and a
+ * verdict) lead to runs once, so it counts under the first of them only.
+ */
 class DagValue {
   readonly #walked: WalkedDag
   readonly #entries: ReadonlyMap<string, TraceNode>
   readonly #bound: Bound
   readonly #values = new Map<DagNode, Atoms | typeof ABSENT>()
-  /** Nodes already counted under a TaskNode (or as a root): a node fed by two TaskNodes is one branch, not two. */
-  readonly #counted = new Set<DagNode>()
 
   constructor(walked: WalkedDag, entries: ReadonlyMap<string, TraceNode>, bound: Bound) {
     this.#walked = walked
@@ -58,6 +62,10 @@ class DagValue {
 
   total(): { p: number; expectedScore: number } | typeof ABSENT {
     const { plan, strictMode } = this.#walked
+    for (let index = plan.order.length - 1; index >= 0; index--) {
+      const node = plan.order[index] as DagNode
+      this.#values.set(node, this.#compute(node))
+    }
     const roots = plan.order.filter((node) => (plan.parents.get(node) ?? []).length === 0)
     const atoms = this.#parallel(roots)
     if (atoms === ABSENT) return ABSENT
@@ -74,9 +82,7 @@ class DagValue {
   /** Branches that all run: the score is their minimum, and they pass together. */
   #parallel(nodes: readonly DagNode[]): Atoms | typeof ABSENT {
     let combined: Atoms = new Map([[1, { mass: 1, passing: 1 }]])
-    for (const node of nodes) {
-      if (this.#counted.has(node)) continue
-      this.#counted.add(node)
+    for (const node of new Set(nodes)) {
       const value = this.#value(node)
       if (value === ABSENT) return ABSENT
       combined = minimum(combined, value)
@@ -84,12 +90,16 @@ class DagValue {
     return combined
   }
 
+  /** What a node that runs contributes under `parent`: its value under the first node that leads to it, else nothing. */
+  #under(parent: DagNode): DagNode[] {
+    return parent.children.filter(
+      (child) => (this.#walked.plan.parents.get(child) ?? []).find((edge) => edge.edge !== 'choice')?.node === parent,
+    )
+  }
+
   #value(node: DagNode): Atoms | typeof ABSENT {
-    let value = this.#values.get(node)
-    if (value === undefined) {
-      value = this.#compute(node)
-      this.#values.set(node, value)
-    }
+    const value = this.#values.get(node)
+    if (value === undefined) throw new Error('judgetree bug: a node valued before its children')
     return value
   }
 
@@ -98,7 +108,7 @@ class DagValue {
     if (node.traceRole === 'verdict') return this.#verdict(node, entry)
     if (node.childEdge === 'choice') return this.#judgement(node, entry)
     // A TaskNode (or any node feeding data) passes its children's value on; they all run.
-    return this.#parallel(node.children)
+    return this.#parallel(this.#under(node))
   }
 
   #verdict(node: DagNode, entry: TraceNode | undefined): Atoms | typeof ABSENT {
@@ -106,23 +116,28 @@ class DagValue {
     if (score !== undefined) return this.#leaf(score / 10)
     if (entry?.status !== 'ran') return this.#unknown()
     if (entry.metric !== undefined) return this.#childMetric(entry.metric)
-    return this.#parallel(node.children)
+    return this.#parallel(this.#under(node))
   }
 
   #judgement(node: DagNode, entry: TraceNode | undefined): Atoms | typeof ABSENT {
     if (entry?.status !== 'ran') return this.#unknown()
-    const verdicts = [...new Set(node.children)]
+    // The verdicts of each answer (several verdict nodes may share a value: they all run), grouped once.
+    const answers = new Map<string, DagNode[]>()
+    for (const verdict of new Set(node.children)) {
+      const group = answers.get(verdict.text)
+      if (group === undefined) answers.set(verdict.text, [verdict])
+      else group.push(verdict)
+    }
     const chosen = String(entry.verdict)
     const probabilities = entry.probabilities
     // A node that decided without a judge (code, tool calls) is certain of its verdict.
     const certain = probabilities === undefined && (entry.usage?.judgeCalls ?? 0) === 0
-    if (probabilities === undefined && !certain) return this.#pointAnswer(verdicts, chosen)
+    if (probabilities === undefined && !certain) return this.#pointAnswer(answers, chosen)
     const mixture: Atoms = new Map()
-    const values = new Set(verdicts.map((verdict) => verdict.text))
-    for (const value of values) {
+    for (const [value, verdicts] of answers) {
       const p = certain ? (value === chosen ? 1 : 0) : (probabilities?.[value] ?? 0)
       if (p === 0) continue
-      const atoms = this.#branch(verdicts, value, value === chosen)
+      const atoms = this.#branch(verdicts, value === chosen)
       if (atoms === ABSENT) return ABSENT
       addScaled(mixture, atoms, p)
     }
@@ -133,25 +148,24 @@ class DagValue {
    * A judgement answered with a point: its verdict matters unless every verdict leads to the same value (all known
    * without a walk), in which case that is its value.
    */
-  #pointAnswer(verdicts: readonly DagNode[], chosen: string): Atoms | typeof ABSENT {
-    const walked = this.#branch(verdicts, chosen, true)
+  #pointAnswer(answers: ReadonlyMap<string, readonly DagNode[]>, chosen: string): Atoms | typeof ABSENT {
+    const walked = this.#branch(answers.get(chosen) ?? [], true)
     if (walked === ABSENT) return ABSENT
     const key = JSON.stringify([...walked])
-    for (const value of new Set(verdicts.map((verdict) => verdict.text))) {
+    for (const [value, verdicts] of answers) {
       if (value === chosen) continue
-      const other = this.#branch(verdicts, value, false)
+      const other = this.#branch(verdicts, false)
       if (other === ABSENT || JSON.stringify([...other]) !== key) return ABSENT
     }
     return walked
   }
 
-  /** The verdicts of one answer (several verdict nodes may share a value: they all run). */
-  #branch(verdicts: readonly DagNode[], value: string, chosen: boolean): Atoms | typeof ABSENT {
-    const matching = verdicts.filter((verdict) => verdict.text === value)
+  /** The verdicts of one answer, which all run when it is chosen. */
+  #branch(verdicts: readonly DagNode[], chosen: boolean): Atoms | typeof ABSENT {
     // An answer not chosen is known for free only when it ends at scored leaves; anything else needs judge calls.
-    if (!chosen && matching.some((verdict) => verdict.staticDetails().score === undefined)) return this.#unknown()
+    if (!chosen && verdicts.some((verdict) => verdict.staticDetails().score === undefined)) return this.#unknown()
     let combined: Atoms = new Map([[1, { mass: 1, passing: 1 }]])
-    for (const verdict of matching) {
+    for (const verdict of verdicts) {
       const atoms = this.#value(verdict)
       if (atoms === ABSENT) return ABSENT
       combined = minimum(combined, atoms)
