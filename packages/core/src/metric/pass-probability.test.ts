@@ -6,7 +6,10 @@ import { ConversationalGEval } from '../metrics/conversational-geval.js'
 import { GEval } from '../metrics/geval.js'
 import { TurnContextualRelevancyMetric } from '../metrics/turn-contextual-relevancy.js'
 import { LLMTestCaseParams } from '../test-case/params.js'
+import type { LLMTestCase } from '../test-case/schemas.js'
+import { BaseMetric } from './base-metric.js'
 import { countDistribution, meanDistribution, passOf, shareDistribution, wilsonInterval } from './pass-probability.js'
+import type { PassProbability } from './types.js'
 
 const testCase = { input: 'Greet me', actualOutput: 'Hello there, friend!' }
 
@@ -165,5 +168,25 @@ describe('metrics with a distribution-giving judge', () => {
     // Expected: (0.7 + 0.3) / 2.
     expect(result.passProbability?.expectedScore).toBeCloseTo(0.5, 9)
     expect(result.passProbability?.pivot).toMatchObject({ verdict: 'relevant', probability: 0.5 })
+  })
+})
+
+describe('a metric of your own', () => {
+  class Coin extends BaseMetric<LLMTestCase> {
+    readonly kind = 'single-turn'
+    constructor(readonly chance: unknown) {
+      super({ model: scriptedJudge({ rules: [] }) }, { name: 'Coin' })
+    }
+    protected score() {
+      return { score: 1, passProbability: this.chance as PassProbability }
+    }
+  }
+
+  test('may return a passProbability, which the result carries; one out of shape fails the metric', async () => {
+    const chance = { p: 0.5, low: 0.5, high: 0.5, expectedScore: 0.5, source: 'judge', pivot: undefined } as const
+    expect((await new Coin(chance).measure(testCase)).passProbability).toEqual(chance)
+    const wrong = await new Coin({ ...chance, low: 0.7 }).measure(testCase)
+    expect(wrong.error?.code).toBe('METRIC_FAILED')
+    expect(wrong.error?.message).toContain('0 <= low <= p <= high <= 1')
   })
 })
