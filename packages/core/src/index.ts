@@ -128,6 +128,7 @@ export {
   type ResolvedMetricOptions,
   TRIAL_AGGREGATES,
   type TrialAggregate,
+  type TrialsUntilDecided,
 } from './metric/options.js'
 export { judgeTrials, measureTrials, type TrialVerdict, withThreshold } from './metric/trial-result.js'
 export type {
@@ -137,6 +138,8 @@ export type {
   MetricKind,
   MetricResult,
   MetricUsage,
+  PassPivot,
+  PassProbability,
   SingleTurnMetric,
   TrialResult,
   TrialSpread,

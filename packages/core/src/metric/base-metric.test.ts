@@ -131,7 +131,7 @@ describe('BaseMetric', () => {
       'Invalid options for NoPromisesMetric "No Promises":\n' +
         "  - Expected `verboseMode` to be true or false, got 'yes' (string).\n" +
         '  - unknown option `threshhold`; did you mean `threshold`?\n' +
-        '  - unknown option `retries`; the options are `name`, `threshold`, `model`, `decisionModel`, `includeReason`, `strictMode`, `asyncMode`, `verboseMode`, `trials`, `aggregate`.\n' +
+        '  - unknown option `retries`; the options are `name`, `threshold`, `model`, `decisionModel`, `includeReason`, `strictMode`, `asyncMode`, `verboseMode`, `trials`, `aggregate`, `minPassProbability`.\n' +
         '  - unknown option `strict_mode`; did you mean `strictMode`?',
     )
   })

@@ -9,12 +9,13 @@ import { runTrials } from '../runtime/trial-batch.js'
 import { parseConversationalTestCase, parseLLMTestCase } from '../test-case/parse.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import { renderResult } from '../trace/render.js'
+import { runTrialsUntilDecided } from './adaptive-trials.js'
 import { measureOptionsSchema, metricOptionsShape } from './measure-options.js'
 import { Measurement, type MetricContext } from './measurement.js'
-import { type CommonMetricOptions, type ResolvedMetricOptions, resolveCommonOptions } from './options.js'
+import { type CommonMetricOptions, type ResolvedMetricOptions, resolveCommonOptions, trialsOf } from './options.js'
 import { errorResult } from './result.js'
 import { combineTrials, RUNS_OWN_TRIALS } from './trial-result.js'
-import type { MeasureOptions, Metric, MetricResult } from './types.js'
+import type { MeasureOptions, Metric, MetricResult, PassProbability } from './types.js'
 
 export type { MetricContext, MetricJudgeRequest, MetricStep } from './measurement.js'
 
@@ -24,8 +25,17 @@ export interface BaseMetricOptions extends CommonMetricOptions {
   name?: string | undefined
 }
 
-/** What `score()` returns: a score from 0 to 1, alone or with the reason shown when `includeReason` is on. */
-export type MetricScore = number | { readonly score: number; readonly reason?: string | undefined }
+/**
+ * What `score()` returns: a score from 0 to 1, alone or with the reason shown when `includeReason` is on, and the
+ * chance of passing when the metric knows it from its judge's distributions (see DESIGN.md §9).
+ */
+export type MetricScore =
+  | number
+  | {
+      readonly score: number
+      readonly reason?: string | undefined
+      readonly passProbability?: PassProbability | undefined
+    }
 
 /** The kind a metric declares for the test cases it judges. */
 export type KindOf<TestCase> = TestCase extends ConversationalTestCase ? 'conversational' : 'single-turn'
@@ -147,12 +157,12 @@ export abstract class BaseMetric<TestCase extends LLMTestCase | ConversationalTe
         ? NO_OPTIONS
         : parseOptions(measureOptionsSchema, options, `${this.#type} "${this.name}".measure(testCase, options)`)
       const signal = given.signal === undefined ? undefined : relayOf(given.signal)
-      const trials = given.trials ?? this.options.trials
+      const { trials, untilDecided } = given.trials === undefined ? this.options : trialsOf(given.trials)
       const aggregate = given.aggregate ?? this.options.aggregate
       const parsed = this.parse(testCase)
       // The calls the trials share (ctx.once), by key: one map per measurement.
       const shared = new Map<string, Promise<unknown>>()
-      if (trials === 1) {
+      if (trials === 1 && !untilDecided) {
         // #measureOnce written out: one async layer less on every measurement.
         const ctx = new Measurement(this.options, signal, shared, started)
         try {
@@ -161,10 +171,11 @@ export abstract class BaseMetric<TestCase extends LLMTestCase | ConversationalTe
           result = ctx.fail(error)
         }
       } else {
-        const results = await runTrials(trials, () =>
-          this.#measureOnce(parsed, new Measurement(this.options, signal, shared)),
-        )
-        result = combineTrials(started, results, aggregate, this.options.includeReason)
+        const once = () => this.#measureOnce(parsed, new Measurement(this.options, signal, shared))
+        const line = untilDecided ? this.options.minPassProbability : undefined
+        const results =
+          line === undefined ? await runTrials(trials, once) : await runTrialsUntilDecided(trials, line, once)
+        result = combineTrials(started, results, aggregate, this.options.includeReason, line)
       }
     } catch (error) {
       result = errorResult({ options: this.options, started }, error)
@@ -188,8 +199,8 @@ export abstract class BaseMetric<TestCase extends LLMTestCase | ConversationalTe
    * result's error (METRIC_FAILED unless a judgetree error).
    */
   protected async run(testCase: TestCase, ctx: Measurement): Promise<MetricResult> {
-    const { raw, reason } = checkScore(await this.score(testCase, ctx), this.name)
-    return ctx.finish(raw, reason)
+    const { raw, reason, passProbability } = checkScore(await this.score(testCase, ctx), this.name)
+    return ctx.finish(raw, reason, undefined, passProbability)
   }
 
   /** What to use instead, said when a test case of the other kind is passed. */
@@ -222,9 +233,14 @@ export abstract class BaseMetric<TestCase extends LLMTestCase | ConversationalTe
   }
 }
 
-function checkScore(outcome: MetricScore, metric: string): { raw: number; reason: string | undefined } {
+function checkScore(
+  outcome: MetricScore,
+  metric: string,
+): { raw: number; reason: string | undefined; passProbability: PassProbability | undefined } {
   const raw = typeof outcome === 'number' ? outcome : (outcome as { score?: unknown } | undefined)?.score
-  const reason = typeof outcome === 'object' && outcome !== null ? outcome.reason : undefined
+  const given = typeof outcome === 'object' && outcome !== null ? outcome : undefined
+  const reason = given?.reason
+  const passProbability = given?.passProbability
   if (typeof raw !== 'number' || !(raw >= 0 && raw <= 1) || (reason !== undefined && typeof reason !== 'string')) {
     throw new JudgetreeError(
       'METRIC_FAILED',
@@ -232,7 +248,28 @@ function checkScore(outcome: MetricScore, metric: string): { raw: number; reason
         `string reason; got ${describeValue(outcome)}.`,
     )
   }
-  return { raw, reason }
+  if (passProbability !== undefined && !isPassProbability(passProbability)) {
+    throw new JudgetreeError(
+      'METRIC_FAILED',
+      `The metric "${metric}" failed: score() returned a passProbability that is not { p, low, high, expectedScore, ` +
+        `source, pivot } with 0 <= low <= p <= high <= 1; got ${describeValue(passProbability)}.`,
+    )
+  }
+  return { raw, reason, passProbability }
+}
+
+function isPassProbability(value: PassProbability): boolean {
+  const { p, low, high, expectedScore, source } = value as Partial<PassProbability>
+  const unit = (number: unknown): number is number => typeof number === 'number' && number >= 0 && number <= 1
+  return (
+    unit(p) &&
+    unit(low) &&
+    unit(high) &&
+    unit(expectedScore) &&
+    low <= p &&
+    p <= high &&
+    ['judge', 'trials'].includes(source as string)
+  )
 }
 
 const NO_OPTIONS: MeasureOptions = Object.freeze({})

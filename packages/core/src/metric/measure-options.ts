@@ -14,6 +14,29 @@ export const trialsSchema = expecting(z.number().int().min(1).max(MAX_TRIALS), (
     : `a whole number from 1 to ${MAX_TRIALS} (how many times to measure, e.g. 5)`,
 )
 
+/** `trials: { max, until: 'decided' }`: sample until the pass probability's interval clears the line, at most `max`. */
+const untilDecidedSchema = z.strictObject({ max: z.number().int().min(1).max(MAX_TRIALS), until: z.literal('decided') })
+
+/**
+ * `trials`: how many times to measure (worded as {@link trialsSchema} for a number), or `{ max, until: 'decided' }` to
+ * stop once the verdict is clear.
+ */
+export const trialsOptionSchema = expecting(z.union([trialsSchema, untilDecidedSchema]), (given) =>
+  typeof given === 'object' && given !== null
+    ? `{ max, until: 'decided' } with max a whole number from 1 to ${MAX_TRIALS} (sample until the pass ` +
+      `probability's 95% interval lies wholly above or below minPassProbability, at most max times), e.g. { max: 10, until: 'decided' }`
+    : typeof given === 'number' && given > MAX_TRIALS
+      ? `at most ${MAX_TRIALS} (each trial may cost a judge call per step, and the aggregate of a few dozen trials ` +
+        'is already steady)'
+      : `a whole number from 1 to ${MAX_TRIALS} (how many times to measure, e.g. 5)`,
+)
+
+/** `minPassProbability`: the line `trials: { until: 'decided' }` stops at, once the interval clears it. */
+export const minPassProbabilitySchema = expecting(
+  z.number().gt(0).lt(1),
+  'a number between 0 and 1, exclusive (the pass probability the verdict must clear, e.g. 0.9)',
+)
+
 /** `aggregate`: how the trials' scores combine. */
 export const aggregateSchema = expecting(
   z.enum(TRIAL_AGGREGATES as ['mean', 'median', 'min', 'majority']),
@@ -42,7 +65,7 @@ export const signalSchema = expecting(
 export const measureOptionsSchema = expecting(
   z.strictObject({
     signal: signalSchema.optional(),
-    trials: trialsSchema.optional(),
+    trials: trialsOptionSchema.optional(),
     aggregate: aggregateSchema.optional(),
   }),
   'an options object ({ signal, trials, aggregate }) or nothing',
@@ -69,7 +92,8 @@ export function metricOptionsShape(nameRequired: boolean) {
     strictMode: flagSchema.optional(),
     asyncMode: flagSchema.optional(),
     verboseMode: flagSchema.optional(),
-    trials: trialsSchema.optional(),
+    trials: trialsOptionSchema.optional(),
     aggregate: aggregateSchema.optional(),
+    minPassProbability: minPassProbabilitySchema.optional(),
   }
 }

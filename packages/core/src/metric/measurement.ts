@@ -18,7 +18,7 @@ import {
 import { judgeFor, type ResolvedMetricOptions } from './options.js'
 import { buildResult, errorResult } from './result.js'
 import { applyStrictMode } from './score.js'
-import type { Metric, MetricResult, MetricUsage } from './types.js'
+import type { Metric, MetricResult, MetricUsage, PassProbability } from './types.js'
 import { addUsage, NO_USAGE } from './usage.js'
 
 /** A judge call made through {@link MetricContext.judge}: a JudgeRequest without `signal`, named for the trace. */
@@ -102,6 +102,11 @@ export class TraceSlot {
     this.#recorder = recorder
     this.#index = index
     this.#base = Object.assign({ id: `n${index + 1}` }, base)
+  }
+
+  /** The entry's id in the trace, e.g. `n2`. */
+  get id(): string {
+    return this.#base.id
   }
 
   /** Asks the judge for this entry: times the call, counts its usage, and fills the entry with what it answered. */
@@ -277,13 +282,20 @@ export class Measurement implements MetricContext {
   }
 
   /** The result of a scored measurement; the reason is kept only with `includeReason`. */
-  result(score: number, threshold: number, reason: string | undefined, roots?: readonly string[]): MetricResult {
+  result(
+    score: number,
+    threshold: number,
+    reason: string | undefined,
+    roots?: readonly string[],
+    passProbability?: PassProbability,
+  ): MetricResult {
     return buildResult(this, {
       score,
       threshold,
       reason: this.options.includeReason ? reason : undefined,
       trace: this.trace(roots),
       usage: this.#usage,
+      passProbability,
     })
   }
 
@@ -291,9 +303,14 @@ export class Measurement implements MetricContext {
    * Finishes the measurement with a score from 0 to 1: applies strict mode (and notes it), and builds the result. A
    * reason given as a function gets the final score.
    */
-  finish(raw: number, reason?: string | ((score: number) => string), roots?: readonly string[]): MetricResult {
+  finish(
+    raw: number,
+    reason?: string | ((score: number) => string),
+    roots?: readonly string[],
+    passProbability?: PassProbability,
+  ): MetricResult {
     const { score, threshold } = this.strict(raw)
-    return this.result(score, threshold, typeof reason === 'function' ? reason(score) : reason, roots)
+    return this.result(score, threshold, typeof reason === 'function' ? reason(score) : reason, roots, passProbability)
   }
 
   /** Finishes the measurement that could not score: it fails with the error, its trace and usage so far. */

@@ -24,14 +24,27 @@ export interface CommonMetricOptions {
   verboseMode?: boolean | undefined
   /**
    * Measure this many times, with sampling on (temperature 1 unless the judge has its own), and combine the scores
-   * with `aggregate`; the result keeps every trial. See docs/trials.md. @default 1
+   * with `aggregate`; the result keeps every trial and its `passProbability` (the pass rate with its 95% Wilson
+   * interval). `{ max, until: 'decided' }` stops as soon as that interval lies wholly above or below
+   * `minPassProbability`. See docs/trials.md. @default 1
    */
-  trials?: number | undefined
+  trials?: number | TrialsUntilDecided | undefined
   /**
    * How the trials' scores combine: `'mean'`, `'median'`, `'min'`, or `'majority'` (passes when more than half
    * the trials pass). @default 'mean'
    */
   aggregate?: TrialAggregate | undefined
+  /** The pass probability `trials: { until: 'decided' }` decides against. @default 0.5 */
+  minPassProbability?: number | undefined
+}
+
+/** The pass probability `trials: { until: 'decided' }` decides against when none is given. */
+export const DEFAULT_MIN_PASS_PROBABILITY = 0.5
+
+/** `trials: { max, until: 'decided' }`: sample until the verdict is clear, at most `max` times. */
+export interface TrialsUntilDecided {
+  readonly max: number
+  readonly until: 'decided'
 }
 
 /** The options after defaults, with the judge resolved. */
@@ -45,7 +58,11 @@ export interface ResolvedMetricOptions {
   readonly strictMode: boolean
   readonly asyncMode: boolean
   readonly verboseMode: boolean
+  /** How many trials; with `untilDecided`, the most. */
   readonly trials: number
+  /** Stop the trials once the pass probability's interval clears `minPassProbability`. */
+  readonly untilDecided: boolean
+  readonly minPassProbability: number
   readonly aggregate: TrialAggregate
 }
 
@@ -71,9 +88,19 @@ export function resolveCommonOptions(
     strictMode: options.strictMode ?? false,
     asyncMode: options.asyncMode ?? true,
     verboseMode: options.verboseMode ?? false,
-    trials: options.trials ?? 1,
+    ...trialsOf(options.trials),
+    minPassProbability: options.minPassProbability ?? DEFAULT_MIN_PASS_PROBABILITY,
     aggregate: options.aggregate ?? 'mean',
   }
+}
+
+/** The number of trials, and whether to stop once decided, from the `trials` option's two forms. */
+export function trialsOf(trials: number | TrialsUntilDecided | undefined): {
+  readonly trials: number
+  readonly untilDecided: boolean
+} {
+  if (trials === undefined) return { trials: 1, untilDecided: false }
+  return typeof trials === 'number' ? { trials, untilDecided: false } : { trials: trials.max, untilDecided: true }
 }
 
 /**

@@ -2,7 +2,7 @@ import { toJudgetreeError } from '../errors.js'
 import { renderTrace } from '../trace/render.js'
 import type { MetricTrace } from '../trace/types.js'
 import type { ResolvedMetricOptions } from './options.js'
-import type { MetricResult, MetricUsage } from './types.js'
+import type { MetricResult, MetricUsage, PassProbability } from './types.js'
 import { NO_USAGE } from './usage.js'
 
 /** What a metric knows about the measurement it is finishing. */
@@ -21,6 +21,7 @@ export function buildResult(
     readonly reason: string | undefined
     readonly trace: MetricTrace
     readonly usage: MetricUsage
+    readonly passProbability?: PassProbability | undefined
   },
 ): MetricResult {
   let logs: string | undefined
@@ -42,6 +43,7 @@ export function buildResult(
     durationMs: Math.round(performance.now() - context.started),
     judgeModel: context.options.judge.name,
     ...decisionModelOf(context.options),
+    ...(outcome.passProbability === undefined ? {} : { passProbability: outcome.passProbability }),
   })
 }
 

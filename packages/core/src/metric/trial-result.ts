@@ -2,8 +2,10 @@ import { parseOptions } from '../internal/options.js'
 import { runTrials } from '../runtime/trial-batch.js'
 import { formatScore, renderTrace } from '../trace/render.js'
 import type { MetricTrace, TraceNode } from '../trace/types.js'
+import { runTrialsUntilDecided } from './adaptive-trials.js'
 import { measureOptionsSchema } from './measure-options.js'
-import type { TrialAggregate } from './options.js'
+import { DEFAULT_MIN_PASS_PROBABILITY, type TrialAggregate, trialsOf } from './options.js'
+import { trialsPassProbability } from './trial-probability.js'
 import type { MeasureOptions, Metric, MetricResult, MetricUsage, TrialResult, TrialSpread } from './types.js'
 import { addUsage, NO_USAGE } from './usage.js'
 
@@ -72,6 +74,7 @@ export function combineTrials(
   results: readonly MetricResult[],
   aggregate: TrialAggregate,
   includeReason = results.some((result) => result.reason !== undefined),
+  until?: number,
 ): MetricResult {
   const first = results[0] as MetricResult
   const threshold = first.threshold
@@ -103,6 +106,7 @@ export function combineTrials(
     ...trace,
     notes: [...trace.notes, `${trials.length} trials, combined as the ${how}: ${summary}`],
   }
+  const chance = error === undefined ? trialsPassProbability(results, verdict.passed, merged, until) : undefined
   let logs: string | undefined
   return Object.freeze({
     name,
@@ -122,6 +126,7 @@ export function combineTrials(
     judgeModel: first.judgeModel,
     ...(first.decisionModel === undefined ? {} : { decisionModel: first.decisionModel }),
     ...base,
+    ...(chance === undefined ? {} : { passProbability: chance }),
   })
 }
 
@@ -211,15 +216,18 @@ function oneLine(text: string): string {
  * trial's success, the pass rate and the aggregated verdict are recomputed too.
  */
 export function withThreshold(result: MetricResult, threshold: number): MetricResult {
-  if (result.trials === undefined || result.aggregate === undefined) {
-    return { ...result, threshold, success: result.error === undefined && result.score >= threshold }
-  }
   if (threshold === result.threshold) return result
+  if (result.trials === undefined || result.aggregate === undefined) {
+    // A pass probability was computed against the metric's threshold: against another, there is none to give.
+    const { passProbability: _, ...rest } = result
+    return { ...rest, threshold, success: result.error === undefined && result.score >= threshold }
+  }
   // The trials again as results of their own, judged against the new threshold, then combined as before.
   const results = result.trials.map(
     (trial): MetricResult => ({
       ...result,
       trials: undefined,
+      passProbability: undefined,
       score: trial.score,
       threshold,
       success: trial.error === undefined && trial.score >= threshold,
@@ -231,7 +239,13 @@ export function withThreshold(result: MetricResult, threshold: number): MetricRe
     }),
   )
   const combined = combineTrials(performance.now(), results, result.aggregate, result.reason !== undefined)
-  return { ...combined, verboseLogs: combined.verboseLogs, durationMs: result.durationMs }
+  // The trials stopped against the metric's own threshold; why they stopped stays said.
+  const stopped = result.passProbability?.stopped
+  const chance =
+    combined.passProbability === undefined || stopped === undefined
+      ? combined.passProbability
+      : { ...combined.passProbability, stopped }
+  return { ...combined, verboseLogs: combined.verboseLogs, durationMs: result.durationMs, passProbability: chance }
 }
 
 /**
@@ -247,10 +261,13 @@ export async function measureTrials<TestCase>(
   if (runsOwnTrials(metric)) return metric.measure(testCase, options)
   const started = performance.now()
   const given = parseOptions(measureOptionsSchema, options, `measureTrials(metric "${metric.name}", testCase, options)`)
-  const { signal, trials = 1, aggregate = 'mean' } = given
-  if (trials === 1) return metric.measure(testCase, { signal })
-  const results = await runTrials(trials, () => metric.measure(testCase, { signal }))
-  return combineTrials(started, results, aggregate)
+  const { signal, aggregate = 'mean' } = given
+  const { trials, untilDecided } = trialsOf(given.trials)
+  const once = () => metric.measure(testCase, { signal })
+  if (trials === 1 && !untilDecided) return once()
+  if (!untilDecided) return combineTrials(started, await runTrials(trials, once), aggregate)
+  const line = DEFAULT_MIN_PASS_PROBABILITY
+  return combineTrials(started, await runTrialsUntilDecided(trials, line, once), aggregate, undefined, line)
 }
 
 /** True for a metric whose `measure` takes `trials` itself (judgetree's metric classes, from any copy of core). */

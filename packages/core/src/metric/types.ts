@@ -1,7 +1,7 @@
 import type { JudgetreeError } from '../errors.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import type { MetricTrace } from '../trace/types.js'
-import type { TrialAggregate } from './options.js'
+import type { TrialAggregate, TrialsUntilDecided } from './options.js'
 
 /** Judge calls and their cost, for one measurement or summed over a run. */
 export interface MetricUsage {
@@ -47,6 +47,41 @@ export interface TrialSpread {
   readonly stdev: number
 }
 
+/** The decision on the walked path whose chosen verdict had the lowest probability: where the doubt sits. */
+export interface PassPivot {
+  /** The trace entry's id, e.g. `n3`. */
+  readonly node: string
+  /** Its label, or its criteria when it has none. */
+  readonly label: string
+  /** The verdict it chose (the most probable one, or with trials the most frequent). */
+  readonly verdict: string | boolean
+  /** That verdict's probability (with trials, the share of the trials that chose it). */
+  readonly probability: number
+}
+
+/**
+ * The chance that the measurement passes (DESIGN.md §9): computed from the judge's distributions over the verdicts
+ * (`source: 'judge'`), or from the pass rate of trials (`source: 'trials'`, with its 95% Wilson interval).
+ */
+export interface PassProbability {
+  /** The estimate, 0..1: the midpoint of `low` and `high` when branches not walked (or trials) leave it bounded. */
+  readonly p: number
+  /** The lowest it can be: every branch not walked counted as failing (with trials, the interval's lower end). */
+  readonly low: number
+  /** The highest it can be: every branch not walked counted as passing (with trials, the interval's upper end). */
+  readonly high: number
+  /** The probability-weighted score, 0..1 (with trials, the mean of their scores). */
+  readonly expectedScore: number
+  readonly source: 'judge' | 'trials'
+  /** The decision whose chosen verdict was least probable; undefined when no decision was uncertain. */
+  readonly pivot: PassPivot | undefined
+  /**
+   * With `trials: { max, until: 'decided' }`: `decided` when the interval cleared `minPassProbability` before `max`
+   * trials, `undecided` when `max` was reached first.
+   */
+  readonly stopped?: 'decided' | 'undecided' | undefined
+}
+
 /** The immutable outcome of one `metric.measure(testCase)`. */
 export interface MetricResult {
   /** The metric's name as shown in reports, e.g. `Instruction Following [ConversationalDAG]`. */
@@ -84,14 +119,19 @@ export interface MetricResult {
   readonly passRate?: number | undefined
   /** The lowest and highest trial score and their standard deviation; present with `trials`. */
   readonly spread?: TrialSpread | undefined
+  /**
+   * The chance that the measurement passes, when the judge gave distributions for every verdict that matters or
+   * trials ran; absent otherwise (judgetree never reports a probability it does not have). See docs/trials.md.
+   */
+  readonly passProbability?: PassProbability | undefined
 }
 
 /** Per-call options for `measure()`. */
 export interface MeasureOptions {
   /** Cancels in-flight judge calls; the measurement then fails with a `MEASUREMENT_ABORTED` error. */
   readonly signal?: AbortSignal | undefined
-  /** Overrides the metric's `trials` for this measurement. */
-  readonly trials?: number | undefined
+  /** Overrides the metric's `trials` for this measurement (a number, or `{ max, until: 'decided' }`). */
+  readonly trials?: number | TrialsUntilDecided | undefined
   /** Overrides the metric's `aggregate` for this measurement. */
   readonly aggregate?: TrialAggregate | undefined
 }

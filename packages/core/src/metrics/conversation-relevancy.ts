@@ -3,6 +3,7 @@ import { batchError, runJobs } from '../internal/jobs.js'
 import { shortText } from '../internal/text.js'
 import type { MetricScore } from '../metric/base-metric.js'
 import type { Measurement, TraceSlot } from '../metric/measurement.js'
+import { countedPassProbability } from '../metric/pass-probability.js'
 import {
   CONVERSATION_RELEVANCY_PROMPT,
   conversationRelevancyPrompt,
@@ -73,7 +74,16 @@ export class ConversationRelevancyMetric extends WindowedMetric {
     ctx.note(`${relevantCount} of ${judged.length} replies were relevant: ${formatScore(raw)}`)
     ctx.note(window)
     for (const judgement of judged) ctx.checkedLocally(judgement.response)
-    return { score: raw, reason: relevancyReason(judged.length, irrelevant) }
+    const verdicts = judged.map((judgement, position) => ({
+      node: (slots[position] as TraceSlot).id,
+      label: `turn ${judgement.reply}`,
+      verdict: judgement.value.relevant ? 'relevant' : 'irrelevant',
+      yes: judgement.value.relevant,
+      probability: judgement.response.distribution?.true,
+    }))
+    const { threshold, strictMode } = this.options
+    const passProbability = countedPassProbability([verdicts], threshold, strictMode)
+    return { score: raw, reason: relevancyReason(judged.length, irrelevant), passProbability }
   }
 }
 

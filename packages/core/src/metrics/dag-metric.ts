@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { type WalkOutcome, walkDag } from '../dag/executor.js'
 import { type DeepAcyclicGraph, type GraphPlan, graphPlan, isDeepAcyclicGraph } from '../dag/graph.js'
 import type { ConversationalNode, SingleTurnNode } from '../dag/nodes/types.js'
+import { dagPassProbability } from '../dag/pass-probability.js'
 import { MissingTestCaseParamError } from '../errors.js'
 import { expecting, flagSchema } from '../internal/options.js'
 import { BaseMetric, checkedOptions, checkMetricOptions } from '../metric/base-metric.js'
@@ -108,7 +109,13 @@ abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCa
         return ctx.fail(error, outcome.roots)
       }
     }
-    return ctx.result(score, threshold, reason, outcome.roots)
+    const passProbability = dagPassProbability({
+      plan: this.#plan,
+      nodes: outcome.nodes,
+      threshold: this.options.threshold,
+      strictMode: this.options.strictMode,
+    })
+    return ctx.result(score, threshold, reason, outcome.roots, passProbability)
   }
 }
 

@@ -1,5 +1,5 @@
 import { MissingTestCaseParamError } from '../errors.js'
-import { BaseMetric, checkedOptions } from '../metric/base-metric.js'
+import { BaseMetric, checkedOptions, type MetricScore } from '../metric/base-metric.js'
 import type { Measurement } from '../metric/measurement.js'
 import type { ResolvedMetricOptions } from '../metric/options.js'
 import type { GEvalFields } from '../prompts/geval-steps.js'
@@ -35,7 +35,7 @@ export abstract class GEvalBase<TestCase extends LLMTestCase | ConversationalTes
     this.#scorer = new GEvalScorer(definition, options, shown.fields)
   }
 
-  protected override score(testCase: TestCase, ctx: Measurement): Promise<{ score: number; reason: string }> {
+  protected override score(testCase: TestCase, ctx: Measurement): Promise<MetricScore> {
     const missing = this.#view.missingParams(testCase)
     if (missing.length > 0) throw new MissingTestCaseParamError(this.name, missing, 'its evaluationParams')
     return this.#scorer.score(this.#view.show(testCase, []).data, ctx)

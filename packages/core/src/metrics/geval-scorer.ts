@@ -3,8 +3,9 @@ import type { JudgeQuestion, JudgeResponse } from '../judge/types.js'
 import { callJudge, type JudgeCall } from '../metric/judge-call.js'
 import type { Measurement } from '../metric/measurement.js'
 import type { ResolvedMetricOptions } from '../metric/options.js'
+import { judged, passOf } from '../metric/pass-probability.js'
 import { applyStrictMode, clampScore } from '../metric/score.js'
-import type { MetricUsage } from '../metric/types.js'
+import type { MetricUsage, PassPivot, PassProbability } from '../metric/types.js'
 import { NO_USAGE, usageOf } from '../metric/usage.js'
 import { GEVAL_SCORE_PROMPT, gevalScorePrompt, gevalScoreSchema } from '../prompts/geval-score.js'
 import { GEVAL_STEPS_PROMPT, type GEvalFields, gevalStepsPrompt, gevalStepsSchema } from '../prompts/geval-steps.js'
@@ -52,7 +53,10 @@ export class GEvalScorer {
    * Scores the data the metric prepared from a test case: the steps (shared by the trials of a measurement through
    * the recorder), then one score judgement, normalised to 0..1. Its failures are the judge's, as they are.
    */
-  async score(data: unknown, ctx: Measurement): Promise<{ score: number; reason: string }> {
+  async score(
+    data: unknown,
+    ctx: Measurement,
+  ): Promise<{ score: number; reason: string; passProbability: PassProbability | undefined }> {
     const { criteria, scoreRange, rubric, topLogprobs } = this.#definition
     const stepsSlot = ctx.slot({
       kind: 'GEvalSteps',
@@ -74,7 +78,9 @@ export class GEvalScorer {
     const [low, high] = scoreRange
     const withLogprobs = topLogprobs > 0 && !this.#options.strictMode
     let weighting: ScoreWeighting = rawBecause(0, this.#options.strictMode)
-    const call = await ctx.slot({ kind: 'GEvalScore', label: 'Score', text: this.#scaleText() }).judge({
+    let distribution: Readonly<Record<string, number>> | undefined
+    const scoreSlot = ctx.slot({ kind: 'GEvalScore', label: 'Score', text: this.#scaleText() })
+    const call = await scoreSlot.judge({
       messages: gevalScorePrompt(steps.steps, scoreRange, rubric, this.#fields.conversational, data),
       schema: this.#scoreSchema,
       schemaName: 'geval_score',
@@ -85,6 +91,7 @@ export class GEvalScorer {
       noteCheck: false,
       show: ({ score: answered, reason }, response) => {
         const raw = scoreOf(answered, scoreRange)
+        distribution = response.distribution
         weighting =
           response.distribution !== undefined && !this.#options.strictMode && response.logprobs === undefined
             ? decided(raw, response.distribution)
@@ -102,7 +109,12 @@ export class GEvalScorer {
     const raw = scoreOf(call.value.score, scoreRange)
     const normalised = clampScore((weighting.score - low) / (high - low))
     const zeroed = applyStrictMode(normalised, 0, this.#options.strictMode).score !== normalised
-    return { score: normalised, reason: this.#reason(raw, weighting, normalised, call.value.reason, zeroed) }
+    const pivot = { node: scoreSlot.id, label: 'Score', verdict: String(raw) }
+    return {
+      score: normalised,
+      reason: this.#reason(raw, weighting, normalised, call.value.reason, zeroed),
+      passProbability: scorePassProbability(weighting, distribution, scoreRange, this.#options, pivot),
+    }
   }
 
   /** The steps: given, or generated once per metric; a trial that did not ask for them is billed nothing. */
@@ -208,6 +220,36 @@ export class GEvalScorer {
  */
 function scoreOf(answer: number | boolean, [low, high]: readonly [number, number]): number {
   return typeof answer === 'boolean' ? (answer ? high : low) : answer
+}
+
+/**
+ * The chance the score passes: the mass of the levels whose normalised score reaches the threshold, from the
+ * distribution the score was weighted by (a decision judge's, or the logprobs'); under strict mode, the decision
+ * judge's probability of the top score. Undefined for a raw score: there is no distribution to read.
+ */
+function scorePassProbability(
+  weighting: ScoreWeighting,
+  distribution: Readonly<Record<string, number>> | undefined,
+  [low, high]: readonly [number, number],
+  options: ResolvedMetricOptions,
+  pivot: Omit<PassPivot, 'probability'>,
+): PassProbability | undefined {
+  if (options.strictMode) {
+    const top = distribution?.true
+    if (top === undefined) return undefined
+    return judged(
+      { p: top, expectedScore: top },
+      { ...pivot, probability: Number(pivot.verdict) === high ? top : 1 - top },
+    )
+  }
+  if (weighting.mode !== 'weighted') return undefined
+  const levels = new Map<number, number>()
+  for (const { value, probability } of weighting.alternatives) {
+    const score = (value - low) / (high - low)
+    levels.set(score, (levels.get(score) ?? 0) + probability)
+  }
+  const chosen = weighting.alternatives.find(({ value }) => String(value) === pivot.verdict)?.probability ?? 0
+  return judged(passOf(levels, options.threshold, false), { ...pivot, probability: chosen })
 }
 
 /** The score weighted by a decision judge's probabilities of the levels. */

@@ -5,6 +5,7 @@ import type { JudgeModel, JudgeResponse } from '../judge/types.js'
 import type { MetricScore } from '../metric/base-metric.js'
 import { callJudge, type JudgeCall } from '../metric/judge-call.js'
 import type { EntryBase, Measurement, TraceSlot } from '../metric/measurement.js'
+import { countedPassProbability } from '../metric/pass-probability.js'
 import { addUsage, NO_USAGE } from '../metric/usage.js'
 import type { WindowTurn } from '../prompts/conversation-relevancy.js'
 import {
@@ -42,6 +43,8 @@ interface Statement {
   readonly statement: string
   readonly relevant: boolean
   readonly reason: string
+  /** The probability that it is relevant, when a decision judge gave one (an empty chunk's is 0). */
+  readonly probability?: number | undefined
 }
 
 interface TurnJudgement {
@@ -133,7 +136,17 @@ export class TurnContextualRelevancyMetric extends WindowedMetric {
     const reason =
       `Mean statement relevancy over ${perTurn.length} assistant turn(s) with retrieval context: ${turnScores.join(', ')}.` +
       (irrelevant.length === 0 ? ' Every statement was relevant.' : ` Irrelevant: ${listSome(irrelevant, 5)}.`)
-    return { score: raw, reason }
+    const groups = perTurn.map((turn, position) =>
+      turn.statements.map((statement) => ({
+        node: (slots[position] as TraceSlot).id,
+        label: `turn ${turn.reply} chunk ${statement.chunk} “${shortText(statement.statement, 60)}”`,
+        verdict: statement.relevant ? 'relevant' : 'irrelevant',
+        yes: statement.relevant,
+        probability: statement.probability,
+      })),
+    )
+    const passProbability = countedPassProbability(groups, this.options.threshold, this.options.strictMode)
+    return { score: raw, reason, passProbability }
   }
 }
 
@@ -256,7 +269,8 @@ async function decideTurn(
       const call = decided[index] as JudgeCall<{ relevant: boolean }>
       const relevant = call.response.distribution?.true
       const reason = relevant === undefined ? 'no reason given' : `probability relevant ${formatProbability(relevant)}`
-      answered.set(chunk, [...(answered.get(chunk) ?? []), { statement, relevant: call.value.relevant, reason }])
+      const judgedStatement = { statement, relevant: call.value.relevant, reason, probability: relevant }
+      answered.set(chunk, [...(answered.get(chunk) ?? []), judgedStatement])
     }
     const statements = statementsOf(numbered, answered)
     const cached = calls.every((call) => call.response.cached)
@@ -279,7 +293,7 @@ function statementsOf(
   numbered: readonly { readonly chunk: number }[],
   answered: ReadonlyMap<number, readonly Omit<Statement, 'chunk'>[]>,
 ): Statement[] {
-  const empty = { statement: '(empty chunk)', relevant: false, reason: 'the chunk is empty' }
+  const empty = { statement: '(empty chunk)', relevant: false, reason: 'the chunk is empty', probability: 0 }
   return numbered.flatMap(({ chunk }) => (answered.get(chunk) ?? [empty]).map((statement) => ({ ...statement, chunk })))
 }
 

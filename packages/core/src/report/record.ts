@@ -1,5 +1,5 @@
 import type { TrialAggregate } from '../metric/options.js'
-import type { MetricResult, MetricUsage, TrialSpread } from '../metric/types.js'
+import type { MetricResult, MetricUsage, PassPivot, PassProbability, TrialSpread } from '../metric/types.js'
 import { renderResult, renderSummaryLine } from '../trace/render.js'
 import type { MetricTrace, TraceNode } from '../trace/types.js'
 
@@ -67,7 +67,12 @@ export interface PlainResult {
   readonly aggregate?: TrialAggregate | undefined
   readonly passRate?: number | undefined
   readonly spread?: TrialSpread | undefined
+  /** The chance that the measurement passes, when there is one (see MetricResult.passProbability). */
+  readonly passProbability?: RecordPassProbability | undefined
 }
+
+/** A result's pass probability as plain data: no pivot is `null`. */
+export type RecordPassProbability = Omit<PassProbability, 'pivot'> & { readonly pivot: PassPivot | null }
 
 /**
  * The one JSON form of a measured result, in every report of every run (the runners' JSON report and test meta,
@@ -138,6 +143,9 @@ export function toPlainResult(result: MetricResult): PlainResult {
           passRate: result.passRate,
           spread: result.spread,
         }),
+    ...(result.passProbability === undefined
+      ? {}
+      : { passProbability: { ...result.passProbability, pivot: result.passProbability.pivot ?? null } }),
   }
 }
 

@@ -33,8 +33,11 @@ export class TrialGroup {
   readonly #waiting: Waiting[] = []
   #checkScheduled = false
 
-  constructor(trials: number) {
-    this.#running = new Set(Array.from({ length: trials }, (_, index) => index + 1))
+  /** `trials`: how many (numbered from 1), or their numbers (a later round of trials goes on from the last). */
+  constructor(trials: number | readonly number[]) {
+    this.#running = new Set(
+      typeof trials === 'number' ? Array.from({ length: trials }, (_, index) => index + 1) : trials,
+    )
   }
 
   /** Queues one trial's call; `key` identifies the call apart from the trial (its cache key without one). */
@@ -145,15 +148,16 @@ export function outsideTrials<T>(run: () => T): T {
  * Runs `run` once per trial, side by side, each inside its trial of one group: identical judge calls of the trials go
  * out as one request (see TrialGroup). A trial counts as ended when its run settles, so the others stop waiting.
  */
-export function runTrials<T>(trials: number, run: (trial: number) => Promise<T>): Promise<T[]> {
-  const group = new TrialGroup(trials)
+export function runTrials<T>(trials: number | readonly number[], run: (trial: number) => Promise<T>): Promise<T[]> {
+  const numbers = typeof trials === 'number' ? Array.from({ length: trials }, (_, index) => index + 1) : trials
+  const group = new TrialGroup(numbers)
   return Promise.all(
-    Array.from({ length: trials }, (_, index) =>
-      inTrial(group, index + 1, async () => {
+    numbers.map((trial) =>
+      inTrial(group, trial, async () => {
         try {
-          return await run(index + 1)
+          return await run(trial)
         } finally {
-          group.finish(index + 1)
+          group.finish(trial)
         }
       }),
     ),

@@ -1,5 +1,6 @@
 import { indentContinuation, oneLineSafe, terminalSafe } from '../internal/safe-text.js'
 import type { MetricResult } from '../metric/types.js'
+import { renderPassProbability } from './render-pass-probability.js'
 import type { MetricTrace, TraceNode } from './types.js'
 
 const ROLE_TITLES: Readonly<Record<TraceNode['role'], string>> = {
@@ -85,6 +86,7 @@ export function renderResult(result: MetricResult): string {
   const parts = [renderSummaryLine(result)]
   if (result.error) parts.push(`error: ${indentContinuation(result.error.message, 'error: '.length)}`)
   if (result.reason) parts.push(`reason: ${indentContinuation(result.reason, 'reason: '.length)}`)
+  if (result.passProbability) parts.push(renderPassProbability(result.passProbability))
   if (result.verboseLogs) parts.push(result.verboseLogs)
   return terminalSafe(parts.join('\n'))
 }

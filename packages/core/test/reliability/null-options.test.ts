@@ -47,6 +47,7 @@ const metricOptions = [
   'verboseMode',
   'trials',
   'aggregate',
+  'minPassProbability',
 ]
 const bags: Record<string, { build: Build; keys: readonly string[]; code?: string }> = {
   DAGMetric: {

@@ -396,6 +396,7 @@ describe('evaluateToPassMetric', () => {
       expect(mean.message()).toMatchInlineSnapshot(`
         "FAIL Friendly: score 0.56 (threshold 0.7) · 3/5 trials passed, scores 0.2–0.8 (mean) · judge flaky
         reason: mean of 5 trials: 0.56 (3/5 trials passed, scores 0.2–0.8). Trial 1 (score 0.8): The walk scored 0.8. “Is the assistant friendly?” → true: It greets.
+        P(pass) 0.60 (95% 0.23–0.88) · expected score 0.56 · most uncertain: [n1] Is the assistant friendly? → true (0.60)
         [1] Judgement: Is the assistant friendly? → true ×3, false ×2 · 5 judge calls
         │    reason: It greets.
         ├─ ● true → 8  ◀ score 0.8  (chosen in 3/5 trials)
