@@ -92,6 +92,12 @@ export function describeDecisionWalkthroughs(through: string, { server, chat, de
         const satisfied = run.decided.trace.nodes.find((node) => node.text === PLAYFUL.satisfied)
         expect(satisfied?.probabilities?.[String(verdicts[PLAYFUL.satisfied])]).toBeCloseTo(0.85, 5)
         expect(run.decided.verboseLogs).toContain(`${PLAYFUL.satisfied} → ${verdicts[PLAYFUL.satisfied]} (0.85)`)
+        if (score === 1) {
+          // satisfied 0.85 × (Neutral 0.07 + Playful 0.85) pass; the server shares 0.15 as Rude 0.08, Neutral 0.07.
+          expect(run.decided.passProbability?.p).toBeCloseTo(0.85 * 0.92, 6)
+          expect(run.decided.passProbability?.expectedScore).toBeCloseTo(0.85 * (0.07 * 0.5 + 0.85), 6)
+          expect(run.chatOnly.passProbability).toBeUndefined()
+        }
       },
     )
 
