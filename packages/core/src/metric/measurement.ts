@@ -299,7 +299,8 @@ export class Measurement implements MetricContext {
 export class MeasurementPart {
   readonly #measurement: Measurement
   readonly #signal: AbortSignal | undefined
-  readonly #notes: string[] = []
+  /** Made at the first remark: most parts have none. */
+  #notes: string[] | undefined
   #usage: MetricUsage = NO_USAGE
   #latencyMs = 0
   #metric: MetricResult | undefined
@@ -336,8 +337,13 @@ export class MeasurementPart {
     this.#latencyMs += call.latencyMs
     this.#usage = addUsage(this.#usage, call.usage)
     this.#measurement.bill(call.usage)
-    addNote(this.#notes, localCheckNote(call.response))
-    addNote(this.#notes, samplingNote(call.response))
+    const checkNote = localCheckNote(call.response)
+    const settingNote = samplingNote(call.response)
+    if (checkNote !== undefined || settingNote !== undefined) {
+      this.#notes ??= []
+      addNote(this.#notes, checkNote)
+      addNote(this.#notes, settingNote)
+    }
     return call.value
   }
 
@@ -353,6 +359,8 @@ export class MeasurementPart {
 
   /** Hands the part's remarks to the measurement's trace, each once. */
   keepNotes(): void {
-    for (const note of this.#notes) this.#measurement.noteOnce(note)
+    for (const note of this.#notes ?? NO_NOTES) this.#measurement.noteOnce(note)
   }
 }
+
+const NO_NOTES: readonly string[] = Object.freeze([])
