@@ -111,7 +111,10 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
     const chosen = chosenBy !== undefined
     if (gated && !chosen) {
       // A judge that ran and chose no path to this node answered something else; otherwise nothing led here.
-      const offered = incoming.some((edge, index) => edge.edge === 'choice' && parentStates[index]?.status === 'ran')
+      let offered = false
+      for (let index = 0; index < incoming.length; index++) {
+        if (incoming[index]?.edge === 'choice' && parentStates[index]?.status === 'ran') offered = true
+      }
       const because = notReachedBecause(incoming, parentStates, plan)
       return { status: 'skipped', because, cause: offered ? 'not-chosen' : 'not-reached' }
     }
@@ -226,6 +229,11 @@ function notReachedBecause(
   parentStates: readonly NodeState[],
   plan: GraphPlan,
 ): string {
+  // Most skipped nodes of a walk are the verdicts of one judgement that answered another: their words, directly.
+  const only = parentStates[0]
+  if (incoming.length === 1 && incoming[0]?.edge === 'choice' && only?.status === 'ran') {
+    return `not chosen: the judge answered ${JSON.stringify(only.result.details.verdict)}`
+  }
   const shared = incoming.filter((edge) => edge.edge === 'choice').length > 1
   const reasons = incoming.flatMap((edge, index) => {
     if (edge.edge === 'data') return []
@@ -273,16 +281,16 @@ function summarise(
     const state = states.get(node) as NodeState
     // One literal and assignments, in the order the trace's keys always had: no object is built per node only to be
     // copied into another, and V8 keeps the entries of one kind on one shape.
-    const entry: Mutable<TraceNode> = {
-      id: id(plan, node),
-      kind: node.kind,
-      role: node.traceRole,
-      label: node.label,
-      text: node.text,
-      turnWindow: node.turnWindow,
+    const head = layout.heads.get(node) as EntryHead
+    const entry = {
+      id: head.id,
+      kind: head.kind,
+      role: head.role,
+      label: head.label,
+      text: head.text,
+      turnWindow: head.turnWindow,
     } as Mutable<TraceNode>
-    const fixed = layout.staticDetails.get(node)
-    if (fixed !== undefined) Object.assign(entry, fixed)
+    if (head.details !== undefined) Object.assign(entry, head.details)
     entry.inputs = layout.inputIds.get(node) ?? NO_IDS
     entry.children = childrenOf(node, plan, layout, placedUnder)
     // A verdict shared by several judgements is drawn under one (the one that chose it, if any); the others list it.
@@ -346,6 +354,11 @@ function summarise(
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
+/** What a node's trace entry starts with in every walk; `details` is what `staticDetails()` shows, if anything. */
+interface EntryHead extends Pick<TraceNode, 'id' | 'kind' | 'role' | 'label' | 'text' | 'turnWindow'> {
+  readonly details: TraceNodeDetails | undefined
+}
+
 /** The ids of the children drawn under `node` in this walk; most nodes of a walk (the verdicts) share one empty list. */
 function childrenOf(
   node: DagNode,
@@ -390,8 +403,8 @@ interface StaticLayout {
   readonly sharedOwners: ReadonlyMap<DagNode, readonly DagNode[]>
   /** Where a node is drawn when no parent chose it in a walk: its first control parent, else its first parent. */
   readonly firstParent: ReadonlyMap<DagNode, DagNode>
-  /** What the trace shows for a node whether or not it ran (`staticDetails()`), for the nodes that show anything. */
-  readonly staticDetails: ReadonlyMap<DagNode, TraceNodeDetails>
+  /** The first fields of each node's trace entry, which no walk changes. */
+  readonly heads: ReadonlyMap<DagNode, EntryHead>
 }
 
 function staticLayout(plan: GraphPlan): StaticLayout {
@@ -401,13 +414,21 @@ function staticLayout(plan: GraphPlan): StaticLayout {
     const uniqueChildren = new Map<DagNode, readonly DagNode[]>()
     const sharedOwners = new Map<DagNode, readonly DagNode[]>()
     const firstParent = new Map<DagNode, DagNode>()
-    const staticDetails = new Map<DagNode, TraceNodeDetails>()
+    const heads = new Map<DagNode, EntryHead>()
     for (const node of plan.order) {
       const incoming = plan.parents.get(node) ?? NO_EDGES
       const first = incoming.find((edge) => edge.edge !== 'data') ?? incoming[0]
       if (first) firstParent.set(node, first.node)
       const details = node.staticDetails()
-      if (Object.keys(details).length > 0) staticDetails.set(node, details)
+      heads.set(node, {
+        id: id(plan, node),
+        kind: node.kind,
+        role: node.traceRole,
+        label: node.label,
+        text: node.text,
+        turnWindow: node.turnWindow,
+        details: Object.keys(details).length > 0 ? details : undefined,
+      })
       const owners = (plan.parents.get(node) ?? NO_EDGES).filter((edge) => edge.edge === 'choice')
       const distinct = [...new Set(owners.map((edge) => edge.node))]
       if (distinct.length > 1) sharedOwners.set(node, Object.freeze(distinct))
@@ -420,7 +441,7 @@ function staticLayout(plan: GraphPlan): StaticLayout {
       )
       uniqueChildren.set(node, Object.freeze([...new Set(node.children)]))
     }
-    layout = { inputIds, uniqueChildren, sharedOwners, firstParent, staticDetails }
+    layout = { inputIds, uniqueChildren, sharedOwners, firstParent, heads }
     layouts.set(plan, layout)
   }
   return layout
