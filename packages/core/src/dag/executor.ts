@@ -153,7 +153,9 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
   try {
     if (options.asyncMode) {
       const finals = await Promise.all(plan.order.map(settle))
-      for (const [index, node] of plan.order.entries()) settled.set(node, finals[index] as NodeState)
+      for (let index = 0; index < plan.order.length; index++) {
+        settled.set(plan.order[index] as DagNode, finals[index] as NodeState)
+      }
     } else for (const node of plan.order) settled.set(node, await settle(node))
   } finally {
     signal?.removeEventListener('abort', onAbort)

@@ -150,14 +150,15 @@ export class Measurement implements MetricContext {
   readonly started: number
   readonly #nodes: (TraceNode | undefined)[] = []
   readonly #notes: string[] = []
-  /** The calls shared by the trials of one measurement, by key (see `once`). */
-  readonly #shared: Map<string, Promise<unknown>>
+  /** The calls shared by the trials of one measurement, by key (see `once`); made at the first, for one trial. */
+  #shared: Map<string, Promise<unknown>> | undefined
   #usage: MetricUsage = NO_USAGE
 
+  /** `shared` is the map of the calls the trials of one measurement share; one trial alone needs none. */
   constructor(
     options: ResolvedMetricOptions,
     signal: AbortSignal | undefined,
-    shared: Map<string, Promise<unknown>> = new Map(),
+    shared?: Map<string, Promise<unknown>>,
     started = performance.now(),
   ) {
     this.options = options
@@ -191,6 +192,7 @@ export class Measurement implements MetricContext {
 
   /** As `once`, also saying whether this trial made the call (`owner`) or shares another's outcome. */
   async shared<T>(key: string, call: () => Promise<T>): Promise<{ readonly value: T; readonly owner: boolean }> {
+    this.#shared ??= new Map()
     let outcome = this.#shared.get(key) as Promise<T> | undefined
     const owner = outcome === undefined
     if (outcome === undefined) {
