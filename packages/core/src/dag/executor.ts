@@ -1,7 +1,9 @@
 import { errorAt, type JudgetreeError, MeasurementAbortedError, NoVerdictReachedError } from '../errors.js'
+import type { JudgeRequest } from '../judge/types.js'
 import type { Measurement, MeasurementPart } from '../metric/measurement.js'
+import type { Metric, MetricResult } from '../metric/types.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
-import type { SkipCause, TraceNode } from '../trace/types.js'
+import type { SkipCause, TraceNode, TraceNodeDetails } from '../trace/types.js'
 import type { DagNode, NodeRunContext, NodeRunResult, ShownInput, TaskInput } from './node.js'
 import type { GraphPlan, ParentEdge } from './plan.js'
 
@@ -45,22 +47,9 @@ export interface WalkOutcome {
 }
 
 type NodeState =
-  | { readonly status: 'ran'; readonly result: NodeRunResult; readonly record: NodeRecord }
+  | { readonly status: 'ran'; readonly result: NodeRunResult; readonly record: NodeCall }
   | { readonly status: 'skipped'; readonly because: string; readonly cause: SkipCause }
-  | { readonly status: 'failed'; readonly error: unknown; readonly record: NodeRecord }
-
-/** What a node that ran recorded: its calls, through its child recorder, and the input its judge was shown. */
-interface NodeRecord {
-  readonly part: MeasurementPart
-  /** What the node's judge was shown, once it asked. */
-  shown: ShownInput | undefined
-  /** Renders what the node's judge is shown: its own input, or the one it inherits. */
-  readonly render: () => ShownInput
-  /** The judgement whose input this node was shown, when it has none of its own. */
-  readonly inputFrom: DagNode | undefined
-  /** The TaskNodes whose outputs are in that input. */
-  readonly inputTasks: readonly DagNode[]
-}
+  | { readonly status: 'failed'; readonly error: unknown; readonly record: NodeCall }
 
 /**
  * Walks a DAG once. Edges from TaskNodes carry data (the child waits and runs only if the parent ran); edges from
@@ -95,8 +84,9 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
         : incoming.length === 1
           ? [await settle((incoming[0] as ParentEdge).node)]
           : await Promise.all(incoming.map((edge) => settle(edge.node)))
-    const inputs: TaskInput[] = []
-    const inputTasks: DagNode[] = []
+    // Most nodes have no TaskNode parent: they share one empty list rather than build two per walk.
+    let inputs: TaskInput[] | undefined
+    let inputTasks: DagNode[] | undefined
     let gated = false
     let chosenBy: DagNode | undefined
     for (let index = 0; index < incoming.length; index++) {
@@ -114,50 +104,35 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
           cause: 'input-missing',
         }
       }
-      if (state.result.input) inputs.push(state.result.input)
+      if (state.result.input) {
+        inputs ??= []
+        inputs.push(state.result.input)
+      }
+      inputTasks ??= []
       inputTasks.push(edge.node)
     }
     const chosen = chosenBy !== undefined
     if (gated && !chosen) {
       // A judge that ran and chose no path to this node answered something else; otherwise nothing led here.
-      const offered = incoming.some((edge, index) => edge.edge === 'choice' && parentStates[index]?.status === 'ran')
+      let offered = false
+      for (let index = 0; index < incoming.length; index++) {
+        if (incoming[index]?.edge === 'choice' && parentStates[index]?.status === 'ran') offered = true
+      }
       const because = notReachedBecause(incoming, parentStates, plan)
       return { status: 'skipped', because, cause: offered ? 'not-chosen' : 'not-reached' }
     }
     if (stop.signal.aborted) {
       return { status: 'skipped', because: 'the measurement stopped before it was reached', cause: 'stopped' }
     }
-    const inherited = plan.inherits.has(node) ? await inheritedInput(chosenBy) : undefined
-    const record: NodeRecord = {
-      part: recorder.child(stop.signal),
-      shown: undefined,
-      render: inherited?.render ?? (() => node.show(testCase, inputs)),
-      inputFrom: inherited?.from,
-      inputTasks: inherited?.tasks ?? inputTasks,
-    }
-    const context: NodeRunContext = {
-      testCase,
-      signal: stop.signal,
-      input: () => {
-        // Rendered when the node asks, so a turnWindow is checked only by a node that runs.
-        record.shown ??= record.render()
-        return record.shown.data
-      },
-      judge: (request) => record.part.judge(request),
-      measureChild: async (metric) => {
-        const result = await record.part.measure(metric, testCase)
-        if (result.error?.code === 'MEASUREMENT_ABORTED') throw result.error
-        // The walk puts this node's name in front when it reports the failure.
-        if (result.error) throw errorAt(result.error, `its metric "${result.name}"`)
-        return result
-      },
-    }
+    const source = plan.inherits.has(node) ? await inheritedInput(chosenBy) : undefined
+    const part = recorder.child(stop.signal)
+    const call = new NodeCall(node, testCase, stop.signal, part, inputs ?? NO_INPUTS, inputTasks ?? NO_NODES, source)
     try {
-      const result = await node.run(context)
-      return { status: 'ran', result, record }
+      const result = await node.run(call)
+      return { status: 'ran', result, record: call }
     } catch (error) {
       stop.abort(error)
-      return { status: 'failed', error, record }
+      return { status: 'failed', error, record: call }
     }
   }
 
@@ -165,29 +140,15 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
   // has run by then (the verdict waited for it). Through several such judgements, this is transitive.
   // A verdict shared by several judgements lends the input of one that chose it (the graph checked they all show
   // the same input).
-  const inheritedInput = async (verdict: DagNode | undefined) => {
-    let judgement: DagNode | undefined
-    let state: NodeState | undefined
+  const inheritedInput = async (verdict: DagNode | undefined): Promise<NodeCall> => {
     for (const edge of plan.parents.get(verdict as DagNode) ?? NO_EDGES) {
       if (edge.edge !== 'choice') continue
       const candidate = await settle(edge.node)
       if (candidate.status === 'ran' && candidate.result.activates?.includes(verdict as DagNode) === true) {
-        judgement = edge.node
-        state = candidate
-        break
+        return candidate.record
       }
     }
-    if (!judgement || state?.status !== 'ran')
-      throw new Error('judgetree bug: an inheriting node ran without its source')
-    const source = state.record
-    return {
-      from: judgement,
-      tasks: source.inputTasks,
-      render: () => {
-        source.shown ??= source.render()
-        return source.shown
-      },
-    }
+    throw new Error('judgetree bug: an inheriting node ran without its source')
   }
 
   // The states as they settle, in order: no second await per node once they have.
@@ -195,7 +156,9 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
   try {
     if (options.asyncMode) {
       const finals = await Promise.all(plan.order.map(settle))
-      for (const [index, node] of plan.order.entries()) settled.set(node, finals[index] as NodeState)
+      for (let index = 0; index < plan.order.length; index++) {
+        settled.set(plan.order[index] as DagNode, finals[index] as NodeState)
+      }
     } else for (const node of plan.order) settled.set(node, await settle(node))
   } finally {
     signal?.removeEventListener('abort', onAbort)
@@ -203,11 +166,79 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
   return summarise(plan, settled, signal)
 }
 
+/**
+ * What a node runs with, and what it recorded: its calls, through its child recorder, and the input its judge was
+ * shown. One per node that runs in every walk, so its methods are shared rather than closures.
+ */
+class NodeCall implements NodeRunContext {
+  readonly testCase: LLMTestCase | ConversationalTestCase
+  readonly signal: AbortSignal
+  /** The node's child recorder: its judge calls and child metric. */
+  readonly part: MeasurementPart
+  /** The judgement whose input this node was shown, when it has none of its own. */
+  readonly inputFrom: DagNode | undefined
+  /** The TaskNodes whose outputs are in that input. */
+  readonly inputTasks: readonly DagNode[]
+  /** What the node's judge was shown, once it asked. */
+  shown: ShownInput | undefined
+  readonly #node: DagNode
+  readonly #inputs: readonly TaskInput[]
+  /** The call of the judgement whose input this node inherits. */
+  readonly #source: NodeCall | undefined
+
+  constructor(
+    node: DagNode,
+    testCase: LLMTestCase | ConversationalTestCase,
+    signal: AbortSignal,
+    part: MeasurementPart,
+    inputs: readonly TaskInput[],
+    inputTasks: readonly DagNode[],
+    source: NodeCall | undefined,
+  ) {
+    this.#node = node
+    this.testCase = testCase
+    this.signal = signal
+    this.part = part
+    this.#inputs = inputs
+    this.#source = source
+    this.inputFrom = source === undefined ? undefined : source.#node
+    this.inputTasks = source === undefined ? inputTasks : source.inputTasks
+  }
+
+  input(): Record<string, unknown> {
+    return this.shownInput().data
+  }
+
+  /** Renders what the node's judge is shown, once: its own input, or the one it inherits. */
+  shownInput(): ShownInput {
+    // Rendered when the node asks, so a turnWindow is checked only by a node that runs.
+    this.shown ??= this.#source === undefined ? this.#node.show(this.testCase, this.#inputs) : this.#source.shownInput()
+    return this.shown
+  }
+
+  judge<T>(request: Omit<JudgeRequest<T>, 'signal'>): Promise<T> {
+    return this.part.judge(request)
+  }
+
+  async measureChild(metric: Metric<never>): Promise<MetricResult> {
+    const result = await this.part.measure(metric, this.testCase)
+    if (result.error?.code === 'MEASUREMENT_ABORTED') throw result.error
+    // The walk puts this node's name in front when it reports the failure.
+    if (result.error) throw errorAt(result.error, `its metric "${result.name}"`)
+    return result
+  }
+}
+
 function notReachedBecause(
   incoming: readonly { node: DagNode; edge: string }[],
   parentStates: readonly NodeState[],
   plan: GraphPlan,
 ): string {
+  // Most skipped nodes of a walk are the verdicts of one judgement that answered another: their words, directly.
+  const only = parentStates[0]
+  if (incoming.length === 1 && incoming[0]?.edge === 'choice' && only?.status === 'ran') {
+    return `not chosen: the judge answered ${JSON.stringify(only.result.details.verdict)}`
+  }
   const shared = incoming.filter((edge) => edge.edge === 'choice').length > 1
   const reasons = incoming.flatMap((edge, index) => {
     if (edge.edge === 'data') return []
@@ -238,93 +269,79 @@ function summarise(
     if (states.get(node)?.status === 'ran' && node.step) steps.set(node, steps.size + 1)
   }
 
+  const layout = staticLayout(plan)
   const placedUnder = new Map<DagNode, DagNode>()
   for (const node of plan.order) {
-    const incoming = plan.parents.get(node) ?? []
-    const activating = incoming.find((edge) => {
-      const state = states.get(edge.node)
-      return edge.edge !== 'data' && state?.status === 'ran' && state.result.activates?.includes(node)
-    })
-    const primary = activating ?? incoming.find((edge) => edge.edge !== 'data') ?? incoming[0]
-    if (primary) placedUnder.set(node, primary.node)
-  }
-  const layout = staticLayout(plan)
-  const childrenOf = (node: DagNode) => {
-    const ids: string[] = []
-    for (const child of layout.uniqueChildren.get(node) ?? [])
-      if (placedUnder.get(child) === node) ids.push(id(plan, child))
-    return ids
+    const primary = activatingParent(node, plan, states) ?? layout.firstParent.get(node)
+    if (primary) placedUnder.set(node, primary)
   }
 
-  // A verdict shared by several judgements is drawn under one (the one that chose it, if any); the others list it.
-  const alsoUnderOf = (node: DagNode) => {
-    const owners = layout.sharedOwners.get(node)
-    if (owners === undefined) return undefined
-    return { alsoUnder: owners.filter((owner) => owner !== placedUnder.get(node)).map((owner) => id(plan, owner)) }
-  }
-
-  const entries: TraceNode[] = []
+  // Entries that ran by step first, then the others (skipped, failed, verdicts), each in the plan's order.
+  const ranFirst: TraceNode[] = []
+  const others: TraceNode[] = []
   const leaves: ReachedLeaf[] = []
   const judgements: WalkOutcome['judgements'][number][] = []
   let firstFailure: { node: DagNode; error: unknown } | undefined
   for (const node of plan.order) {
     const state = states.get(node) as NodeState
-    // Object.assign, not spreads: V8 copies these mixed shapes ~50x faster, and a trace is built per measurement.
-    const base = Object.assign(
-      {
-        id: id(plan, node),
-        kind: node.kind,
-        role: node.traceRole,
-        label: node.label,
-        text: node.text,
-        turnWindow: node.turnWindow,
-      },
-      node.staticDetails(),
-      {
-        inputs: layout.inputIds.get(node) ?? NO_IDS,
-        children: childrenOf(node),
-      },
-      alsoUnderOf(node),
-    )
+    // One literal and assignments, in the order the trace's keys always had: no object is built per node only to be
+    // copied into another, and V8 keeps the entries of one kind on one shape.
+    const head = layout.heads.get(node) as EntryHead
+    const entry = {
+      id: head.id,
+      kind: head.kind,
+      role: head.role,
+      label: head.label,
+      text: head.text,
+      turnWindow: head.turnWindow,
+    } as Mutable<TraceNode>
+    if (head.details !== undefined) Object.assign(entry, head.details)
+    entry.inputs = layout.inputIds.get(node) ?? NO_IDS
+    entry.children = childrenOf(node, plan, layout, placedUnder)
+    // A verdict shared by several judgements is drawn under one (the one that chose it, if any); the others list it.
+    const owners = layout.sharedOwners.get(node)
+    if (owners !== undefined) {
+      entry.alsoUnder = owners.filter((owner) => owner !== placedUnder.get(node)).map((owner) => id(plan, owner))
+    }
     if (state.status === 'skipped') {
-      entries.push(
-        Object.assign(base, { status: 'skipped' as const, skippedBecause: state.because, skipCause: state.cause }),
-      )
+      entry.status = 'skipped'
+      entry.skippedBecause = state.because
+      entry.skipCause = state.cause
+      others.push(entry)
       continue
     }
-    const { part } = state.record
-    const measured = {
-      usage: part.usage,
-      latencyMs: Math.round(part.latencyMs),
-      cached: part.cached,
-      ...(state.record.shown?.turns ? { shownTurns: state.record.shown.turns } : {}),
-      ...(state.record.inputFrom
-        ? { inputFrom: id(plan, state.record.inputFrom), inputs: state.record.inputTasks.map((task) => id(plan, task)) }
-        : {}),
+    const { part, shown, inputFrom } = state.record
+    entry.usage = part.usage
+    entry.latencyMs = Math.round(part.latencyMs)
+    entry.cached = part.cached
+    if (shown?.turns) entry.shownTurns = shown.turns
+    if (inputFrom) {
+      entry.inputFrom = id(plan, inputFrom)
+      entry.inputs = state.record.inputTasks.map((task) => id(plan, task))
     }
     if (state.status === 'failed') {
       firstFailure ??= isOwnAbort(state.error, signal) ? undefined : { node, error: state.error }
-      entries.push(
-        Object.assign(base, measured, {
-          status: 'failed' as const,
-          error: messageOf(state.error),
-          metric: part.metric,
-        }),
-      )
+      entry.status = 'failed'
+      entry.error = messageOf(state.error)
+      entry.metric = part.metric
+      others.push(entry)
       continue
     }
     const { details } = state.result
     const { decision } = part
-    entries.push(Object.assign(base, measured, details, decision, { status: 'ran' as const, step: steps.get(node) }))
+    Object.assign(entry, details)
+    if (decision !== undefined) Object.assign(entry, decision)
+    entry.status = 'ran'
+    entry.step = steps.get(node)
+    if (entry.step === undefined) others.push(entry)
+    else ranFirst.push(entry)
     if (state.result.leafScore !== undefined) leaves.push({ node, score: state.result.leafScore })
     if (state.result.judgement) judgements.push({ node, ...state.result.judgement, ...decision })
   }
+  for (const entry of others) ranFirst.push(entry)
 
-  const ranFirst = [
-    ...entries.filter((entry) => entry.step !== undefined),
-    ...entries.filter((entry) => entry.step === undefined),
-  ]
-  const roots = plan.order.filter((node) => !placedUnder.has(node)).map((node) => id(plan, node))
+  const roots: string[] = []
+  for (const node of plan.order) if (!placedUnder.has(node)) roots.push(id(plan, node))
   let error: JudgetreeError | undefined
   if (firstFailure?.error instanceof MeasurementAbortedError) {
     // The caller's signal stopped the walk: that happened to the measurement, not at a node.
@@ -334,15 +351,55 @@ function summarise(
     error = errorAt(firstFailure.error, where, { node: where })
   } else if (signal?.aborted) error = new MeasurementAbortedError(signal.reason)
   else if (leaves.length === 0) error = noVerdictError(plan, states)
-  const recorded = [...steps.keys()].flatMap((node) => {
+  const recorded: MeasurementPart[] = []
+  for (const node of steps.keys()) {
     const state = states.get(node)
-    return state?.status === 'ran' ? [state.record.part] : []
-  })
+    if (state?.status === 'ran') recorded.push(state.record.part)
+  }
   return { nodes: ranFirst, roots, leaves, judgements, steps: recorded, error }
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] }
+
+/** What a node's trace entry starts with in every walk; `details` is what `staticDetails()` shows, if anything. */
+interface EntryHead extends Pick<TraceNode, 'id' | 'kind' | 'role' | 'label' | 'text' | 'turnWindow'> {
+  readonly details: TraceNodeDetails | undefined
+}
+
+/** The ids of the children drawn under `node` in this walk; most nodes of a walk (the verdicts) share one empty list. */
+function childrenOf(
+  node: DagNode,
+  plan: GraphPlan,
+  layout: StaticLayout,
+  placedUnder: ReadonlyMap<DagNode, DagNode>,
+): readonly string[] {
+  let ids: string[] | undefined
+  for (const child of layout.uniqueChildren.get(node) ?? NO_NODES) {
+    if (placedUnder.get(child) !== node) continue
+    ids ??= []
+    ids.push(id(plan, child))
+  }
+  return ids ?? NO_IDS
+}
+
+/** The parent whose decision led to `node` in this walk (a judgement that chose it, a verdict that ran), if any. */
+function activatingParent(
+  node: DagNode,
+  plan: GraphPlan,
+  states: ReadonlyMap<DagNode, NodeState>,
+): DagNode | undefined {
+  for (const edge of plan.parents.get(node) ?? NO_EDGES) {
+    if (edge.edge === 'data') continue
+    const state = states.get(edge.node)
+    if (state?.status === 'ran' && state.result.activates?.includes(node) === true) return edge.node
+  }
+  return undefined
 }
 
 const NO_EDGES: readonly ParentEdge[] = Object.freeze([])
 const NO_IDS: readonly string[] = Object.freeze([])
+const NO_NODES: readonly DagNode[] = Object.freeze([])
+const NO_INPUTS: readonly TaskInput[] = Object.freeze([])
 const layouts = new WeakMap<GraphPlan, StaticLayout>()
 
 /** What a trace needs from a plan that never changes between walks, computed once per plan. */
@@ -351,6 +408,10 @@ interface StaticLayout {
   readonly uniqueChildren: ReadonlyMap<DagNode, readonly DagNode[]>
   /** For each verdict that several nodes choose between, those nodes in declaration order. */
   readonly sharedOwners: ReadonlyMap<DagNode, readonly DagNode[]>
+  /** Where a node is drawn when no parent chose it in a walk: its first control parent, else its first parent. */
+  readonly firstParent: ReadonlyMap<DagNode, DagNode>
+  /** The first fields of each node's trace entry, which no walk changes. */
+  readonly heads: ReadonlyMap<DagNode, EntryHead>
 }
 
 function staticLayout(plan: GraphPlan): StaticLayout {
@@ -359,7 +420,22 @@ function staticLayout(plan: GraphPlan): StaticLayout {
     const inputIds = new Map<DagNode, readonly string[]>()
     const uniqueChildren = new Map<DagNode, readonly DagNode[]>()
     const sharedOwners = new Map<DagNode, readonly DagNode[]>()
+    const firstParent = new Map<DagNode, DagNode>()
+    const heads = new Map<DagNode, EntryHead>()
     for (const node of plan.order) {
+      const incoming = plan.parents.get(node) ?? NO_EDGES
+      const first = incoming.find((edge) => edge.edge !== 'data') ?? incoming[0]
+      if (first) firstParent.set(node, first.node)
+      const details = node.staticDetails()
+      heads.set(node, {
+        id: id(plan, node),
+        kind: node.kind,
+        role: node.traceRole,
+        label: node.label,
+        text: node.text,
+        turnWindow: node.turnWindow,
+        details: Object.keys(details).length > 0 ? details : undefined,
+      })
       const owners = (plan.parents.get(node) ?? NO_EDGES).filter((edge) => edge.edge === 'choice')
       const distinct = [...new Set(owners.map((edge) => edge.node))]
       if (distinct.length > 1) sharedOwners.set(node, Object.freeze(distinct))
@@ -372,7 +448,7 @@ function staticLayout(plan: GraphPlan): StaticLayout {
       )
       uniqueChildren.set(node, Object.freeze([...new Set(node.children)]))
     }
-    layout = { inputIds, uniqueChildren, sharedOwners }
+    layout = { inputIds, uniqueChildren, sharedOwners, firstParent, heads }
     layouts.set(plan, layout)
   }
   return layout

@@ -160,17 +160,17 @@ export abstract class BaseMetric<TestCase extends LLMTestCase | ConversationalTe
       const { trials, untilDecided } = given.trials === undefined ? this.options : trialsOf(given.trials)
       const aggregate = given.aggregate ?? this.options.aggregate
       const parsed = this.parse(testCase)
-      // The calls the trials share (ctx.once), by key: one map per measurement.
-      const shared = new Map<string, Promise<unknown>>()
       if (trials === 1 && !untilDecided) {
         // #measureOnce written out: one async layer less on every measurement.
-        const ctx = new Measurement(this.options, signal, shared, started)
+        const ctx = new Measurement(this.options, signal, undefined, started)
         try {
           result = await this.run(parsed, ctx)
         } catch (error) {
           result = ctx.fail(error)
         }
       } else {
+        // The calls the trials share (ctx.once), by key: one map per measurement.
+        const shared = new Map<string, Promise<unknown>>()
         const once = () => this.#measureOnce(parsed, new Measurement(this.options, signal, shared))
         const line = untilDecided ? this.options.minPassProbability : undefined
         const results =

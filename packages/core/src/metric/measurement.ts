@@ -168,14 +168,15 @@ export class Measurement implements MetricContext {
   readonly started: number
   readonly #nodes: (TraceNode | undefined)[] = []
   readonly #notes: string[] = []
-  /** The calls shared by the trials of one measurement, by key (see `once`). */
-  readonly #shared: Map<string, Promise<unknown>>
+  /** The calls shared by the trials of one measurement, by key (see `once`); made at the first, for one trial. */
+  #shared: Map<string, Promise<unknown>> | undefined
   #usage: MetricUsage = NO_USAGE
 
+  /** `shared` is the map of the calls the trials of one measurement share; one trial alone needs none. */
   constructor(
     options: ResolvedMetricOptions,
     signal: AbortSignal | undefined,
-    shared: Map<string, Promise<unknown>> = new Map(),
+    shared?: Map<string, Promise<unknown>>,
     started = performance.now(),
   ) {
     this.options = options
@@ -209,6 +210,7 @@ export class Measurement implements MetricContext {
 
   /** As `once`, also saying whether this trial made the call (`owner`) or shares another's outcome. */
   async shared<T>(key: string, call: () => Promise<T>): Promise<{ readonly value: T; readonly owner: boolean }> {
+    this.#shared ??= new Map()
     let outcome = this.#shared.get(key) as Promise<T> | undefined
     const owner = outcome === undefined
     if (outcome === undefined) {
@@ -329,7 +331,8 @@ export class Measurement implements MetricContext {
 export class MeasurementPart {
   readonly #measurement: Measurement
   readonly #signal: AbortSignal | undefined
-  readonly #notes: string[] = []
+  /** Made at the first remark: most parts have none. */
+  #notes: string[] | undefined
   #usage: MetricUsage = NO_USAGE
   #latencyMs = 0
   #metric: MetricResult | undefined
@@ -377,8 +380,13 @@ export class MeasurementPart {
     this.#latencyMs += call.latencyMs
     this.#usage = addUsage(this.#usage, call.usage)
     this.#measurement.bill(call.usage)
-    addNote(this.#notes, localCheckNote(call.response))
-    addNote(this.#notes, samplingNote(call.response))
+    const checkNote = localCheckNote(call.response)
+    const settingNote = samplingNote(call.response)
+    if (checkNote !== undefined || settingNote !== undefined) {
+      this.#notes ??= []
+      addNote(this.#notes, checkNote)
+      addNote(this.#notes, settingNote)
+    }
     return call.value
   }
 
@@ -394,6 +402,8 @@ export class MeasurementPart {
 
   /** Hands the part's remarks to the measurement's trace, each once. */
   keepNotes(): void {
-    for (const note of this.#notes) this.#measurement.noteOnce(note)
+    for (const note of this.#notes ?? NO_NOTES) this.#measurement.noteOnce(note)
   }
 }
+
+const NO_NOTES: readonly string[] = Object.freeze([])

@@ -154,13 +154,15 @@ export class ConversationalDAGMetric extends DagMetricBase<ConversationalTestCas
  * conversation's length and are checked by each node that runs: a branch that is not taken fails nothing.
  */
 function checkTestCase(plan: GraphPlan, testCase: LLMTestCase | ConversationalTestCase, metric: string): void {
-  const missing = new Map<string, string[]>()
+  // Made at the first missing parameter: this runs for every measurement, and almost every test case has them all.
+  let missing: Map<string, string[]> | undefined
   for (const node of plan.order) {
     for (const param of node.missingParams(testCase)) {
+      missing ??= new Map()
       missing.set(param, [...(missing.get(param) ?? []), plan.names.get(node) ?? ''])
     }
   }
-  if (missing.size > 0) {
+  if (missing !== undefined) {
     const where = [...new Set([...missing.values()].flat())].join('; ')
     throw new MissingTestCaseParamError(metric, [...missing.keys()], where)
   }

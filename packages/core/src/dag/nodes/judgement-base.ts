@@ -109,7 +109,9 @@ export abstract class JudgementNodeBase<
 
   async run(context: NodeRunContext): Promise<NodeRunResult> {
     const { verdict, reason } = await this.judge(context)
-    const chosen = this.children.filter((child) => child.verdict === verdict)
+    // A loop, not a filter with a closure: every judgement of every walk passes here.
+    const chosen: VerdictNodeBase[] = []
+    for (const child of this.children) if (child.verdict === verdict) chosen.push(child)
     return {
       activates: chosen,
       judgement: { verdict, reason },
