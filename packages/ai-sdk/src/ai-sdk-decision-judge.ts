@@ -33,7 +33,7 @@ import {
   TypeValidationError,
 } from 'ai'
 import { z } from 'zod'
-import { endpointOf, FIRST_RETRY_DELAY_MS, isRetryable, isTruncatedBody, keySource } from './internal/provider.js'
+import { endpointOf, FIRST_RETRY_DELAY_MS, isRetryable, isTruncatedBody, providerAdvice } from './internal/provider.js'
 
 /** An AI SDK decision model object, e.g. `openai.decisionModel('gpt-6-luna')`. */
 export type DecisionModelObject = Extract<Exclude<Experimental_DecisionModel, string>, { doDecide: unknown }>
@@ -110,12 +110,10 @@ function decisionTransport(model: DecisionModelObject, options: AiSdkDecisionJud
     secrets: () => secrets.all,
     refreshSecrets: () => secrets.refresh((model as { config?: { headers?: unknown } }).config?.headers),
     advice: {
-      unreachable: "Check the network and the provider's baseURL.",
-      cutShort: '. Raise maxRetries if it keeps happening.',
-      unauthorized: `Check the API key the provider sends: ${keySource(provider)}.`,
-      notFound: "Check the model id, and that the provider's baseURL points at a server speaking its decision API.",
-      rateLimited: (retries) =>
-        `Still rate limited ${retries}: lower the concurrency, raise maxRetries or check your quota.`,
+      ...providerAdvice(
+        provider,
+        "Check the model id, and that the provider's baseURL points at a server speaking its decision API.",
+      ),
       temperature: '',
       structuredOutputs: '',
     },

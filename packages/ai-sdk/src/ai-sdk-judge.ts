@@ -30,8 +30,8 @@ import {
   FIRST_RETRY_DELAY_MS,
   isRetryable,
   isTruncatedBody,
-  keySource,
   malformedLogprobs,
+  providerAdvice,
   readLogprobs,
   returnsLogprobs,
   settingsIgnoredOf,
@@ -117,13 +117,10 @@ export function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOp
     // The official providers keep their headers as `config.headers`, a function reading the key when called.
     refreshSecrets: () => secrets.refresh((model as { config?: { headers?: unknown } }).config?.headers),
     advice: {
-      unreachable: "Check the network and the provider's baseURL.",
-      cutShort: '. Raise maxRetries if it keeps happening.',
-      unauthorized: `Check the API key the provider sends: ${keySource(provider)}.`,
-      notFound:
+      ...providerAdvice(
+        provider,
         "Check the model id, and the provider's baseURL (for OpenAI-compatible servers, the API root ending in /v1).",
-      rateLimited: (retries) =>
-        `Still rate limited ${retries}: lower the concurrency, raise maxRetries or check your quota.`,
+      ),
       temperature: 'This model may not accept that temperature; pass `temperature: 1` to aiSdkJudge.',
       structuredOutputs:
         'The server may not support structured outputs (JSON schema). Leave `structuredOutputs` at its default, ' +

@@ -97,3 +97,15 @@ export function settingsIgnoredOf(warnings: readonly Warning[] | undefined): Tra
   const once = ignored.filter((entry, index) => ignored.findIndex((e) => e.setting === entry.setting) === index)
   return once.length === 0 ? undefined : (once as TransportCompletion['settingsIgnored'])
 }
+
+/** The advice both AI SDK judges give after a failure: the network, a cut body, the key, the model, a rate limit. */
+export function providerAdvice(provider: string, notFound: string) {
+  return {
+    unreachable: "Check the network and the provider's baseURL.",
+    cutShort: '. Raise maxRetries if it keeps happening.',
+    unauthorized: `Check the API key the provider sends: ${keySource(provider)}.`,
+    notFound,
+    rateLimited: (retries: string) =>
+      `Still rate limited ${retries}: lower the concurrency, raise maxRetries or check your quota.`,
+  }
+}

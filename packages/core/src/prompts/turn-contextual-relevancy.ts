@@ -6,13 +6,17 @@ import { judgeMessages } from './shared.js'
 export const TURN_CONTEXTUAL_RELEVANCY_PROMPT = 'turn-contextual-relevancy@1'
 
 /** What the judge answers for one retrieved chunk. */
+/** A chunk's number in an answer: one of those shown. */
+const chunkNumberSchema = (numbers: readonly number[]) =>
+  z
+    .int()
+    .min(Math.min(...numbers))
+    .max(Math.max(...numbers))
+    .describe('The chunk number, as given.')
+
 const chunkVerdictsSchema = (numbers: readonly number[]) =>
   z.object({
-    chunk: z
-      .int()
-      .min(Math.min(...numbers))
-      .max(Math.max(...numbers))
-      .describe('The chunk number, as given.'),
+    chunk: chunkNumberSchema(numbers),
     statements: z
       .array(
         z.object({
@@ -79,11 +83,7 @@ export function turnContextStatementsSchema(numbers: readonly number[]) {
     chunks: z
       .array(
         z.object({
-          chunk: z
-            .int()
-            .min(Math.min(...numbers))
-            .max(Math.max(...numbers))
-            .describe('The chunk number, as given.'),
+          chunk: chunkNumberSchema(numbers),
           statements: z.array(z.string().describe('One statement the chunk makes, close to its wording.')).min(1),
         }),
       )

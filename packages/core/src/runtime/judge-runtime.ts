@@ -106,6 +106,34 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
   }
 
   /**
+   * One judge call that answers `count` requests (samples of one, or decisions about one state), limited and retried
+   * after a 429 like any call; it must give one entry per request.
+   */
+  const inOneCall = async <Entry>(
+    judge: JudgeModel,
+    signal: AbortSignal | undefined,
+    count: number,
+    what: string,
+    call: () => Promise<readonly Entry[]>,
+  ): Promise<readonly Entry[]> => {
+    const entries = await limiter.run(
+      () => {
+        counts.judgeCalls += 1
+        return call()
+      },
+      signal,
+      judge.rateLimitRetries ?? 0,
+    )
+    if (entries.length !== count) {
+      throw new JudgeCallError(
+        `The judge "${judge.name}" returned ${entries.length} ${what} where ${count} were asked for; it must ` +
+          'return one per request.',
+      )
+    }
+    return entries
+  }
+
+  /**
    * One request for several trials: each trial's answer is its own cache entry (the trial number is in the key);
    * the trials the cache cannot answer are asked in one call when the judge has `generateSamples`, else one call
    * each. In replay mode a trial missing from the cache is an error before anything is asked.
@@ -132,20 +160,9 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
     if (missing.length > 1 && typeof judge.generateSamples === 'function') {
       const sampler = judge.generateSamples.bind(judge)
       // A 429 on the shared call is retried like any other call's: trials must not be frailer than one measurement.
-      fresh = await limiter.run(
-        () => {
-          counts.judgeCalls += 1
-          return sampler(base, missing.length)
-        },
-        signal,
-        judge.rateLimitRetries ?? 0,
+      fresh = await inOneCall(judge, signal, missing.length, 'samples from generateSamples', () =>
+        sampler(base, missing.length),
       )
-      if (fresh.length !== missing.length) {
-        throw new JudgeCallError(
-          `The judge "${judge.name}" returned ${fresh.length} samples from generateSamples where ${missing.length} ` +
-            'were asked for; it must return one response per sample.',
-        )
-      }
     } else {
       fresh = await Promise.all(
         missing.map((index) => callJudge(judge, requests[index] as JudgeRequest<unknown>, signal)),
@@ -189,20 +206,9 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
     }
     if (missing.length === 0) return answers as (JudgeResponse<unknown> | Error)[]
     const many = (judge.generateMany as NonNullable<JudgeModel['generateMany']>).bind(judge)
-    const fresh = await limiter.run(
-      () => {
-        counts.judgeCalls += 1
-        return many(missing.map((index) => ({ ...(requests[index] as JudgeRequest<unknown>), signal })))
-      },
-      signal,
-      judge.rateLimitRetries ?? 0,
+    const fresh = await inOneCall(judge, signal, missing.length, 'answers from generateMany', () =>
+      many(missing.map((index) => ({ ...(requests[index] as JudgeRequest<unknown>), signal }))),
     )
-    if (fresh.length !== missing.length) {
-      throw new JudgeCallError(
-        `The judge "${judge.name}" returned ${fresh.length} answers from generateMany where ${missing.length} ` +
-          'decisions were asked; it must return one entry per request.',
-      )
-    }
     for (const [position, index] of missing.entries()) {
       const answer = fresh[position] as JudgeResponse<unknown> | Error
       answers[index] = answer
