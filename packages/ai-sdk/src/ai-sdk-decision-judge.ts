@@ -33,7 +33,14 @@ import {
   TypeValidationError,
 } from 'ai'
 import { z } from 'zod'
-import { endpointOf, FIRST_RETRY_DELAY_MS, isRetryable, isTruncatedBody, providerAdvice } from './internal/provider.js'
+import {
+  endpointOf,
+  FIRST_RETRY_DELAY_MS,
+  isRetryable,
+  isTruncatedBody,
+  providerAdvice,
+  providerSecrets,
+} from './internal/provider.js'
 
 /** An AI SDK decision model object, e.g. `openai.decisionModel('gpt-6-luna')`. */
 export type DecisionModelObject = Extract<Exclude<Experimental_DecisionModel, string>, { doDecide: unknown }>
@@ -106,9 +113,7 @@ function decisionTransport(model: DecisionModelObject, options: AiSdkDecisionJud
     endpoint: endpointOf(model as never, where),
     pricing: options.pricing,
     timeoutMs: options.timeoutMs ?? 60_000,
-    where: () => where,
-    secrets: () => secrets.all,
-    refreshSecrets: () => secrets.refresh((model as { config?: { headers?: unknown } }).config?.headers),
+    ...providerSecrets(model, where, secrets),
     advice: {
       ...providerAdvice(
         provider,

@@ -32,6 +32,7 @@ import {
   isTruncatedBody,
   malformedLogprobs,
   providerAdvice,
+  providerSecrets,
   readLogprobs,
   returnsLogprobs,
   settingsIgnoredOf,
@@ -112,10 +113,7 @@ export function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOp
     timeoutMs,
     warn,
     label: where,
-    where: () => where,
-    secrets: () => secrets.all,
-    // The official providers keep their headers as `config.headers`, a function reading the key when called.
-    refreshSecrets: () => secrets.refresh((model as { config?: { headers?: unknown } }).config?.headers),
+    ...providerSecrets(model, where, secrets),
     advice: {
       ...providerAdvice(
         provider,

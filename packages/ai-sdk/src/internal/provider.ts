@@ -1,7 +1,7 @@
 // What aiSdkJudge knows about AI SDK providers: where they send calls, which return logprobs and how, which failures
 // the AI SDK retries, where they read their key, and how they say a sampling setting was not applied.
 import { ConfigurationError, type TokenLogprob } from '@judgetree/core'
-import { readTokenLogprobs, type TransportCompletion } from '@judgetree/core/runtime'
+import { type JudgeSecrets, readTokenLogprobs, type TransportCompletion } from '@judgetree/core/runtime'
 import { APICallError, JSONParseError, TypeValidationError } from 'ai'
 import type { LanguageModelObject } from './language-model.js'
 
@@ -107,5 +107,17 @@ export function providerAdvice(provider: string, notFound: string) {
     notFound,
     rateLimited: (retries: string) =>
       `Still rate limited ${retries}: lower the concurrency, raise maxRetries or check your quota.`,
+  }
+}
+
+/**
+ * How an AI SDK judge names itself in errors and learns the key its provider sends: the official providers keep their
+ * headers as `config.headers`, a function reading the key when called.
+ */
+export function providerSecrets(model: unknown, where: string, secrets: JudgeSecrets) {
+  return {
+    where: () => where,
+    secrets: () => secrets.all,
+    refreshSecrets: () => secrets.refresh((model as { config?: { headers?: unknown } }).config?.headers),
   }
 }

@@ -4,8 +4,8 @@
 // most probable answer, prices the call, and words refusals, malformed answers and failures.
 import { JudgeCallError, JudgeOutputError } from '../errors.js'
 import { type Secrets, scrubSecrets } from '../internal/scrub.js'
-import { callError, type FailureAdvice, type TransportFailure } from './failures.js'
-import { decisionCostOf, type ModelPrice } from './pricing.js'
+import { callError, type TransportConnection, type TransportFailure } from './failures.js'
+import { decisionCostOf } from './pricing.js'
 import { tokenDetails } from './tokens.js'
 import type { JudgeModel, JudgeQuestion, JudgeRequest, JudgeResponse, JudgeUsage } from './types.js'
 
@@ -46,20 +46,7 @@ export interface DecisionCompletion {
 }
 
 /** A decision provider: sends one request of questions, classifies its failures, names itself in messages. */
-export interface DecisionTransport {
-  readonly name: string
-  readonly cacheIdentity?: unknown
-  readonly endpoint?: string | undefined
-  readonly rateLimitRetries?: number | undefined
-  readonly pricing?: Readonly<Record<string, ModelPrice>> | undefined
-  readonly timeoutMs: number
-  readonly advice: FailureAdvice
-  /** Names the judge and where it is in errors, e.g. `The decision model "gpt-6-luna" at api.openai.com`. */
-  where(): string
-  /** The secrets to scrub from everything the provider sends; may throw a configuration error. */
-  secrets(): Secrets
-  /** Learns the secrets the provider will send with the next call (its request headers). */
-  refreshSecrets?(): Promise<unknown>
+export interface DecisionTransport extends TransportConnection {
   decide(call: DecisionCall): Promise<DecisionCompletion>
   classify(error: unknown, call: DecisionCall): TransportFailure
 }

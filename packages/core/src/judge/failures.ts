@@ -1,7 +1,9 @@
 // A transport's failure, classified, and the one place that words it as a judgetree error: what happened, where,
 // after how many retries, and what to change (status hints, the 401 advice said once per run, the Retry-After).
 import { JudgeCallError, JudgeOutputError, MeasurementAbortedError } from '../errors.js'
+import type { Secrets } from '../internal/scrub.js'
 import { answerExcerpt } from './answer.js'
+import type { ModelPrice } from './pricing.js'
 import type { SamplingSetting, TransportCall, TransportSample } from './structured-judge.js'
 
 /**
@@ -66,6 +68,26 @@ export interface FailureAdvice {
   readonly structuredOutputs: string
   /** Whether a temperature or a response-format hint wins when the server's words name both. */
   readonly structuredFirst?: boolean | undefined
+}
+
+/**
+ * What every transport (chat or decision) tells the protocol about itself: its identity for the cache and the runtime,
+ * how to name it and advise in errors, and the secrets to scrub from what its provider sends.
+ */
+export interface TransportConnection {
+  readonly name: string
+  readonly cacheIdentity?: unknown
+  readonly endpoint?: string | undefined
+  readonly rateLimitRetries?: number | undefined
+  readonly pricing?: Readonly<Record<string, ModelPrice>> | undefined
+  readonly timeoutMs: number
+  readonly advice: FailureAdvice
+  /** Names the judge and where it is in call errors; asked after `secrets`, so it may read the connection. */
+  where(): string
+  /** The secrets to scrub from everything the server sends (the key, in any encoding); may throw a configuration error. */
+  secrets(): Secrets
+  /** Learns the secrets the provider will send with the next call (its request headers), before each call. */
+  refreshSecrets?(): Promise<unknown>
 }
 
 /** Who failed and how to word it. */

@@ -102,41 +102,40 @@ export function registerModelPrices(prices: Readonly<Record<string, ModelPrice>>
 
 const DATED_SNAPSHOT_SUFFIX = /-\d{4}-\d{2}-\d{2}$/
 
+/** The cost of one call by a price list: `extra` (the judge's own `pricing`) over `prices`. */
+type CostFunction = (
+  model: string,
+  promptTokens: number,
+  completionTokens: number,
+  extra?: Readonly<Record<string, ModelPrice>>,
+  cachedPromptTokens?: number,
+) => number | undefined
+
 /**
  * The USD cost of one call, or undefined when the model's price is unknown. `cachedPromptTokens`, a part of
  * `promptTokens`, cost the model's cached-input price (its input price when it has none).
  * A dated snapshot such as `gpt-4.1-2025-04-14` costs what its alias costs unless priced itself.
  */
-export function costOf(
-  model: string,
-  promptTokens: number,
-  completionTokens: number,
-  extra?: Readonly<Record<string, ModelPrice>>,
-  cachedPromptTokens = 0,
-): number | undefined {
-  const price = (name: string) => priceOf(name, extra)
-  return costBy(price, model, promptTokens, completionTokens, cachedPromptTokens)
-}
+export const costOf: CostFunction = (model, promptTokens, completionTokens, extra, cachedPromptTokens = 0) =>
+  costBy((name) => priceOf(name, extra), model, promptTokens, completionTokens, cachedPromptTokens)
 
 /**
  * The USD cost of one Decisions API call: by the judge's own `pricing`, else DEFAULT_DECISION_PRICES (never a chat
  * price, registered or built in); undefined when neither prices the model.
  */
-export function decisionCostOf(
-  model: string,
-  promptTokens: number,
-  completionTokens: number,
-  extra?: Readonly<Record<string, ModelPrice>>,
-  cachedPromptTokens = 0,
-): number | undefined {
-  const price = (name: string) =>
-    extra !== undefined && Object.hasOwn(extra, name)
-      ? extra[name]
-      : Object.hasOwn(DEFAULT_DECISION_PRICES, name)
-        ? DEFAULT_DECISION_PRICES[name]
-        : undefined
-  return costBy(price, model, promptTokens, completionTokens, cachedPromptTokens)
-}
+export const decisionCostOf: CostFunction = (model, promptTokens, completionTokens, extra, cachedPromptTokens = 0) =>
+  costBy(
+    (name) =>
+      extra !== undefined && Object.hasOwn(extra, name)
+        ? extra[name]
+        : Object.hasOwn(DEFAULT_DECISION_PRICES, name)
+          ? DEFAULT_DECISION_PRICES[name]
+          : undefined,
+    model,
+    promptTokens,
+    completionTokens,
+    cachedPromptTokens,
+  )
 
 /** The cost at the model's price, or at its alias's for a dated snapshot, as `priceOf` gives them. */
 function costBy(

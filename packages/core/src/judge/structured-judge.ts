@@ -8,9 +8,9 @@ import { terminalSafe } from '../internal/safe-text.js'
 import { type Secrets, scrubSecrets, scrubTokens, scrubValue } from '../internal/scrub.js'
 import { answerExcerpt, parseJudgeAnswer, withSchemaInstruction } from './answer.js'
 import { distributionOf } from './distribution.js'
-import { callError, type FailureAdvice, stoppedError, type TransportFailure } from './failures.js'
+import { callError, stoppedError, type TransportConnection, type TransportFailure } from './failures.js'
 import { judgeJsonSchema } from './json-schema.js'
-import { costOf, type ModelPrice } from './pricing.js'
+import { costOf } from './pricing.js'
 import { joinReasons, type SettingNotApplied, settingReason, settingWarning } from './sampling-settings.js'
 import { addTokens, shareOf, type Tokens, tokensOf } from './tokens.js'
 import type { JudgeMessage, JudgeModel, JudgeRequest, JudgeResponse, TokenLogprob } from './types.js'
@@ -101,11 +101,7 @@ export interface LatchWording {
 }
 
 /** A provider: sends one request, classifies its failures, and names itself in messages. */
-export interface JudgeTransport {
-  readonly name: string
-  readonly cacheIdentity?: unknown
-  readonly endpoint?: string | undefined
-  readonly rateLimitRetries?: number | undefined
+export interface JudgeTransport extends TransportConnection {
   /** The temperature the user gave the judge, if any (see TransportCall.temperature). */
   readonly temperature?: number | undefined
   /** Sends `n` > 1 in one call (trials then pay for the prompt once); without it, samples are asked one by one. */
@@ -114,19 +110,10 @@ export interface JudgeTransport {
   readonly structuredOutputs: 'auto' | 'required' | 'json'
   /** Writes the schema into the prompt even when it is sent as the response format. */
   readonly schemaInPrompt?: boolean | undefined
-  readonly pricing?: Readonly<Record<string, ModelPrice>> | undefined
-  readonly timeoutMs: number
-  readonly advice: FailureAdvice
   readonly wording: LatchWording
   readonly warn?: ((message: string) => void) | undefined
   /** Names the judge in the re-ask's error, e.g. `The judge model "gpt-4.1"`. */
   readonly label: string
-  /** Names the judge and where it is in call errors; asked after `secrets`, so it may read the connection. */
-  where(): string
-  /** The secrets to scrub from everything the server sends (the key, in any encoding); may throw a configuration error. */
-  secrets(): Secrets
-  /** Learns the secrets the provider will send with the next call (its request headers), before each call. */
-  refreshSecrets?(): Promise<unknown>
   complete(call: TransportCall): Promise<TransportCompletion>
   classify(error: unknown, call: TransportCall): TransportFailure
   /** The model's shutdown date as its server lists it (see JudgeModel.shutdownDate); without it, never asked. */
