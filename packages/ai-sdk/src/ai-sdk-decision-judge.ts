@@ -29,15 +29,14 @@ import {
   experimental_decide,
   InvalidResponseDataError,
   LoadAPIKeyError,
-  RetryError,
   TypeValidationError,
 } from 'ai'
 import { z } from 'zod'
 import {
   endpointOf,
   FIRST_RETRY_DELAY_MS,
+  firstClassified,
   isRetryable,
-  isTruncatedBody,
   providerAdvice,
   providerSecrets,
 } from './internal/provider.js'
@@ -226,14 +225,9 @@ function judgetreeAnswer(question: JudgeQuestion, answer: unknown): DecisionAnsw
 }
 
 function classify(error: unknown, call: DecisionCall, budget: CallBudget): TransportFailure {
-  const timedOut = budget.timedOut(call)
-  if (timedOut !== undefined) return timedOut
-  const last = RetryError.isInstance(error) ? error.lastError : error
-  const { retries, skipped } = budget.retriesOf(call)
-  if (isTruncatedBody(last)) {
-    const what = ` answered HTTP ${last.statusCode} with a truncated body (not valid JSON)`
-    return { kind: 'cut-short', what, retries, skipped, cause: last }
-  }
+  const first = firstClassified(error, call, budget)
+  if ('failure' in first) return first.failure
+  const { last, retries, skipped } = first
   const unreadable = APICallError.isInstance(last) && TypeValidationError.isInstance(last.cause)
   if (InvalidResponseDataError.isInstance(last) || unreadable) {
     // The AI SDK's own checks of the answers (one per question, the options asked, a sum of 1) or of their shape.

@@ -20,7 +20,6 @@ import {
   LoadAPIKeyError,
   NoObjectGeneratedError,
   Output,
-  RetryError,
   UnsupportedFunctionalityError,
 } from 'ai'
 import { type AiSdkJudgeOptions, checkAiSdkJudgeOptions } from './ai-sdk-options.js'
@@ -28,8 +27,8 @@ import { assertLanguageModel, type LanguageModelObject } from './internal/langua
 import {
   endpointOf,
   FIRST_RETRY_DELAY_MS,
+  firstClassified,
   isRetryable,
-  isTruncatedBody,
   malformedLogprobs,
   providerAdvice,
   providerSecrets,
@@ -194,14 +193,9 @@ export function aiSdkTransport(model: LanguageModelObject, options: AiSdkJudgeOp
       }
     },
     classify(error, call): TransportFailure {
-      const timedOut = budget.timedOut(call)
-      if (timedOut !== undefined) return timedOut
-      const last = RetryError.isInstance(error) ? error.lastError : error
-      const { retries, skipped } = budget.retriesOf(call)
-      if (isTruncatedBody(last)) {
-        const what = ` answered HTTP ${last.statusCode} with a truncated body (not valid JSON)`
-        return { kind: 'cut-short', what, retries, skipped, cause: last }
-      }
+      const first = firstClassified(error, call, budget)
+      if ('failure' in first) return first.failure
+      const { last, retries, skipped } = first
       if (APICallError.isInstance(last)) {
         const status = last.statusCode
         if (status === undefined) {

@@ -1,8 +1,14 @@
 // What aiSdkJudge knows about AI SDK providers: where they send calls, which return logprobs and how, which failures
 // the AI SDK retries, where they read their key, and how they say a sampling setting was not applied.
 import { ConfigurationError, type TokenLogprob } from '@judgetree/core'
-import { type JudgeSecrets, readTokenLogprobs, type TransportCompletion } from '@judgetree/core/runtime'
-import { APICallError, JSONParseError, TypeValidationError } from 'ai'
+import {
+  type CallBudget,
+  type JudgeSecrets,
+  readTokenLogprobs,
+  type TransportCompletion,
+  type TransportFailure,
+} from '@judgetree/core/runtime'
+import { APICallError, JSONParseError, RetryError, TypeValidationError } from 'ai'
 import type { LanguageModelObject } from './language-model.js'
 
 /** The AI SDK's first wait before a retry (then doubled each time), kept so that behaviour matches its docs. */
@@ -120,4 +126,26 @@ export function providerSecrets(model: unknown, where: string, secrets: JudgeSec
     secrets: () => secrets.all,
     refreshSecrets: () => secrets.refresh((model as { config?: { headers?: unknown } }).config?.headers),
   }
+}
+
+/**
+ * What both AI SDK judges' `classify` settle first: a call past its time budget, and a body cut short; otherwise the
+ * error under the AI SDK's RetryError (`last`) and the retries made, for the judge to classify.
+ */
+export function firstClassified(
+  error: unknown,
+  call: Parameters<CallBudget['timedOut']>[0],
+  budget: CallBudget,
+):
+  | { readonly failure: TransportFailure }
+  | { readonly last: unknown; readonly retries: number; readonly skipped: string | undefined } {
+  const timedOut = budget.timedOut(call)
+  if (timedOut !== undefined) return { failure: timedOut }
+  const last = RetryError.isInstance(error) ? error.lastError : error
+  const { retries, skipped } = budget.retriesOf(call)
+  if (isTruncatedBody(last)) {
+    const what = ` answered HTTP ${last.statusCode} with a truncated body (not valid JSON)`
+    return { failure: { kind: 'cut-short', what, retries, skipped, cause: last } }
+  }
+  return { last, retries, skipped }
 }
