@@ -113,7 +113,7 @@ export function createDecisionJudge(transport: DecisionTransport): DecisionJudge
     }
     if (completion.answers.length !== questions.length) {
       throw new JudgeCallError(
-        `${where()} returned ${completion.answers.length} answers for ${questions.length} questions; the Decisions ` +
+        `${where()} returned ${counted(completion.answers.length, 'answer')} for ${counted(questions.length, 'question')}; the Decisions ` +
           'API answers every question, in order. Check that the server speaks /v1/decisions.',
       )
     }
@@ -220,4 +220,9 @@ function quote(instructions: string, scrub: (text: string) => string): string {
 /** The state as a decision model reads it: a string as is, anything else as indented JSON. */
 export function stateText(state: unknown): string {
   return typeof state === 'string' ? state : (JSON.stringify(state, null, 2) ?? String(state))
+}
+
+/** `1 answer`, `2 answers`. */
+function counted(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`
 }
