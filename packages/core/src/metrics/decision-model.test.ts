@@ -259,6 +259,37 @@ describe('decisionModel', () => {
     expect(result.reason).toContain('“Cats purr.” (probability relevant 0.30)')
   })
 
+  test('one measurement stopping does not cancel the decision request it shares with another', async () => {
+    const decider = decisionJudge(() => ({ true: 0.6, false: 0.4 }))
+    const many = decider.generateMany?.bind(decider)
+    let calls = 0
+    const slow: typeof decider = {
+      ...decider,
+      async generateMany(requests) {
+        calls += 1
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        return (many as NonNullable<typeof many>)(requests)
+      },
+    }
+    const runtime = createJudgeRuntime({ cache: 'off' })
+    const build = () =>
+      new DAGMetric({
+        name: 'Shared',
+        dag: new DeepAcyclicGraph({ rootNodes: [binary('Polite?')] }),
+        model: scriptedJudge({ rules: [] }),
+        decisionModel: runtime.wrap(slow),
+      })
+    const stop = new AbortController()
+    const stopped = build().measure(testCase, { signal: stop.signal })
+    const kept = build().measure(testCase)
+    setTimeout(() => stop.abort(new Error('stopped by the test')), 10)
+    const [first, second] = await Promise.all([stopped, kept])
+    expect(first.error?.code).toBe('MEASUREMENT_ABORTED')
+    expect(second.error).toBeUndefined()
+    expect(second.score).toBe(1)
+    expect(calls).toBe(1)
+  })
+
   test('a chat judge given as decisionModel is refused, saying where it belongs', () => {
     expect(
       () =>

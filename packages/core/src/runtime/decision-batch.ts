@@ -53,7 +53,15 @@ export class DecisionBatches {
     })
   }
 
-  #flush(judge: JudgeModel, waiters: readonly Waiter[]): void {
+  #flush(judge: JudgeModel, gathered: readonly Waiter[]): void {
+    // A request whose measurement stopped while the batch gathered is not asked.
+    const waiters = gathered.filter((waiter) => {
+      const signal = waiter.request.signal
+      if (!signal?.aborted) return true
+      waiter.reject(new MeasurementAbortedError(signal.reason))
+      return false
+    })
+    if (waiters.length === 0) return
     const controller = new AbortController()
     let waiting = waiters.length
     const settled = waiters.map(() => false)
@@ -72,14 +80,9 @@ export class DecisionBatches {
         waiting -= 1
         if (waiting === 0) controller.abort(signal.reason)
       }
-      if (signal.aborted) {
-        onAbort()
-        continue
-      }
       signal.addEventListener('abort', onAbort, { once: true })
       forget[index] = () => signal.removeEventListener('abort', onAbort)
     }
-    if (controller.signal.aborted) return
     const requests = waiters.map((waiter) => waiter.request)
     this.#send(judge, requests, controller.signal).then(
       (answers) => {
