@@ -109,7 +109,7 @@ describe('decisionModel', () => {
     })
     expect(polite?.reason).toBeUndefined()
     expect(result.verboseLogs).toContain('Polite? → true (0.93)')
-    expect(result.verboseLogs).toContain('Rude? → false (0.80) · in the decision request above')
+    expect(result.verboseLogs).toContain('Rude? → false (0.80) · asked in a shared decision request')
     expect(result.verboseLogs).toContain('decided by: test-decider')
   })
 

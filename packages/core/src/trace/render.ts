@@ -290,8 +290,9 @@ function isPredicate(probabilities: Readonly<Record<string, number>>): boolean {
 
 function callSummary(node: TraceNode): string {
   const calls = node.usage?.judgeCalls ?? 0
-  // A decision asked in one request with others about the same state: the request is counted at the first.
-  if (calls === 0 && node.decidedBy !== undefined) return 'in the decision request above'
+  // A decision asked in one request with others about the same state (of this measurement or another one in flight):
+  // the request and its tokens are counted at the first of them.
+  if (calls === 0 && node.decidedBy !== undefined) return 'asked in a shared decision request'
   const cached = node.cached ? ', cached' : ''
   // Latency stays in the structured trace: the rendering must be identical between runs of the same answers.
   return `${calls} judge call${calls === 1 ? '' : 's'}${cached}`
