@@ -7,14 +7,15 @@ import { answerFor, textFor } from './answers.mjs'
 /** Starts the server; it honours `n`. GET /stats returns counters (requests, tokens billed); POST /config {"latencyMs"} changes the latency and resets them. */
 export async function startBenchServer({ latencyMs = 0, port = 0 } = {}) {
   let latency = latencyMs
-  const counters = {
+  const zero = () => ({
     requests: 0,
     decisionRequests: 0,
     inFlight: 0,
     peakInFlight: 0,
     promptTokens: 0,
     completionTokens: 0,
-  }
+  })
+  const counters = zero()
   const server = createServer(async (req, res) => {
     const chunks = []
     for await (const chunk of req) chunks.push(chunk)
@@ -22,14 +23,7 @@ export async function startBenchServer({ latencyMs = 0, port = 0 } = {}) {
     if (req.method === 'GET' && path === '/stats') return send(res, 200, { ...counters, latencyMs: latency })
     if (req.method === 'POST' && path === '/config') {
       latency = JSON.parse(Buffer.concat(chunks).toString('utf8')).latencyMs ?? latency
-      Object.assign(counters, {
-        requests: 0,
-        decisionRequests: 0,
-        inFlight: 0,
-        peakInFlight: 0,
-        promptTokens: 0,
-        completionTokens: 0,
-      })
+      Object.assign(counters, zero())
       return send(res, 200, { latencyMs: latency })
     }
     const decisions = path === '/v1/decisions'
