@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `judgetree` command: `judgetree cache verify [dir]` checks a committed judge cache before a replay run in CI;
-// `judgetree compare <before> <after>` shows what changed between two runs (another judge, say).
+// `judgetree compare <before> <after>` shows what changed between two runs (another judge, say); `judgetree init`
+// sets a project up for its first evaluation.
 import { resolve } from 'node:path'
 import { compareReports } from './compare/compare-reports.js'
 import {
@@ -12,12 +13,19 @@ import {
   renderComparison,
 } from './compare/render.js'
 import { ConfigurationError } from './errors.js'
+import { init } from './init/init.js'
 import { isDirectory, verifyCache } from './runtime/cache-verify.js'
 import { envCacheDir } from './runtime/limits.js'
 
 const USAGE = [
-  'Usage: judgetree cache verify [dir]',
+  'Usage: judgetree init [--runner vitest|jest]',
+  '       judgetree cache verify [dir]',
   '       judgetree compare <before> <after> [--max-flips N|fraction|N%] [--json]',
+  '',
+  'init',
+  "  Sets up the project in the current folder for judgetree: the runner's config (Vitest or Jest, whichever",
+  "  package.json names), the matcher's types file and a first test. Files that exist are kept, and what they need",
+  '  is printed instead.',
   '',
   'cache verify',
   '  Checks every entry of a judge cache directory (default: $JUDGETREE_CACHE_DIR, else .judgetree/cache) the way',
@@ -44,6 +52,7 @@ export function main(args: readonly string[], out: Out, err: Out): number {
   }
   if (group === 'cache' && args[1] === 'verify' && args.length <= 3) return cacheVerify(args[2], out, err)
   if (group === 'compare') return compare(args.slice(1), out, err)
+  if (group === 'init') return init(process.cwd(), args.slice(1), out, err)
   err(`judgetree: unknown command "${args.join(' ')}".\n\n${USAGE}`)
   return 2
 }
