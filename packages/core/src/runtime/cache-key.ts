@@ -18,18 +18,36 @@ export function cacheKeyOf(judge: JudgeModel, request: JudgeRequest<unknown>): s
     canonicalJson({
       format: CACHE_FORMAT_VERSION,
       judge: judge.name,
-      identity: judge.cacheIdentity ?? null,
-      messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
       schemaName: request.schemaName,
-      topLogprobs: request.topLogprobs ?? null,
       promptVersion: request.promptVersion,
-      // Absent outside trials runs, so those keys are what they always were.
-      trial: request.trial,
-      defaultTemperature: request.defaultTemperature,
+      ...askedOf(judge, request),
     }),
   )
   hash.update(schemaText(request.schema))
   return hash.digest('hex')
+}
+
+/**
+ * The part of a call's key that a cache entry keeps beside its answer (the judge's name, prompt version and schema
+ * name are kept on their own), so that a replay miss can say how the call differs from the nearest recording.
+ */
+export interface AskedMaterial {
+  readonly identity: unknown
+  readonly messages: readonly { readonly role: string; readonly content: string }[]
+  readonly topLogprobs: number | null
+  readonly trial?: number | undefined
+  readonly defaultTemperature?: number | undefined
+}
+
+export function askedOf(judge: JudgeModel, request: JudgeRequest<unknown>): AskedMaterial {
+  return {
+    identity: judge.cacheIdentity ?? null,
+    messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
+    topLogprobs: request.topLogprobs ?? null,
+    // Absent outside trials runs, so those keys are what they always were.
+    trial: request.trial,
+    defaultTemperature: request.defaultTemperature,
+  }
 }
 
 /** JSON with object keys sorted at every depth, so equal values always serialise to equal text. */

@@ -2,6 +2,8 @@ import { CacheMissError } from '../errors.js'
 import { answerSchemaOf } from '../judge/decision-answer.js'
 import type { JudgeModel, JudgeRequest, JudgeResponse } from '../judge/types.js'
 import type { CacheLookup, CacheMode, JudgeCacheStore } from './cache.js'
+import { askedOf } from './cache-key.js'
+import { nearestDifference } from './cache-miss-diff.js'
 
 /**
  * What the cache mode means for one judge call, written once for the single and the trials path: read the entry;
@@ -47,6 +49,7 @@ export class CachePolicy {
       promptVersion: request.promptVersion,
       schemaName: request.schemaName,
       ...(judge.endpoint === undefined ? {} : { endpoint: judge.endpoint }),
+      asked: askedOf(judge, request),
     }
     await this.#store.write(key, summary, response, judgeScrubOf(judge))
   }
@@ -87,7 +90,7 @@ function replayMiss(
       `${judge.name}${at}) and is in replay mode, so the judge was not called.\n` +
       `  prompt begins: ${JSON.stringify(start.length > 160 ? `${start.slice(0, 160)}…` : start)}\n` +
       `  expected entry: ${store.fileOf(key)}${damaged}\n` +
-      recordedLines(store, judge.name, request) +
+      recordedLines(store, judge, request) +
       'To record it, run the suite once with JUDGETREE_CACHE=read-write and a real judge (e.g. OPENAI_API_KEY ' +
       'set), then commit .judgetree/cache. A changed prompt, test case, model, judge option or cacheNamespace ' +
       '(not the base URL: it is not part of the key) needs a new recording.',
@@ -105,7 +108,8 @@ function trialOf(request: JudgeRequest<unknown>): string {
  * judge, then by others (a changed model name shows here), newest first within each. Their endpoints say where
  * they were recorded.
  */
-function recordedLines(store: JudgeCacheStore, judgeName: string, request: JudgeRequest<unknown>): string {
+function recordedLines(store: JudgeCacheStore, judge: JudgeModel, request: JudgeRequest<unknown>): string {
+  const judgeName = judge.name
   const entries = store
     .summaries(2_000)
     .filter((entry) => entry.promptVersion === request.promptVersion && entry.schemaName === request.schemaName)
@@ -122,9 +126,14 @@ function recordedLines(store: JudgeCacheStore, judgeName: string, request: Judge
         `    ${entry.file} (judge ${entry.judge}${entry.endpoint === undefined ? '' : ` at ${entry.endpoint}`}, ` +
         `${entry.createdAt})\n`,
     )
+  const closest = nearestDifference(judgeName, askedOf(judge, request), entries)
+  const differs =
+    closest === undefined
+      ? ''
+      : `  the closest recording, ${closest.file}, differs in:\n${closest.lines.map((line) => `    ${line}\n`).join('')}`
   return (
     `  recorded: ${entries.length} ${request.promptVersion} answer${entries.length === 1 ? '' : 's'} with schema ` +
-    `${request.schemaName}, ${sameJudge} by judge ${judgeName}; the nearest:\n${lines.join('')}`
+    `${request.schemaName}, ${sameJudge} by judge ${judgeName}; the nearest:\n${lines.join('')}${differs}`
   )
 }
 

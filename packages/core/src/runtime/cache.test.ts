@@ -156,6 +156,45 @@ describe('judge cache through the OpenAI SDK', () => {
     )
     expect(message).toMatch(new RegExp(`[0-9a-f]{64}\\.json \\(judge gpt-4\\.1 at ${host.replace('.', '\\.')}/v1, 20`))
     expect(message).toContain('(not the base URL: it is not part of the key)')
+    // The closest recording is named with what differs from it: here a judge option, nothing in the prompt.
+    expect(message).toMatch(
+      / {2}the closest recording, \S+[0-9a-f]{64}\.json, differs in:\n {4}judge option namespace: \(none\) → quantized\n/,
+    )
+  })
+
+  it('a replay miss shows the passage of the prompt that changed since the closest recording', async () => {
+    await metric('read-write').measure(playfulConversation)
+    const edited = {
+      turns: playfulConversation.turns.map((turn, index) =>
+        index === 3 ? { ...turn, content: 'The weather in Paris today is cloudy and 24°C.' } : turn,
+      ),
+    }
+    const result = await metric('replay').measure(edited)
+    expect(result.error).toBeInstanceOf(CacheMissError)
+    const message = result.error?.message ?? ''
+    expect(message).toContain('differs in:\n    message 2 (user): "…')
+    expect(message).toContain('today is [sunny] and 24°C.')
+    expect(message).toContain('today is [cloudy] and 24°C.')
+    // Only what changed: the judge and its options are the same.
+    expect(message).not.toMatch(/^ {4}judge/m)
+  })
+
+  it('keeps what was asked beside the answer, without the API key a test case happened to contain', async () => {
+    const leaky = {
+      turns: [{ role: 'user' as const, content: `my key is ${FAKE_KEY}` }, ...playfulConversation.turns.slice(1)],
+    }
+    await metric('read-write').measure(leaky)
+    const entries = await Promise.all((await cacheFiles()).map(async (file) => readFile(file, 'utf8')))
+    expect(entries).toHaveLength(3)
+    for (const text of entries) {
+      expect(text).not.toContain(FAKE_KEY)
+      expect(JSON.parse(text).asked.identity).toMatchObject({ model: 'gpt-4.1' })
+    }
+    // The task step is shown the conversation; its entry keeps it, key scrubbed.
+    const prompts = entries.map((text) => JSON.parse(text).asked.messages.at(-1).content as string)
+    expect(prompts.filter((prompt) => prompt.includes('my key is sk-***'))).toHaveLength(1)
+    // Scrubbed before sealing: the entries are still trusted, and replay answers from them.
+    expect((await metric('replay').measure(leaky)).error).toBeUndefined()
   })
 
   it('records where each trial was answered too, so a replay miss after a trials run names the endpoint', async () => {

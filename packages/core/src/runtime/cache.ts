@@ -18,7 +18,7 @@ import type { z } from 'zod'
 import { scrubSecrets } from '../internal/scrub.js'
 import { messageOf } from '../internal/text.js'
 import type { JudgeResponse } from '../judge/types.js'
-import { CACHE_FORMAT_VERSION, canonicalJson } from './cache-key.js'
+import { type AskedMaterial, CACHE_FORMAT_VERSION, canonicalJson } from './cache-key.js'
 
 /** Temporary files of writers that died are removed once they are this old (no live write takes a second). */
 export const STALE_TEMP_MS = 10 * 60_000
@@ -50,6 +50,8 @@ export interface CacheEntrySummary {
   readonly schemaName: string
   /** The judge's endpoint when recorded (host and path), when the judge names one: for miss messages. */
   readonly endpoint?: string | undefined
+  /** What was asked (messages, judge options, trial), scrubbed: a replay miss shows how a call differs from it. */
+  readonly asked?: AskedMaterial | undefined
 }
 
 /** The outcome of looking a key up: an answer, nothing, or a file that could not be used. */
@@ -120,14 +122,18 @@ export class JudgeCacheStore {
     const file = this.fileOf(key)
     const { cached: _cached, ...answer } = response
     // The judge's own scrub knows its key, wherever it came from (an option, a provider's settings).
-    const text = withoutSecrets(JSON.stringify(answer))
+    const scrubbed = <T>(value: T): T => {
+      const text = withoutSecrets(JSON.stringify(value))
+      return JSON.parse(judgeScrub === undefined ? text : judgeScrub(text)) as T
+    }
     const entry = sealEntry({
       format: CACHE_FORMAT_VERSION,
       key,
       ...summary,
+      ...(summary.asked === undefined ? {} : { asked: scrubbed(summary.asked) }),
       createdAt: new Date().toISOString(),
       // Scrubbed before the checksum is taken, so the checksum covers exactly what is on disk.
-      response: JSON.parse(judgeScrub === undefined ? text : judgeScrub(text)) as StoredEntry['response'],
+      response: scrubbed(answer) as StoredEntry['response'],
     })
     const temp = `${file}.${process.pid}.${++this.#writes}.tmp`
     this.#summaries = undefined
@@ -216,6 +222,7 @@ export class JudgeCacheStore {
             promptVersion: entry.promptVersion,
             schemaName: String(entry.schemaName),
             endpoint: typeof entry.endpoint === 'string' ? entry.endpoint : undefined,
+            asked: askedMaterial(entry.asked),
             createdAt: String(entry.createdAt),
           })
         } catch {
@@ -264,6 +271,16 @@ interface StoredEntry extends CacheEntrySummary {
 }
 
 /** The entry with its checksum. */
+/** An entry's `asked`, when it has a readable one (entries recorded before it was kept have none). */
+function askedMaterial(value: unknown): AskedMaterial | undefined {
+  const asked = value as Partial<AskedMaterial> | undefined
+  if (typeof asked !== 'object' || asked === null || !Array.isArray(asked.messages)) return undefined
+  const messages = asked.messages.filter(
+    (message) => typeof message?.role === 'string' && typeof message.content === 'string',
+  )
+  return messages.length === asked.messages.length ? (asked as AskedMaterial) : undefined
+}
+
 function sealEntry(entry: Omit<StoredEntry, 'checksum'>): StoredEntry {
   return { ...entry, checksum: checksumOf(entry) }
 }
