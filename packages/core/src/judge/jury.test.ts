@@ -60,13 +60,17 @@ function decisions(answers: Readonly<Record<string, DecisionAnswerScript>>) {
   })
 }
 
-function politeness(model: JudgeModel) {
+function politenessDag() {
   const polite = new BinaryJudgementNode({
     criteria: POLITE,
     evaluationParams: [SingleTurnParams.ACTUAL_OUTPUT],
     children: [new VerdictNode({ verdict: true, score: 10 }), new VerdictNode({ verdict: false, score: 0 })],
   })
-  return new DAGMetric({ name: 'Polite', dag: new DeepAcyclicGraph({ rootNodes: [polite] }), model })
+  return new DeepAcyclicGraph({ rootNodes: [polite] })
+}
+
+function politeness(model: JudgeModel) {
+  return new DAGMetric({ name: 'Polite', dag: politenessDag(), model })
 }
 
 const off = () => createJudgeRuntime({ cache: 'off' })
@@ -294,10 +298,9 @@ describe('jury: bad input', () => {
 
   test('a jury is accepted as a decisionModel, whatever its jurors are', async () => {
     chatVerdicts({ 'gpt-4.1-mini': true, 'gpt-4.1-nano': true })
-    const base = politeness(chat('gpt-4.1'))
     const metric = new DAGMetric({
       name: 'Polite',
-      dag: base.dag,
+      dag: politenessDag(),
       model: chat('gpt-4.1'),
       decisionModel: off().wrap(jury([chat('gpt-4.1-mini'), chat('gpt-4.1-nano')])),
     })
