@@ -79,7 +79,12 @@ describe('calibrate() on a jury', () => {
     let out = ''
     const calibration = await calibrate(politeness(false), labelled, {
       progress: false,
-      stdout: { write: (text: string) => ((out += text), true) } as never,
+      stdout: {
+        write: (text: string) => {
+          out += text
+          return true
+        },
+      } as never,
     })
 
     // One decision request per juror per case, all made while the jury measured.
