@@ -18,7 +18,10 @@ import { BinaryJudgementNode } from '../dag/nodes/binary-judgement-node.js'
 import { TaskNode } from '../dag/nodes/task-node.js'
 import { VerdictNode } from '../dag/nodes/verdict-node.js'
 import { ConfigurationError } from '../errors.js'
+import { evaluate } from '../evaluate/evaluate.js'
 import { DAGMetric } from '../metrics/dag-metric.js'
+import { toRecord } from '../report/record.js'
+import { renderRunOutput } from '../report/surfaces/terminal.js'
 import { createJudgeRuntime } from '../runtime/judge-runtime.js'
 import { SingleTurnParams } from '../test-case/params.js'
 import { jury } from './jury.js'
@@ -253,6 +256,66 @@ describe('jury: the cache', () => {
     )
     expect(again.usage).toMatchObject({ judgeCalls: 3, cachedCalls: 3, promptTokens: 0 })
     expect(again.usage.jurors?.['d-c']).toMatchObject({ judgeCalls: 1, cachedCalls: 1 })
+  })
+})
+
+describe('jury: run summaries', () => {
+  test("evaluate() and the runners' closing summary give agreement per metric and each juror's calls and cost", async () => {
+    chatVerdicts({ 'gpt-4.1': true, 'gpt-4.1-mini': true, 'gpt-4.1-nano': false })
+    const metric = politeness(
+      off().wrap(jury([chat('gpt-4.1'), chat('gpt-4.1-mini'), chat('gpt-4.1-nano')], { escalate: true })),
+    )
+    let printed = ''
+    const stdout = {
+      write: (text: string) => {
+        printed += text
+        return true
+      },
+    }
+    const evaluation = await evaluate([testCase, { ...testCase, input: 'Is it shipped?' }], [metric], {
+      progress: false,
+      stdout: stdout as never,
+    })
+
+    expect(evaluation.summary.byMetric[0]?.agreement).toBe(1)
+    expect(evaluation.summary.byMetric[0]?.usage.jurors?.['gpt-4.1']?.judgeCalls).toBe(2)
+    // gpt-4.1: 2 calls × (10 × $2 + 5 × $8) / 1M; gpt-4.1-mini: 2 × (10 × $0.4 + 5 × $1.6) / 1M.
+    const line =
+      'jury on Polite: agreement 1.00 (2 of 2 decisions unanimous) · gpt-4.1 2 calls $0.0001 · gpt-4.1-mini 2 calls $0.0000'
+    expect(printed).toContain(line)
+    const records = evaluation.results.map(({ result }, at) => ({
+      ...toRecord(result),
+      metricThreshold: 0.5,
+      assertion: at + 1,
+      negated: false,
+      assertionPassed: true,
+    }))
+    const report = {
+      runner: 'vitest' as const,
+      shard: null,
+      summary: evaluation.summary,
+      tests: [{ project: '', file: 'polite.test.ts', name: 'polite', state: 'passed', evaluations: records }],
+    }
+    expect(renderRunOutput(report).split('\n').at(-2)).toBe(line)
+    expect(records[0]?.agreement).toBe(1)
+  })
+
+  test('a run without a jury prints no jury line', async () => {
+    chatVerdicts({ 'gpt-4.1': true })
+    let printed = ''
+    const stdout = {
+      write: (text: string) => {
+        printed += text
+        return true
+      },
+    }
+    const evaluation = await evaluate([testCase], [politeness(off().wrap(chat('gpt-4.1')))], {
+      progress: false,
+      stdout: stdout as never,
+    })
+    expect(printed).not.toContain('jury')
+    expect(evaluation.results[0]?.result.agreement).toBeUndefined()
+    expect(evaluation.results[0]?.result.usage.jurors).toBeUndefined()
   })
 })
 
