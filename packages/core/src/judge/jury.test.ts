@@ -51,7 +51,9 @@ function chatVerdicts(verdicts: Readonly<Record<string, boolean>>) {
     if (prompt.includes(EXTRACT)) return jsonReply({ output: 'It ships tomorrow.' })
     const verdict = verdicts[request.body.model]
     if (verdict === undefined) return { status: 500, error: { message: `no verdict for ${request.body.model}` } }
-    return jsonReply({ reason: `${request.body.model} says ${verdict}.`, verdict })
+    const answer = { reason: `${request.body.model} says ${verdict}.`, verdict }
+    // Trials ask each juror for their samples in one request (`n`).
+    return { json: answer, samples: Array.from({ length: request.body.n ?? 1 }, () => ({ json: answer })) }
   })
 }
 
@@ -229,6 +231,31 @@ describe('jury: a chat juror and a decision juror in one DAG', () => {
     expect(result.verboseLogs).toContain('jury: gpt-4.1 true · gpt-6-luna false (0.80)')
     expect(result.usage.jurors?.['gpt-4.1']?.judgeCalls).toBe(2)
     expect(result.usage.jurors?.['gpt-6-luna']?.judgeCalls).toBe(1)
+  })
+})
+
+describe('jury: trials', () => {
+  test("each juror samples the trials in one request of its own (OpenAI's n)", async () => {
+    chatVerdicts({ 'gpt-4.1': true, 'gpt-4.1-mini': false })
+    const metric = new DAGMetric({
+      name: 'Polite',
+      dag: politenessDag(),
+      model: off().wrap(jury([chat('gpt-4.1'), chat('gpt-4.1-mini')])),
+      trials: 3,
+    })
+    const result = await metric.measure(testCase)
+
+    expect(result.error).toBeUndefined()
+    expect(server.requests.map((request) => [request.body.model, request.body.n]).sort()).toEqual([
+      ['gpt-4.1', 3],
+      ['gpt-4.1-mini', 3],
+    ])
+    expect(result.trials).toHaveLength(3)
+    // A tie each time, to the first juror: every trial passes, and no decision was unanimous.
+    expect(result.passRate).toBe(1)
+    expect(result.agreement).toBe(0)
+    expect(result.usage.juryDecisions).toEqual({ decided: 3, unanimous: 0 })
+    expect(result.usage.jurors?.['gpt-4.1']?.judgeCalls).toBe(1)
   })
 })
 
