@@ -28,8 +28,7 @@ function contrary(inner, share) {
       const question = request.question
       if (question === undefined || !turned(request)) return response
       const answer = response.value[question.field]
-      const other =
-        question.kind === 'predicate' ? !answer : question.kind === 'choice' ? question.options[0] : answer
+      const other = question.kind === 'predicate' ? !answer : question.kind === 'choice' ? question.options[0] : answer
       return { ...response, value: { ...response.value, [question.field]: other } }
     },
   }
@@ -39,10 +38,12 @@ async function measure(kind) {
   const runtime = core.createJudgeRuntime({ cache: 'off', concurrency: CONCURRENCY })
   const panel = () => [judge('gpt-4.1'), contrary(judge('gpt-4.1-mini'), disagreement), judge('gpt-4.1-nano')]
   const model =
-    kind === 'one judge'
-      ? judge('gpt-4.1')
-      : core.jury(panel(), { escalate: kind === 'jury of three, escalate' })
-  const metric = new core.ConversationalDAGMetric({ name: 'Playful', dag: playfulChatbotDag(), model: runtime.wrap(model) })
+    kind === 'one judge' ? judge('gpt-4.1') : core.jury(panel(), { escalate: kind === 'jury of three, escalate' })
+  const metric = new core.ConversationalDAGMetric({
+    name: 'Playful',
+    dag: playfulChatbotDag(),
+    model: runtime.wrap(model),
+  })
   const results = []
   const measureOne = metric.measure.bind(metric)
   metric.measure = async (testCase) => {

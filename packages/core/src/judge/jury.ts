@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { ConfigurationError } from '../errors.js'
 import { closestName } from '../internal/closest-name.js'
-import { describeGiven, expecting, parseOptions } from '../internal/options.js'
+import { describeGiven, expecting, listProblems, parseOptions } from '../internal/options.js'
 import { isJury, JURY, type JuryJudge } from './jury-mark.js'
 import { recordAnswer, replayedAnswer } from './jury-replay.js'
 import { combineVerdicts, JURY_COMBINES, type JuryCombine, jurorAnswer, unanimous } from './jury-verdict.js'
@@ -97,7 +97,7 @@ function checkJurors(jurors: unknown): JudgeModel[] {
     }
   }
   if (problems.length > 0) {
-    throw new ConfigurationError(`Invalid jurors for jury(jurors):\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+    throw new ConfigurationError(`Invalid jurors for jury(jurors):\n${listProblems(problems)}`)
   }
   return judges
 }
