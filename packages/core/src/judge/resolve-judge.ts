@@ -54,7 +54,7 @@ function invalidDecisionModel(value: unknown): ConfigurationError {
   return new ConfigurationError(
     "Expected `decisionModel` to be a decision model's name such as 'gpt-6-luna', a decision judge (new " +
       'OpenAIDecisionJudge(...), aiSdkDecisionJudge(...) from @judgetree/ai-sdk, or your own JudgeModel with ' +
-      `\`decides: true\`), or undefined; got ${shown}.`,
+      `\`decides: true\`), a jury(...) of any judges, or undefined; got ${shown}.`,
   )
 }
 
