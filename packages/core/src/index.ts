@@ -10,6 +10,7 @@ export {
   calibrate,
   type SuggestedThreshold,
 } from './calibrate/calibrate.js'
+export type { JurorCalibration } from './calibrate/jurors.js'
 export type { CalibrationLabel, LabelKind, LabelledCase } from './calibrate/labels.js'
 export type { Confusion } from './calibrate/statistics.js'
 export { formatStatistic, renderCalibration, renderDisagreement } from './calibrate/summary.js'
