@@ -75,6 +75,8 @@ describe('package entries', () => {
     ])
     expect(Object.keys(root)).toContain('evaluate')
     expect(Object.keys(root)).toEqual(expect.arrayContaining(['OpenAIDecisionJudge', 'DEFAULT_DECISION_PRICES']))
+    // A jury goes wherever a judge does, so it is in the root entry beside the judges.
+    expect(Object.keys(root)).toContain('jury')
   })
 
   test('./runtime gives other judges the answer reading and secret scrubbing OpenAIJudge uses', () => {

@@ -10,6 +10,7 @@ export {
   calibrate,
   type SuggestedThreshold,
 } from './calibrate/calibrate.js'
+export type { JurorCalibration } from './calibrate/jurors.js'
 export type { CalibrationLabel, LabelKind, LabelledCase } from './calibrate/labels.js'
 export type { Confusion } from './calibrate/statistics.js'
 export { formatStatistic, renderCalibration, renderDisagreement } from './calibrate/summary.js'
@@ -91,6 +92,7 @@ export {
 } from './errors.js'
 export { type EvaluateOptions, type Evaluation, type EvaluationMetric, evaluate } from './evaluate/evaluate.js'
 export type { EvaluationProgress, OutputStream } from './evaluate/progress-bar.js'
+export { type JuryCombine, type JuryOptions, jury } from './judge/jury.js'
 export {
   type DecisionsClient,
   OpenAIDecisionJudge,
@@ -112,6 +114,7 @@ export type {
   JudgeRequest,
   JudgeResponse,
   JudgeUsage,
+  JurorResponse,
   TokenLogprob,
 } from './judge/types.js'
 export {
@@ -133,6 +136,7 @@ export {
 export { judgeTrials, measureTrials, type TrialVerdict, withThreshold } from './metric/trial-result.js'
 export type {
   ConversationalMetric,
+  JuryDecisions,
   MeasureOptions,
   Metric,
   MetricKind,
@@ -188,6 +192,7 @@ export {
 } from './test-case/schemas.js'
 export { formatScore, renderResult, renderSummaryLine, renderTrace, trialsSummary } from './trace/render.js'
 export type {
+  JurorVerdict,
   MetricTrace,
   SkipCause,
   TraceNode,

@@ -2,15 +2,17 @@ import { ConfigurationError, type JudgetreeError } from '../errors.js'
 import { measureSafely } from '../evaluate/measure-safely.js'
 import { printRun } from '../evaluate/print-summary.js'
 import type { EvaluationProgress, OutputStream } from '../evaluate/progress-bar.js'
-import { runMeasurements } from '../evaluate/run-measurements.js'
+import { type MeasuringOptions, runMeasurements } from '../evaluate/run-measurements.js'
 import { calibrateOptionsSchema } from '../evaluate/run-options.js'
 import { defaultSummaryStream } from '../internal/env.js'
 import { parseOptions } from '../internal/options.js'
+import { type JuryRecord, recordingJuries } from '../judge/jury-replay.js'
 import type { Metric, MetricResult, MetricUsage } from '../metric/types.js'
 import { addUsage, NO_USAGE } from '../metric/usage.js'
 import type { CalibrationRun } from '../report/run.js'
 import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.js'
 import type { MetricTrace } from '../trace/types.js'
+import { calibrateJurors, type JurorCalibration } from './jurors.js'
 import { type CalibrationLabel, checkLabelledCases, type LabelKind, type LabelledCase } from './labels.js'
 import {
   agreementOf,
@@ -117,6 +119,11 @@ export interface Calibration<TestCase = LLMTestCase | ConversationalTestCase> {
   readonly results: readonly CalibrationCase<TestCase>[]
   readonly usage: MetricUsage
   readonly durationMs: number
+  /**
+   * With a jury (see `jury()`): each juror's numbers as if it had judged alone, read from the answers it gave
+   * while the jury measured (no judge call of its own), so you can see whether the panel beats its best member.
+   */
+  readonly jurors?: readonly JurorCalibration[] | undefined
 }
 
 /**
@@ -147,20 +154,30 @@ export async function calibrate<TestCase extends LLMTestCase | ConversationalTes
   parseOptions(calibrateOptionsSchema, options, 'calibrate()')
   const started = performance.now()
   const stderr = options.stderr ?? process.stderr
-  const measured = await runMeasurements(
-    labelled.length,
-    (at, signal) => measureSafely(metric as Metric, (labelled[at] as LabelledCase<TestCase>).testCase, { signal }),
-    {
-      concurrency: options.concurrency ?? 64,
-      signal: options.signal,
+  const measureAll = (progress: Pick<MeasuringOptions, 'progress' | 'onResult'>) =>
+    runMeasurements(
+      labelled.length,
+      (at, signal) => measureSafely(metric as Metric, (labelled[at] as LabelledCase<TestCase>).testCase, { signal }),
+      { concurrency: options.concurrency ?? 64, signal: options.signal, stderr, started, ...progress },
+    )
+  // A jury's answers are kept while it measures, so that each juror's own verdicts can be read back without a call.
+  const record: JuryRecord = new Map()
+  const measured = await recordingJuries(record, () =>
+    measureAll({
       progress: options.progress,
-      stderr,
-      started,
       onResult: (_at, _result, progress) => options.onProgress?.(progress),
-    },
+    }),
   )
-
-  const calibration = summariseCalibration(metric, labelled, measured, labels, performance.now() - started)
+  const jurors = await calibrateJurors(
+    record,
+    labelled,
+    () => measureAll({ progress: false }),
+    (own) => summariseCalibration(metric, labelled, own, labels, 0),
+  )
+  const calibration = {
+    ...summariseCalibration(metric, labelled, measured, labels, performance.now() - started),
+    ...(jurors.length === 0 ? {} : { jurors }),
+  }
   const run: CalibrationRun = { kind: 'calibration', calibration }
   if (options.summary ?? true) {
     printRun(

@@ -30,6 +30,7 @@ export function renderCalibration(calibration: Calibration<unknown>): string {
       `  Spearman         ${formatStatistic(calibration.spearman)}`,
     )
   }
+  lines.push(...jurorLines(calibration))
   const cells = [
     ['', 'human pass', 'human fail'],
     ['judge pass', formatCount(confusion.truePositive), formatCount(confusion.falsePositive)],
@@ -91,6 +92,24 @@ export function renderDisagreement(disagreement: CalibrationDisagreement<unknown
   return terminalSafe(
     `  ✗ ${caseLabel(index, name)}: judge ${formatScore(score)} (${judgePass ? 'pass' : 'fail'}), human ${human}${because}`,
   )
+}
+
+/**
+ * A jury's jurors, each judging alone over the answers it gave: `  gpt-4.1-mini  kappa 0.512  agreement 0.781  (32 of
+ * 36 cases)`, below the jury's own kappa, so that a panel that does not beat its best member shows.
+ */
+function jurorLines(calibration: Calibration<unknown>): string[] {
+  const jurors = calibration.jurors ?? []
+  if (jurors.length === 0) return []
+  const width = Math.max(...jurors.map(({ juror }) => oneLineSafe(juror).length))
+  return [
+    '  each juror alone (its own answers, no extra call):',
+    ...jurors.map(
+      ({ juror, kappa, agreement, measured }) =>
+        `    ${oneLineSafe(juror).padEnd(width)}  kappa ${formatStatistic(kappa)}  agreement ${formatStatistic(agreement)}` +
+        `  (${formatCount(measured)} of ${formatCount(calibration.cases)} cases)`,
+    ),
+  ]
 }
 
 function plural(count: number, noun: string): string {

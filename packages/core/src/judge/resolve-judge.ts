@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors.js'
+import { isJury } from './jury-mark.js'
 import { OpenAIDecisionJudge } from './openai-decision-judge.js'
 import { OpenAIJudge } from './openai-judge.js'
 import type { JudgeModel } from './types.js'
@@ -41,7 +42,8 @@ export function resolveDecisionJudge(
     }
     return shared
   }
-  if (isJudgeModel(wanted) && wanted.decides === true) return wanted
+  // A jury answers decisions whatever its jurors are: that is what it is for.
+  if (isJudgeModel(wanted) && (wanted.decides === true || isJury(wanted))) return wanted
   throw invalidDecisionModel(wanted)
 }
 
@@ -52,7 +54,7 @@ function invalidDecisionModel(value: unknown): ConfigurationError {
   return new ConfigurationError(
     "Expected `decisionModel` to be a decision model's name such as 'gpt-6-luna', a decision judge (new " +
       'OpenAIDecisionJudge(...), aiSdkDecisionJudge(...) from @judgetree/ai-sdk, or your own JudgeModel with ' +
-      `\`decides: true\`), or undefined; got ${shown}.`,
+      `\`decides: true\`), a jury(...) of any judges, or undefined; got ${shown}.`,
   )
 }
 
@@ -64,7 +66,8 @@ function sharedJudge(judge: OpenAIJudge): OpenAIJudge {
   return judge
 }
 
-function isJudgeModel(value: unknown): value is JudgeModel {
+/** True for an object with a judge's `name` and `generate`. */
+export function isJudgeModel(value: unknown): value is JudgeModel {
   if (typeof value !== 'object' || value === null) return false
   const candidate = value as { name?: unknown; generate?: unknown }
   return typeof candidate.name === 'string' && typeof candidate.generate === 'function'

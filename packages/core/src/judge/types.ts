@@ -117,6 +117,22 @@ export interface JudgeResponse<T> {
    * token's logprobs (renormalised over the alternatives the model returned); absent when there were none to read.
    */
   readonly distribution?: Readonly<Record<string, number>> | undefined
+  /**
+   * A jury's answer only: each juror that answered, in declaration order, with its own response (whose usage is that
+   * juror's); for a decision, with its verdict. The jury's own `usage` is their sum.
+   */
+  readonly jurors?: readonly JurorResponse[] | undefined
+}
+
+/** One juror's part in a jury's answer. */
+export interface JurorResponse {
+  /** The juror's name. */
+  readonly juror: string
+  readonly response: JudgeResponse<unknown>
+  /** Its verdict (the question's field), when the request was a decision. */
+  readonly verdict?: string | number | boolean | undefined
+  /** Its probability of that verdict, when it gave a distribution. */
+  readonly probability?: number | undefined
 }
 
 /** Anything that can judge: the built-in OpenAI judge, the scripted judge, or your own. */

@@ -1,6 +1,7 @@
 import { MeasurementAbortedError, toJudgeCallError } from '../errors.js'
 import type { JudgeModel, JudgeRequest, JudgeResponse } from '../judge/types.js'
 import type { TraceNode } from '../trace/types.js'
+import { juryVerdicts } from './jury-usage.js'
 import type { MetricUsage } from './types.js'
 import { usageOf } from './usage.js'
 
@@ -39,7 +40,7 @@ export async function callJudge<T>(
 }
 
 /** What a decision's trace entry shows besides its verdict. */
-export type DecisionFields = Pick<TraceNode, 'probabilities' | 'decidedBy'>
+export type DecisionFields = Pick<TraceNode, 'probabilities' | 'decidedBy' | 'jury'>
 
 /**
  * The probabilities the judge gave for a decision and, when a decision judge answered it, that judge's name;
@@ -47,10 +48,12 @@ export type DecisionFields = Pick<TraceNode, 'probabilities' | 'decidedBy'>
  */
 export function decisionFields(judge: JudgeModel, response: JudgeResponse<unknown>): DecisionFields | undefined {
   const probabilities = response.distribution
-  if (probabilities === undefined && judge.decides !== true) return undefined
+  const jury = juryVerdicts(response)
+  if (probabilities === undefined && judge.decides !== true && jury === undefined) return undefined
   return {
     ...(probabilities === undefined ? {} : { probabilities }),
     ...(judge.decides === true ? { decidedBy: judge.name } : {}),
+    ...(jury === undefined ? {} : { jury }),
   }
 }
 

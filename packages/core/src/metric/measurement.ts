@@ -75,7 +75,7 @@ export interface EntryBase {
 /** What a judge call's entry shows of its answer. */
 export type AnswerFields = Pick<
   TraceNode,
-  'verdict' | 'reason' | 'output' | 'outputLabel' | 'probabilities' | 'decidedBy'
+  'verdict' | 'reason' | 'output' | 'outputLabel' | 'probabilities' | 'decidedBy' | 'jury'
 >
 
 /** A judge call of a built-in metric: the request and how its trace entry reads. */

@@ -1,6 +1,7 @@
 import { toJudgetreeError } from '../errors.js'
 import { renderTrace } from '../trace/render.js'
 import type { MetricTrace } from '../trace/types.js'
+import { agreementOf } from './jury-usage.js'
 import type { ResolvedMetricOptions } from './options.js'
 import type { MetricResult, MetricUsage, PassProbability } from './types.js'
 import { NO_USAGE } from './usage.js'
@@ -44,6 +45,7 @@ export function buildResult(
     judgeModel: context.options.judge.name,
     ...decisionModelOf(context.options),
     ...(outcome.passProbability === undefined ? {} : { passProbability: outcome.passProbability }),
+    ...agreementOf(outcome.usage),
   })
 }
 
@@ -81,5 +83,6 @@ export function errorResult(
     durationMs: Math.round(performance.now() - context.started),
     judgeModel: context.options.judge.name,
     ...decisionModelOf(context.options),
+    ...agreementOf(usage),
   })
 }

@@ -3,6 +3,7 @@ import { runTrials } from '../runtime/trial-batch.js'
 import { formatScore, renderTrace } from '../trace/render.js'
 import type { MetricTrace, TraceNode } from '../trace/types.js'
 import { runTrialsUntilDecided } from './adaptive-trials.js'
+import { agreementOf } from './jury-usage.js'
 import { measureOptionsSchema } from './measure-options.js'
 import { DEFAULT_MIN_PASS_PROBABILITY, type TrialAggregate, trialsOf } from './options.js'
 import { trialsPassProbability } from './trial-probability.js'
@@ -127,6 +128,7 @@ export function combineTrials(
     ...(first.decisionModel === undefined ? {} : { decisionModel: first.decisionModel }),
     ...base,
     ...(chance === undefined ? {} : { passProbability: chance }),
+    ...agreementOf(usage),
   })
 }
 

@@ -23,6 +23,16 @@ export interface MetricUsage {
   readonly reasoningTokens?: number | undefined
   /** USD; undefined when any call's price was unknown. */
   readonly costUsd: number | undefined
+  /** With a jury (see `jury()`): each juror's own calls, tokens and cost, by juror name. Absent without one. */
+  readonly jurors?: Readonly<Record<string, MetricUsage>> | undefined
+  /** With a jury: the decisions it made, and on how many all the jurors it asked gave the same verdict. */
+  readonly juryDecisions?: JuryDecisions | undefined
+}
+
+/** A jury's decisions in a measurement (or a run), and how many were unanimous. */
+export interface JuryDecisions {
+  readonly decided: number
+  readonly unanimous: number
 }
 
 /** One trial of a measurement run with `trials`. */
@@ -124,6 +134,11 @@ export interface MetricResult {
    * trials ran; absent otherwise (judgetree never reports a probability it does not have). See docs/trials.md.
    */
   readonly passProbability?: PassProbability | undefined
+  /**
+   * With a jury (see `jury()`): the share of its decisions, 0..1, on which every juror it asked gave the same
+   * verdict. Absent without a jury, or when it made no decision.
+   */
+  readonly agreement?: number | undefined
 }
 
 /** Per-call options for `measure()`. */

@@ -1,5 +1,6 @@
 import { addDetail, tokenDetails } from '../judge/tokens.js'
 import type { JudgeResponse } from '../judge/types.js'
+import { addJuryUsage, juryUsageOf } from './jury-usage.js'
 import type { MetricUsage } from './types.js'
 
 /** Usage of no judge call at all. */
@@ -16,7 +17,7 @@ export const NO_USAGE: MetricUsage = Object.freeze({
  * reasoning) is there when either part has it.
  */
 export function addUsage(a: MetricUsage, b: MetricUsage): MetricUsage {
-  return {
+  const sum = {
     judgeCalls: a.judgeCalls + b.judgeCalls,
     cachedCalls: a.cachedCalls + b.cachedCalls,
     promptTokens: a.promptTokens + b.promptTokens,
@@ -27,10 +28,12 @@ export function addUsage(a: MetricUsage, b: MetricUsage): MetricUsage {
     ),
     costUsd: a.costUsd === undefined || b.costUsd === undefined ? undefined : a.costUsd + b.costUsd,
   }
+  return a.jurors === undefined && b.jurors === undefined ? sum : { ...sum, ...addJuryUsage(a, b) }
 }
 
 /** The usage of one judge answer: a cached answer bills no tokens and costs nothing. */
 export function usageOf(response: JudgeResponse<unknown>): MetricUsage {
+  if (response.jurors !== undefined) return juryUsageOf(response.jurors)
   if (response.cached) return { ...NO_USAGE, judgeCalls: 1, cachedCalls: 1 }
   return {
     // A second sample of one call (OpenAI's n) made no call of its own.

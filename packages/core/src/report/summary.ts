@@ -1,3 +1,4 @@
+import { agreementOf } from '../metric/jury-usage.js'
 import type { MetricResult, MetricUsage } from '../metric/types.js'
 import { addUsage, NO_USAGE } from '../metric/usage.js'
 import type { EvaluationMetric, EvaluationResult } from './run.js'
@@ -49,6 +50,8 @@ export interface MetricSummary {
   /** Mean score of the measurements that produced one; undefined when none did. */
   readonly meanScore: number | undefined
   readonly usage: MetricUsage
+  /** With a jury: the share of the metric's jury decisions all its jurors agreed on (`usage.jurors` has each one's calls). */
+  readonly agreement?: number | undefined
 }
 
 /** Totals of an evaluate() run. */
@@ -84,6 +87,7 @@ export function summarise(
   const byMetric = metrics.map((metric) => {
     const own = results.filter((entry) => entry.metric === metric).map((entry) => entry.result)
     const scored = own.filter((result) => !result.error)
+    const usage = own.reduce((sum, result) => addUsage(sum, result.usage), NO_USAGE)
     return {
       name: metric.name,
       measured: own.length,
@@ -92,7 +96,8 @@ export function summarise(
       errored: own.length - scored.length,
       meanScore:
         scored.length === 0 ? undefined : scored.reduce((sum, result) => sum + result.score, 0) / scored.length,
-      usage: own.reduce((sum, result) => addUsage(sum, result.usage), NO_USAGE),
+      usage,
+      ...agreementOf(usage),
     }
   })
   const all = results.map((entry) => entry.result)

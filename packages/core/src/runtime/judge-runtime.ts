@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import { JudgeCallError } from '../errors.js'
+import { isJury } from '../judge/jury-mark.js'
 import type { JudgeModel, JudgeRequest, JudgeResponse } from '../judge/types.js'
 import type { CacheMode } from './cache.js'
 import { JudgeCacheStore } from './cache.js'
@@ -233,6 +234,16 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
     wrap(judge) {
       if (isRuntimeJudge(judge)) return judge
       let wrapped = wrappers.get(judge)
+      if (wrapped === undefined && isJury(judge)) {
+        // A jury is never asked as one judge: each juror answers through the runtime as itself (limits, retries,
+        // its own cache entries, its decision batches), and the jury combines them.
+        wrapped = Object.defineProperty(
+          judge.through((juror) => runtime.wrap(juror)),
+          RUNTIME,
+          { value: runtime },
+        )
+        wrappers.set(judge, wrapped)
+      }
       if (wrapped === undefined) {
         wrapped = Object.freeze({
           name: judge.name,

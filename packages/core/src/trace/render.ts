@@ -1,5 +1,6 @@
 import { indentContinuation, oneLineSafe, terminalSafe } from '../internal/safe-text.js'
 import type { MetricResult } from '../metric/types.js'
+import { juryLine } from './render-jury.js'
 import { renderPassProbability } from './render-pass-probability.js'
 import type { MetricTrace, TraceNode } from './types.js'
 
@@ -275,6 +276,7 @@ function detailLines(node: TraceNode, byId: ReadonlyMap<string, TraceNode>): str
     if (!levels || node.decidedBy !== undefined) lines.push(probabilitiesLine(probabilities, levels))
   }
   if (node.decidedBy !== undefined) lines.push(`decided by: ${oneLine(node.decidedBy)}`)
+  if (node.jury !== undefined) lines.push(juryLine(node.jury))
   if (node.error !== undefined) lines.push(`error: ${oneLine(node.error)}`)
   if (node.status === 'skipped' && node.role === 'verdict' && node.skippedBecause) {
     // The head line already says ○; the why matters only when the verdict was never offered to the judge.

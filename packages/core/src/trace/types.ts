@@ -28,10 +28,20 @@ export interface TraceNodeDetails {
   readonly probabilities?: Readonly<Record<string, number>> | undefined
   /** The decision judge that answered this decision (the metric's `decisionModel`), by name. */
   readonly decidedBy?: string | undefined
+  /** With a jury: each juror's verdict on this decision (and its probability), in declaration order. */
+  readonly jury?: readonly JurorVerdict[] | undefined
   /** A verdict leaf's score, 0..10. */
   readonly score?: number | undefined
   /** A child metric's full result, whose own trace nests here. */
   readonly metric?: MetricResult | undefined
+}
+
+/** One juror's verdict on a decision, as the trace shows it. */
+export interface JurorVerdict {
+  readonly juror: string
+  readonly verdict: string | number | boolean
+  /** The juror's probability of its verdict, when it gave a distribution. */
+  readonly probability?: number | undefined
 }
 
 /** One node of a metric's trace: a DAG node (ran or skipped), or one step of a non-DAG metric. */

@@ -3,6 +3,7 @@ import { withoutAdvice } from '../../errors.js'
 import { oneLineSafe, terminalSafe } from '../../internal/safe-text.js'
 import { formatScore } from '../../trace/render.js'
 import { environmentProblems, failedEvaluations, failureLine, problemHeading, testTitle } from '../failures.js'
+import { renderJuryLines } from '../jury-summary.js'
 import type { EvaluationResult, RunnerReport } from '../run.js'
 import {
   type EvaluationSummary,
@@ -43,7 +44,8 @@ export function renderRunOutput(report: RunnerReport, notes: readonly string[] =
   for (const problem of environmentProblems(report)) {
     lines.push(`judgetree: ${problemHeading(problem)}`, `  ${problem.message}`, `  fix: ${problem.advice}`, '')
   }
-  lines.push(...notes, renderFooter(report.summary))
+  const evaluations = report.tests.flatMap((test) => test.evaluations)
+  lines.push(...notes, ...renderJuryLines(evaluations), renderFooter(report.summary))
   return terminalSafe(lines.join('\n'))
 }
 
@@ -70,6 +72,8 @@ export function renderEvaluationSummary(summary: EvaluationSummary, results: rea
       .join('  ')
       .trimEnd()
   const lines = [line(header), ...rows.map(line)]
+  const juries = renderJuryLines(results.map(({ result }) => result))
+  if (juries.length > 0) lines.push('', ...juries)
   const problems = results.filter((entry) => !entry.result.success)
   if (problems.length > 0) lines.push('', ...problems.slice(0, MAX_LISTED).map(describeProblem))
   if (problems.length > MAX_LISTED) lines.push(`… and ${problems.length - MAX_LISTED} more`)
