@@ -29,6 +29,7 @@ export { ciLogProblems, HOSTILE_TEXT, xmlProblems } from './output-checks.js'
 export {
   bearerKey,
   concurrencyProbe,
+  decisionReply,
   ln,
   schemaOf,
   scoreReply,

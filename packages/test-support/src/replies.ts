@@ -30,6 +30,25 @@ export function scoreReply(
   return { json: { reason, score }, ...(logprobs ? { logprobs } : {}) }
 }
 
+/**
+ * A decision answer (a `reason`, then `field` holding a boolean or an option) with logprobs shaped like OpenAI's: the
+ * JSON up to the answer in one token, the answer token with `top` (token → logprob) as its alternatives, the rest.
+ */
+export function decisionReply(
+  field: string,
+  answer: boolean | string,
+  top: Record<string, number>,
+  reason = 'It shows in the data.',
+): ScriptedReply {
+  const quote = typeof answer === 'string' ? '"' : ''
+  const logprobs = [
+    { token: `{"reason":${JSON.stringify(reason)},"${field}":${quote}`, logprob: 0, top: {} },
+    { token: String(answer), logprob: top[String(answer)] ?? Math.log(0.5), top },
+    { token: `${quote}}`, logprob: 0, top: {} },
+  ]
+  return { json: { reason, [field]: answer }, logprobs }
+}
+
 /** Natural-log probabilities, as logprobs arrive. */
 export function ln(probabilities: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(probabilities).map(([token, p]) => [token, Math.log(p)]))

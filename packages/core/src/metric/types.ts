@@ -124,6 +124,11 @@ export interface MetricResult {
    * trials ran; absent otherwise (judgetree never reports a probability it does not have). See docs/trials.md.
    */
   readonly passProbability?: PassProbability | undefined
+  /**
+   * Why a built-in metric that could give `passProbability` gives none (a decision answered as a point, and why), and
+   * how to get one: `topLogprobs` with a chat judge that returns logprobs, a `decisionModel`, or `trials`.
+   */
+  readonly passProbabilityUnavailable?: string | undefined
 }
 
 /** Per-call options for `measure()`. */

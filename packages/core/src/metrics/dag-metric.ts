@@ -6,8 +6,10 @@ import { dagPassProbability } from '../dag/pass-probability.js'
 import { MissingTestCaseParamError } from '../errors.js'
 import { expecting, flagSchema } from '../internal/options.js'
 import { BaseMetric, checkedOptions, checkMetricOptions } from '../metric/base-metric.js'
+import { decisionLogprobsShape } from '../metric/measure-options.js'
 import type { Measurement } from '../metric/measurement.js'
-import type { CommonMetricOptions } from '../metric/options.js'
+import type { CommonMetricOptions, DecisionLogprobsOptions } from '../metric/options.js'
+import { pointAnswerWhy } from '../metric/pass-probability.js'
 import { clampScore } from '../metric/score.js'
 import type { MetricResult } from '../metric/types.js'
 import { REASON_SUMMARY_PROMPT, reasonSummaryPrompt, reasonSummarySchema } from '../prompts/reason-summary.js'
@@ -15,7 +17,7 @@ import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.j
 import { formatProbability, formatScore, oneLine } from '../trace/render.js'
 
 /** Options both DAG metrics take beyond the common ones. */
-interface DagOptions extends CommonMetricOptions {
+interface DagOptions extends CommonMetricOptions, DecisionLogprobsOptions {
   /**
    * Ask the judge for a prose summary of the walked path as the reason: one more judge call per measurement.
    * Without it the reason is assembled from the path's own verdicts and reasons. @default false
@@ -52,6 +54,7 @@ function dagShape(mode: GraphPlan['mode']) {
             : 'a graph of Conversational* nodes; for a graph of single-turn nodes use DAGMetric',
     ),
     summarizeReason: flagSchema.optional(),
+    ...decisionLogprobsShape,
   }
 }
 
@@ -109,13 +112,22 @@ abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCa
         return ctx.fail(error, outcome.roots)
       }
     }
-    const passProbability = dagPassProbability({
+    const chance = dagPassProbability({
       plan: this.#plan,
       nodes: outcome.nodes,
       threshold: this.options.threshold,
       strictMode: this.options.strictMode,
     })
-    return ctx.result(score, threshold, reason, outcome.roots, passProbability)
+    if ('pointAt' in chance) {
+      const { pointAt } = chance
+      const why =
+        pointAt.metric === undefined
+          ? pointAnswerWhy(this.options, pointAt.probabilitiesUnavailable)
+          : `its metric ${pointAt.metric.name} has no P(pass)`
+      ctx.noPassProbability(`[${pointAt.id}] “${pointAt.label ?? pointAt.text}”`, why)
+      return ctx.result(score, threshold, reason, outcome.roots)
+    }
+    return ctx.result(score, threshold, reason, outcome.roots, chance)
   }
 }
 

@@ -28,6 +28,11 @@ export interface TraceNodeDetails {
   readonly probabilities?: Readonly<Record<string, number>> | undefined
   /** The decision judge that answered this decision (the metric's `decisionModel`), by name. */
   readonly decidedBy?: string | undefined
+  /**
+   * Why a decision asked with logprobs (the metric's `topLogprobs`) came without `probabilities`: the model refused
+   * logprobs, or they do not tell its options apart at the answer token.
+   */
+  readonly probabilitiesUnavailable?: string | undefined
   /** A verdict leaf's score, 0..10. */
   readonly score?: number | undefined
   /** A child metric's full result, whose own trace nests here. */
