@@ -33,7 +33,7 @@ const WARMTH = { cold: 0.1, mild: 0.3, warm: 0.6 }
  */
 function chatAnswers(request: RecordedRequest): ScriptedReply {
   const { logprobs, ...reply } = answerWithLogprobs(request)
-  return request.body.logprobs === true ? { ...reply, logprobs } : reply
+  return request.body.logprobs === true && logprobs !== undefined ? { ...reply, logprobs } : reply
 }
 
 function answerWithLogprobs(request: RecordedRequest): ScriptedReply {
