@@ -31,6 +31,7 @@ export {
   concurrencyProbe,
   decisionReply,
   ln,
+  logprobsIfAsked,
   schemaOf,
   scoreReply,
   scoreSevenWithRawLogprobs,

@@ -1,5 +1,5 @@
 // Scripted replies and probes for tests that talk to the local server.
-import type { RecordedRequest, ScriptedReply } from './openai-server.js'
+import type { RecordedRequest, Responder, ScriptedReply } from './openai-server.js'
 
 /** The structured-output schema name a request asked for, e.g. `geval_steps`. */
 export function schemaOf(request: RecordedRequest): string | undefined {
@@ -47,6 +47,14 @@ export function decisionReply(
     { token: `${quote}}`, logprob: 0, top: {} },
   ]
   return { json: { reason, [field]: answer }, logprobs }
+}
+
+/** `responder`, sending its logprobs only to a request that asked for them, as OpenAI does. */
+export function logprobsIfAsked(responder: Responder): Responder {
+  return async (request) => {
+    const { logprobs, ...reply } = await responder(request)
+    return request.body.logprobs === true && logprobs !== undefined ? { ...reply, logprobs } : reply
+  }
 }
 
 /** Natural-log probabilities, as logprobs arrive. */

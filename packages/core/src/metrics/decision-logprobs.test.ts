@@ -5,8 +5,10 @@ import {
   type DecisionQuestionBody,
   decideEach,
   decisionReply,
+  jsonReply,
   lastUserMessage,
   ln,
+  logprobsIfAsked,
   type RecordedRequest,
   type ScriptedReply,
   schemaOf,
@@ -23,20 +25,13 @@ import type { MetricResult } from '../metric/types.js'
 import { LLMTestCaseParams } from '../test-case/params.js'
 import { ConversationRelevancyMetric } from './conversation-relevancy.js'
 import { DAGMetric, type DAGMetricOptions } from './dag-metric.js'
+import { TurnContextualRelevancyMetric } from './turn-contextual-relevancy.js'
 
 const POLITE = { true: 0.8, false: 0.2 }
 const WARMTH = { cold: 0.1, mild: 0.3, warm: 0.6 }
 
-/**
- * The chat judge's answers: the most probable verdict, with the distributions as its answer token's logprobs when they
- * were asked for (as OpenAI sends them).
- */
+/** The chat judge's answers: the most probable verdict, with the distributions as its answer token's logprobs. */
 function chatAnswers(request: RecordedRequest): ScriptedReply {
-  const { logprobs, ...reply } = answerWithLogprobs(request)
-  return request.body.logprobs === true && logprobs !== undefined ? { ...reply, logprobs } : reply
-}
-
-function answerWithLogprobs(request: RecordedRequest): ScriptedReply {
   if (schemaOf(request) === 'binary_verdict') return decisionReply('verdict', true, ln(POLITE))
   if (schemaOf(request) === 'non_binary_verdict') return decisionReply('verdict', 'warm', ln(WARMTH))
   const offTopic = lastUserMessage(request).includes('sneakers')
@@ -48,7 +43,7 @@ const decided = decideEach((question: DecisionQuestionBody) =>
   question.type === 'choice' ? { probabilities: WARMTH } : { probabilities: { true: POLITE.true } },
 )
 
-const server = useOpenAIServer(chatAnswers, { decisions: decided })
+const server = useOpenAIServer(logprobsIfAsked(chatAnswers), { decisions: decided })
 const testCase = { input: 'Greet me', actualOutput: 'Hello there, friend!' }
 const output = [LLMTestCaseParams.ACTUAL_OUTPUT]
 const leaf = (verdict: boolean | string, score: number) => new VerdictNode({ verdict, score })
@@ -174,6 +169,60 @@ describe('conversation relevancy with chat logprobs', () => {
     const result = await new ConversationRelevancyMetric({ model: serverJudge(server.baseURL) }).measure({ turns })
     expect(result.passProbability).toBeUndefined()
     expect(result.passProbabilityUnavailable).toMatch(/^\[n1\] turn 1 was answered without probabilities/)
+  })
+})
+
+describe('turn contextual relevancy with chat logprobs', () => {
+  const turns = [
+    { role: 'user' as const, content: 'Can I get a refund?' },
+    { role: 'assistant' as const, content: 'Yes, within 30 days.', retrievalContext: ['Refunds: 30 days. CEO hikes.'] },
+  ]
+  const statement = (text: string) => `{"statement":"${text}","reason":"r","relevant":`
+  /** One answer judging two statements, each verdict token with its own alternatives. */
+  const judgedStatements: ScriptedReply = {
+    json: {
+      chunks: [
+        {
+          chunk: 1,
+          statements: [
+            { statement: 'Refunds: 30 days.', reason: 'r', relevant: true },
+            { statement: 'CEO hikes.', reason: 'r', relevant: false },
+          ],
+        },
+      ],
+    },
+    logprobs: [
+      { token: `{"chunks":[{"chunk":1,"statements":[${statement('Refunds: 30 days.')}`, logprob: 0, top: {} },
+      { token: 'true', logprob: Math.log(0.8), top: ln({ true: 0.8, false: 0.2 }) },
+      { token: `},${statement('CEO hikes.')}`, logprob: 0, top: {} },
+      { token: 'false', logprob: Math.log(0.7), top: ln({ false: 0.7, true: 0.3 }) },
+      { token: '}]}]}', logprob: 0, top: {} },
+    ],
+  }
+
+  test('each statement’s probability is read from its own verdict token: the decision judge’s passProbability', async () => {
+    server.respondWith(logprobsIfAsked(() => judgedStatements))
+    const model = serverJudge(server.baseURL)
+    const chat = await new TurnContextualRelevancyMetric({ model, topLogprobs: 5, threshold: 0.4 }).measure({ turns })
+    expect(chat.error).toBeUndefined()
+    expect(server.requests[0]?.body).toMatchObject({ logprobs: true, top_logprobs: 5 })
+    server.respondWith(() => jsonReply({ chunks: [{ chunk: 1, statements: ['Refunds: 30 days.', 'CEO hikes.'] }] }))
+    server.decideWith(decideEach((_, index) => ({ probabilities: { true: [0.8, 0.3][index] as number } })))
+    const viaDecisions = await new TurnContextualRelevancyMetric({
+      model,
+      decisionModel: decisionJudge(),
+      threshold: 0.4,
+    }).measure({ turns })
+    // Shares 0, 1/2, 1 with 0.14, 0.62, 0.24: at least one of two relevant passes 0.4.
+    expect(chat.passProbability?.p).toBeCloseTo(0.86, 9)
+    expect(rounded(viaDecisions)).toEqual(rounded(chat))
+  })
+
+  test('without topLogprobs, no probability, and the result names the first statement', async () => {
+    server.respondWith(logprobsIfAsked(() => judgedStatements))
+    const result = await new TurnContextualRelevancyMetric({ model: serverJudge(server.baseURL) }).measure({ turns })
+    expect(result.passProbability).toBeUndefined()
+    expect(result.passProbabilityUnavailable).toMatch(/^\[n1\] turn 1 chunk 1 “Refunds: 30 days.” was answered/)
   })
 })
 
