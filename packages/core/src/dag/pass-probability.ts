@@ -20,6 +20,8 @@ const ABSENT = Symbol('absent')
 export interface WalkedDag {
   readonly plan: GraphPlan
   readonly nodes: readonly TraceNode[]
+  /** The entries of the branches walked off the path (`explore`), whose values replace their bounds. */
+  readonly explored?: readonly TraceNode[] | undefined
   readonly threshold: number
   readonly strictMode: boolean
 }
@@ -38,6 +40,7 @@ export interface PointAnswered {
  */
 export function dagPassProbability(walked: WalkedDag): PassProbability | PointAnswered {
   const entries = new Map(walked.nodes.map((node) => [node.id, node]))
+  for (const entry of walked.explored ?? []) entries.set(entry.id, entry)
   // The lower bound first: a point answer that matters makes it absent, and then the upper bound is never computed.
   const lowValue = new DagValue(walked, entries, 'low')
   const low = lowValue.total()
@@ -174,12 +177,16 @@ class DagValue {
 
   /** The verdicts of one answer, which all run when it is chosen. */
   #branch(verdicts: readonly DagNode[], chosen: boolean): Atoms | typeof ABSENT {
-    // An answer not chosen is known for free only when it ends at scored leaves; anything else needs judge calls.
-    if (!chosen && verdicts.some((verdict) => verdict.staticDetails().score === undefined)) return this.#unknown()
+    // An answer not chosen is known for free only when it ends at scored leaves, or when it was explored; anything
+    // else needs judge calls. An explored branch that met a point answer stays bounded: it never hides the walk's value.
+    const walked = (verdict: DagNode) => this.#entry(verdict)?.status === 'ran'
+    if (!chosen && verdicts.some((verdict) => verdict.staticDetails().score === undefined && !walked(verdict))) {
+      return this.#unknown()
+    }
     let combined: Atoms = new Map([[1, { mass: 1, passing: 1 }]])
     for (const verdict of verdicts) {
       const atoms = this.#value(verdict)
-      if (atoms === ABSENT) return ABSENT
+      if (atoms === ABSENT) return chosen ? ABSENT : this.#unknown()
       combined = minimum(combined, atoms)
     }
     return combined

@@ -174,6 +174,7 @@ export class Measurement implements MetricContext {
   #shared: Map<string, Promise<unknown>> | undefined
   #usage: MetricUsage = NO_USAGE
   #passProbabilityUnavailable: string | undefined
+  #explored: readonly TraceNode[] | undefined
 
   /** `shared` is the map of the calls the trials of one measurement share; one trial alone needs none. */
   constructor(
@@ -276,9 +277,20 @@ export class Measurement implements MetricContext {
     this.#nodes.push(...nodes)
   }
 
+  /** Keeps the entries of a DAG's explored branches, shown apart from the path (see `MetricTrace.explored`). */
+  adoptExplored(nodes: readonly TraceNode[]): void {
+    if (nodes.length > 0) this.#explored = nodes
+  }
+
   trace(roots?: readonly string[]): MetricTrace {
     const nodes = this.#nodes.filter((node) => node !== undefined)
-    return { metric: this.options.name, nodes, roots: roots ?? nodes.map((node) => node.id), notes: [...this.#notes] }
+    const trace = {
+      metric: this.options.name,
+      nodes,
+      roots: roots ?? nodes.map((node) => node.id),
+      notes: [...this.#notes],
+    }
+    return this.#explored === undefined ? trace : { ...trace, explored: this.#explored }
   }
 
   /**
