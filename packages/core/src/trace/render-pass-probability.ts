@@ -33,8 +33,3 @@ export function noPassProbabilityText(decision: string, why: string): string {
     'returns logprobs, give a decisionModel, or run trials'
   )
 }
-
-/** The line a result's text gives its missing pass probability. */
-export function renderNoPassProbability(unavailable: string): string {
-  return `no P(pass): ${unavailable}`
-}

@@ -61,7 +61,6 @@ describe('renderTrace', () => {
     expect(renderResult(result)).toMatchInlineSnapshot(`
       "PASS Playful Chatbot: score 1 (threshold 0.5) · judge scripted
       reason: The walk scored 1. “Do the assistant's replies satisfy user's questions?” → true: The question was answered. “Tone” → Playful: Light teasing.
-      no P(pass): [n2] “Do the assistant's replies satisfy user's questions?” was answered without probabilities (logprobs were not requested); for P(pass), set topLogprobs with a chat judge that returns logprobs, give a decisionModel, or run trials
       [1] Task: Summarize the conversation. · turns 0–1 · 1 judge call
       │    Summary: The user asked about the weather.
       │             The assistant answered, teasing.

@@ -1,6 +1,6 @@
 import { indentContinuation, oneLineSafe, terminalSafe } from '../internal/safe-text.js'
 import type { MetricResult } from '../metric/types.js'
-import { renderNoPassProbability, renderPassProbability } from './render-pass-probability.js'
+import { renderPassProbability } from './render-pass-probability.js'
 import type { MetricTrace, TraceNode } from './types.js'
 
 const ROLE_TITLES: Readonly<Record<TraceNode['role'], string>> = {
@@ -88,7 +88,6 @@ export function renderResult(result: MetricResult): string {
   if (result.error) parts.push(`error: ${indentContinuation(result.error.message, 'error: '.length)}`)
   if (result.reason) parts.push(`reason: ${indentContinuation(result.reason, 'reason: '.length)}`)
   if (result.passProbability) parts.push(renderPassProbability(result.passProbability))
-  else if (result.passProbabilityUnavailable) parts.push(renderNoPassProbability(result.passProbabilityUnavailable))
   if (result.verboseLogs) parts.push(result.verboseLogs)
   return terminalSafe(parts.join('\n'))
 }
