@@ -139,6 +139,21 @@ describe('DAG decisions with chat logprobs', () => {
   })
 })
 
+describe('a model that refuses logprobs', () => {
+  const reasoning = useOpenAIServer(logprobsIfAsked(chatAnswers), { reasoningModel: { refuses: ['logprobs'] } })
+
+  test('answers each decision as a point, and the result says the model refused them', async () => {
+    const result = await greeting({ topLogprobs: 5, model: serverJudge(reasoning.baseURL) }).measure(testCase)
+    expect(result.error).toBeUndefined()
+    expect(result.score).toBe(1)
+    expect(result.passProbability).toBeUndefined()
+    expect(result.trace.nodes[0]?.probabilitiesUnavailable).toMatch(/logprobs/)
+    expect(result.passProbabilityUnavailable).toMatch(
+      /^\[n1\] “Polite\?” was answered without probabilities \(the model "gpt-4.1" does not accept logprobs/,
+    )
+  })
+})
+
 describe('conversation relevancy with chat logprobs', () => {
   const turns = [
     { role: 'user' as const, content: 'Hi' },
