@@ -29,7 +29,9 @@ export { ciLogProblems, HOSTILE_TEXT, xmlProblems } from './output-checks.js'
 export {
   bearerKey,
   concurrencyProbe,
+  decisionReply,
   ln,
+  logprobsIfAsked,
   schemaOf,
   scoreReply,
   scoreSevenWithRawLogprobs,

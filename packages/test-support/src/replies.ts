@@ -1,5 +1,5 @@
 // Scripted replies and probes for tests that talk to the local server.
-import type { RecordedRequest, ScriptedReply } from './openai-server.js'
+import type { RecordedRequest, Responder, ScriptedReply } from './openai-server.js'
 
 /** The structured-output schema name a request asked for, e.g. `geval_steps`. */
 export function schemaOf(request: RecordedRequest): string | undefined {
@@ -28,6 +28,33 @@ export function scoreReply(
           { token: '}', logprob: 0, top: {} },
         ]
   return { json: { reason, score }, ...(logprobs ? { logprobs } : {}) }
+}
+
+/**
+ * A decision answer (a `reason`, then `field` holding a boolean or an option) with logprobs shaped like OpenAI's: the
+ * JSON up to the answer in one token, the answer token with `top` (token → logprob) as its alternatives, the rest.
+ */
+export function decisionReply(
+  field: string,
+  answer: boolean | string,
+  top: Record<string, number>,
+  reason = 'It shows in the data.',
+): ScriptedReply {
+  const quote = typeof answer === 'string' ? '"' : ''
+  const logprobs = [
+    { token: `{"reason":${JSON.stringify(reason)},"${field}":${quote}`, logprob: 0, top: {} },
+    { token: String(answer), logprob: top[String(answer)] ?? Math.log(0.5), top },
+    { token: `${quote}}`, logprob: 0, top: {} },
+  ]
+  return { json: { reason, [field]: answer }, logprobs }
+}
+
+/** `responder`, sending its logprobs only to a request that asked for them, as OpenAI does. */
+export function logprobsIfAsked(responder: Responder): Responder {
+  return async (request) => {
+    const { logprobs, ...reply } = await responder(request)
+    return request.body.logprobs === true && logprobs !== undefined ? { ...reply, logprobs } : reply
+  }
 }
 
 /** Natural-log probabilities, as logprobs arrive. */

@@ -44,9 +44,12 @@ export interface WalkOutcome {
   /** The recorders of the steps that ran, in step order: the order their remarks on the judge's answers read in. */
   readonly steps: readonly MeasurementPart[]
   readonly error: JudgetreeError | undefined
+  /** How every node settled, for an exploration that continues the walk (see explore.ts). */
+  readonly states: ReadonlyMap<DagNode, NodeState>
 }
 
-type NodeState =
+/** How one node of a walk settled: it ran (with what it produced), was skipped, or failed. */
+export type NodeState =
   | { readonly status: 'ran'; readonly result: NodeRunResult; readonly record: NodeCall }
   | { readonly status: 'skipped'; readonly because: string; readonly cause: SkipCause }
   | { readonly status: 'failed'; readonly error: unknown; readonly record: NodeCall }
@@ -58,6 +61,18 @@ type NodeState =
  * first failure is chosen by that order too.
  */
 export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
+  const states = await settleAll(options)
+  return { ...summarise(options.plan, states, options.recorder.signal), states }
+}
+
+/**
+ * Settles every node of the plan: runs the nodes reached, skips the others. `seed` holds states settled before (by
+ * a walk that an exploration continues), kept as they are; their failures stop nothing here.
+ */
+export async function settleAll(
+  options: WalkOptions,
+  seed?: ReadonlyMap<DagNode, NodeState>,
+): Promise<ReadonlyMap<DagNode, NodeState>> {
   const { plan, testCase, recorder } = options
   const { signal } = recorder
   const stop = new AbortController()
@@ -66,6 +81,7 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
   else signal?.addEventListener('abort', onAbort, { once: true })
 
   const states = new Map<DagNode, Promise<NodeState>>()
+  for (const [node, state] of seed ?? []) states.set(node, Promise.resolve(state))
   const settle = (node: DagNode): Promise<NodeState> => {
     let state = states.get(node)
     if (!state) {
@@ -163,7 +179,7 @@ export async function walkDag(options: WalkOptions): Promise<WalkOutcome> {
   } finally {
     signal?.removeEventListener('abort', onAbort)
   }
-  return summarise(plan, settled, signal)
+  return settled
 }
 
 /**
@@ -259,11 +275,12 @@ function notReachedBecause(
   return `${verdict ? 'not chosen' : 'not reached'}: ${reasons.join('; ')}`
 }
 
-function summarise(
+/** The trace entries, leaves, judgements and error of a settled walk. */
+export function summarise(
   plan: GraphPlan,
   states: ReadonlyMap<DagNode, NodeState>,
   signal: AbortSignal | undefined,
-): WalkOutcome {
+): Omit<WalkOutcome, 'states'> {
   const steps = new Map<DagNode, number>()
   for (const node of plan.order) {
     if (states.get(node)?.status === 'ran' && node.step) steps.set(node, steps.size + 1)

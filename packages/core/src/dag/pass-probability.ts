@@ -20,8 +20,15 @@ const ABSENT = Symbol('absent')
 export interface WalkedDag {
   readonly plan: GraphPlan
   readonly nodes: readonly TraceNode[]
+  /** The entries of the branches walked off the path (`explore`), whose values replace their bounds. */
+  readonly explored?: readonly TraceNode[] | undefined
   readonly threshold: number
   readonly strictMode: boolean
+}
+
+/** Where a walk's pass probability is missing: the entry of the decision (or child metric) answered as a point. */
+export interface PointAnswered {
+  readonly pointAt: TraceNode
 }
 
 /**
@@ -29,15 +36,18 @@ export interface WalkedDag {
  * the threshold (strict: s = 10); a judgement's value is the sum over its verdicts of p(verdict) × that verdict's
  * value; a TaskNode passes its children's on; a child metric contributes its own; parallel branches (the score is
  * their minimum) are independent. Undefined when a judgement on the path answered with a point and its verdicts'
- * values differ, or a child metric that matters has none.
+ * values differ, or a child metric that matters has none: then the first such entry in the walk's order.
  */
-export function dagPassProbability(walked: WalkedDag): PassProbability | undefined {
+export function dagPassProbability(walked: WalkedDag): PassProbability | PointAnswered {
   const entries = new Map(walked.nodes.map((node) => [node.id, node]))
+  for (const entry of walked.explored ?? []) entries.set(entry.id, entry)
   // The lower bound first: a point answer that matters makes it absent, and then the upper bound is never computed.
-  const low = new DagValue(walked, entries, 'low').total()
-  if (low === ABSENT) return undefined
-  const high = new DagValue(walked, entries, 'high').total()
-  if (high === ABSENT) return undefined
+  const lowValue = new DagValue(walked, entries, 'low')
+  const low = lowValue.total()
+  if (low === ABSENT) return { pointAt: lowValue.pointAt as TraceNode }
+  const highValue = new DagValue(walked, entries, 'high')
+  const high = highValue.total()
+  if (high === ABSENT) return { pointAt: highValue.pointAt as TraceNode }
   const pivot = pivotOf(walked.nodes)
   const exact = low.p === high.p && low.expectedScore === high.expectedScore
   return exact ? judged(low, pivot) : bounded(low, high, pivot)
@@ -53,6 +63,8 @@ class DagValue {
   readonly #entries: ReadonlyMap<string, TraceNode>
   readonly #bound: Bound
   readonly #values = new Map<DagNode, Atoms | typeof ABSENT>()
+  /** The first entry, in the walk's order, whose point answer (or child metric without one) made the value absent. */
+  pointAt: TraceNode | undefined
 
   constructor(walked: WalkedDag, entries: ReadonlyMap<string, TraceNode>, bound: Bound) {
     this.#walked = walked
@@ -115,7 +127,7 @@ class DagValue {
     const score = node.staticDetails().score
     if (score !== undefined) return this.#leaf(score / 10)
     if (entry?.status !== 'ran') return this.#unknown()
-    if (entry.metric !== undefined) return this.#childMetric(entry.metric)
+    if (entry.metric !== undefined) return this.#childMetric(entry.metric, entry)
     return this.#parallel(this.#under(node))
   }
 
@@ -132,7 +144,10 @@ class DagValue {
     const probabilities = entry.probabilities
     // A node that decided without a judge (code, tool calls) is certain of its verdict.
     const certain = probabilities === undefined && (entry.usage?.judgeCalls ?? 0) === 0
-    if (probabilities === undefined && !certain) return this.#pointAnswer(answers, chosen)
+    if (probabilities === undefined && !certain) {
+      const value = this.#pointAnswer(answers, chosen)
+      return value === ABSENT ? this.#absent(entry) : value
+    }
     const mixture: Atoms = new Map()
     for (const [value, verdicts] of answers) {
       const p = certain ? (value === chosen ? 1 : 0) : (probabilities?.[value] ?? 0)
@@ -162,12 +177,16 @@ class DagValue {
 
   /** The verdicts of one answer, which all run when it is chosen. */
   #branch(verdicts: readonly DagNode[], chosen: boolean): Atoms | typeof ABSENT {
-    // An answer not chosen is known for free only when it ends at scored leaves; anything else needs judge calls.
-    if (!chosen && verdicts.some((verdict) => verdict.staticDetails().score === undefined)) return this.#unknown()
+    // An answer not chosen is known for free only when it ends at scored leaves, or when it was explored; anything
+    // else needs judge calls. An explored branch that met a point answer stays bounded: it never hides the walk's value.
+    const walked = (verdict: DagNode) => this.#entry(verdict)?.status === 'ran'
+    if (!chosen && verdicts.some((verdict) => verdict.staticDetails().score === undefined && !walked(verdict))) {
+      return this.#unknown()
+    }
     let combined: Atoms = new Map([[1, { mass: 1, passing: 1 }]])
     for (const verdict of verdicts) {
       const atoms = this.#value(verdict)
-      if (atoms === ABSENT) return ABSENT
+      if (atoms === ABSENT) return chosen ? ABSENT : this.#unknown()
       combined = minimum(combined, atoms)
     }
     return combined
@@ -178,10 +197,16 @@ class DagValue {
     return new Map([[score, { mass: 1, passing: Math.round(score * 1e9) / 1e9 >= line ? 1 : 0 }]])
   }
 
-  #childMetric(result: MetricResult): Atoms | typeof ABSENT {
+  #childMetric(result: MetricResult, entry: TraceNode): Atoms | typeof ABSENT {
     const own = result.passProbability
-    if (own === undefined) return ABSENT
+    if (own === undefined) return this.#absent(entry)
     return new Map([[own.expectedScore, { mass: 1, passing: this.#bound === 'low' ? own.low : own.high }]])
+  }
+
+  /** Absent because of `entry`; computed bottom-up, so the last one recorded is the first in the walk's order. */
+  #absent(entry: TraceNode): typeof ABSENT {
+    this.pointAt = entry
+    return ABSENT
   }
 
   /** A subtree not walked: failing at score 0 for the lower bound, passing at 1 for the upper. */

@@ -22,7 +22,7 @@ export function distributionOf(
     const shares = new Map(weighting.alternatives.map(({ value: level, probability }) => [level, probability]))
     return Object.fromEntries(question.levels.map((level) => [String(level), shares.get(level) ?? 0]))
   }
-  const options = question.kind === 'predicate' ? ['true', 'false'] : question.options
+  const options = question.kind === 'predicate' ? PREDICATE : question.options
   if (typeof answer !== (question.kind === 'predicate' ? 'boolean' : 'string')) return undefined
   return optionShares(options, String(answer), logprobs)
 }
@@ -36,31 +36,61 @@ function optionShares(
   chosen: string,
   logprobs: readonly TokenLogprob[],
 ): Record<string, number> | undefined {
-  const optionOf = (token: string): string | undefined | null => {
-    const text = token.trim().replace(/^"/, '')
-    if (text === '') return undefined
-    const matches = options.filter((option) => option.startsWith(text))
-    return matches.length > 1 ? null : matches[0]
-  }
   for (let at = logprobs.length - 1; at >= 0; at--) {
     const token = logprobs[at] as TokenLogprob
-    if (optionOf(token.token) !== chosen || !spells(logprobs, at, chosen)) continue
-    const shares = new Map<string, number>()
-    const alternatives = token.topLogprobs.some((top) => top.token === token.token)
-      ? token.topLogprobs
-      : [{ token: token.token, logprob: token.logprob }, ...token.topLogprobs]
-    for (const alternative of alternatives) {
-      const option = optionOf(alternative.token)
-      if (option === null) return undefined
-      if (option === undefined || !Number.isFinite(alternative.logprob)) continue
-      shares.set(option, (shares.get(option) ?? 0) + Math.exp(alternative.logprob))
-    }
-    const total = [...shares.values()].reduce((sum, share) => sum + share, 0)
-    if (!(total > 0)) return undefined
-    return Object.fromEntries(options.map((option) => [option, (shares.get(option) ?? 0) / total]))
+    if (optionOf(options, token.token) !== chosen || !spells(logprobs, at, chosen)) continue
+    return sharesAt(options, token)
   }
   return undefined
 }
+
+/** The option a token begins: undefined for none (or blank), null when it could begin several. */
+function optionOf(options: readonly string[], token: string): string | undefined | null {
+  const text = token.trim().replace(/^"/, '')
+  if (text === '') return undefined
+  const matches = options.filter((option) => option.startsWith(text))
+  return matches.length > 1 ? null : matches[0]
+}
+
+/** Shares the alternatives at the answer token among the options they begin, renormalised. */
+function sharesAt(options: readonly string[], token: TokenLogprob): Record<string, number> | undefined {
+  const shares = new Map<string, number>()
+  const alternatives = token.topLogprobs.some((top) => top.token === token.token)
+    ? token.topLogprobs
+    : [{ token: token.token, logprob: token.logprob }, ...token.topLogprobs]
+  for (const alternative of alternatives) {
+    const option = optionOf(options, alternative.token)
+    if (option === null) return undefined
+    if (option === undefined || !Number.isFinite(alternative.logprob)) continue
+    shares.set(option, (shares.get(option) ?? 0) + Math.exp(alternative.logprob))
+  }
+  const total = [...shares.values()].reduce((sum, share) => sum + share, 0)
+  if (!(total > 0)) return undefined
+  return Object.fromEntries(options.map((option) => [option, (shares.get(option) ?? 0) / total]))
+}
+
+/**
+ * The probability of `true` at every yes/no value written for `field` in one answer, in the order written (a list of
+ * judged statements, each with its own verdict); undefined without logprobs or when one of them cannot be read.
+ */
+export function predicateShares(field: string, logprobs: readonly TokenLogprob[] | undefined): number[] | undefined {
+  if (logprobs === undefined || logprobs.length === 0) return undefined
+  const key = new RegExp(`"${field}"\\s*:\\s*$`)
+  const found: number[] = []
+  let written = ''
+  for (const token of logprobs) {
+    if (key.test(written) && token.token.trim() !== '') {
+      const shares = /^\s*(true|false)/.test(token.token) ? sharesAt(PREDICATE, token) : undefined
+      if (shares === undefined) return undefined
+      found.push(shares.true as number)
+    }
+    // Only the tail matters for the key: the text stays short however long the answer.
+    written = (written + token.token).slice(-field.length - 16)
+  }
+  return found
+}
+
+const PREDICATE = ['true', 'false']
 
 /** True when the tokens from `at` on spell `text` (after an opening quote), so the option is the answer there. */
 function spells(logprobs: readonly TokenLogprob[], at: number, text: string): boolean {

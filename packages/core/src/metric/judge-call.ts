@@ -40,21 +40,36 @@ export async function callJudge<T>(
 }
 
 /** What a decision's trace entry shows besides its verdict. */
-export type DecisionFields = Pick<TraceNode, 'probabilities' | 'decidedBy' | 'jury'>
+export type DecisionFields = Pick<TraceNode, 'probabilities' | 'decidedBy' | 'jury' | 'probabilitiesUnavailable'>
 
 /**
- * The probabilities the judge gave for a decision and, when a decision judge answered it, that judge's name;
- * undefined for an answer with neither.
+ * The probabilities the judge gave for a decision and, when a decision judge answered it, that judge's name; for a
+ * decision asked with the metric's logprobs (`logprobsAsked`) that came without probabilities, why. Undefined for an
+ * answer with none of these.
  */
-export function decisionFields(judge: JudgeModel, response: JudgeResponse<unknown>): DecisionFields | undefined {
+export function decisionFields(
+  judge: JudgeModel,
+  response: JudgeResponse<unknown>,
+  logprobsAsked: boolean,
+): DecisionFields | undefined {
   const probabilities = response.distribution
   const jury = juryVerdicts(response)
-  if (probabilities === undefined && judge.decides !== true && jury === undefined) return undefined
+  if (probabilities === undefined && judge.decides !== true && jury === undefined) {
+    return logprobsAsked ? { probabilitiesUnavailable: whyNoProbabilities(response) } : undefined
+  }
   return {
     ...(probabilities === undefined ? {} : { probabilities }),
     ...(judge.decides === true ? { decidedBy: judge.name } : {}),
     ...(jury === undefined ? {} : { jury }),
   }
+}
+
+/** Why a chat judge asked for logprobs gave a decision no distribution. */
+export function whyNoProbabilities(response: JudgeResponse<unknown>): string {
+  if (response.logprobs !== undefined && response.logprobs.length > 0) {
+    return 'its logprobs do not tell the options apart at the answer token (options that begin with the same token)'
+  }
+  return response.logprobsUnavailable ?? 'the judge returned no logprobs'
 }
 
 /** A trace entry for one step of a non-DAG metric; `ran` unless told otherwise. */

@@ -37,6 +37,31 @@ export const minPassProbabilitySchema = expecting(
   'a number between 0 and 1, exclusive (the pass probability the verdict must clear, e.g. 0.9)',
 )
 
+/**
+ * `topLogprobs`: alternatives per token to ask a chat judge for (OpenAI returns at most 20); `zero` says what 0 does
+ * for the metric that takes it.
+ */
+export function topLogprobsSchema(zero: string) {
+  return expecting(
+    z.number().int().min(0).max(20),
+    `a whole number from 0 to 20 (OpenAI returns at most 20 alternatives per token; 0 ${zero})`,
+  )
+}
+
+/**
+ * The option of the metrics whose decisions a chat judge can answer with logprobs (DAG and relevancy metrics): off
+ * by default, since asking changes the cache keys and reasoning models refuse logprobs.
+ */
+export const decisionLogprobsShape = {
+  topLogprobs: topLogprobsSchema('asks for none, so each decision is a point').optional(),
+}
+
+/** `explore`: the probability at or above which a DAG's unchosen verdicts are walked too (0: never). */
+export const exploreSchema = expecting(
+  z.number().min(0).max(1),
+  "a probability from 0 to 1 (walk unchosen verdicts at least this probable, to narrow passProbability's bounds; 0 never does)",
+)
+
 /** `aggregate`: how the trials' scores combine. */
 export const aggregateSchema = expecting(
   z.enum(TRIAL_AGGREGATES as ['mean', 'median', 'min', 'majority']),

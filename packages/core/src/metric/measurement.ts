@@ -4,6 +4,7 @@ import { messageOf } from '../internal/text.js'
 import type { JudgeRequest, JudgeResponse } from '../judge/types.js'
 import { outsideTrials } from '../runtime/trial-batch.js'
 import { formatScore } from '../trace/render.js'
+import { noPassProbabilityText } from '../trace/render-pass-probability.js'
 import type { MetricTrace, TraceNode } from '../trace/types.js'
 import {
   addNote,
@@ -15,7 +16,7 @@ import {
   samplingNote,
   stepNode,
 } from './judge-call.js'
-import { judgeFor, type ResolvedMetricOptions } from './options.js'
+import { type ResolvedMetricOptions, routed } from './options.js'
 import { buildResult, errorResult } from './result.js'
 import { applyStrictMode } from './score.js'
 import type { Metric, MetricResult, MetricUsage, PassProbability } from './types.js'
@@ -111,8 +112,8 @@ export class TraceSlot {
 
   /** Asks the judge for this entry: times the call, counts its usage, and fills the entry with what it answered. */
   async judge<T>(request: RecordedRequest<T>, signal = this.#recorder.signal): Promise<JudgeCall<T>> {
-    const { show, where, noteCheck, ...judgeRequest } = request
-    const judge = judgeFor(this.#recorder.options, judgeRequest)
+    const { show, where, noteCheck, ...asked } = request
+    const { judge, request: judgeRequest, logprobsAdded } = routed(this.#recorder.options, asked)
     let call: JudgeCall<T>
     try {
       call = await callJudge(judge, judgeRequest, signal)
@@ -122,7 +123,8 @@ export class TraceSlot {
     }
     if (noteCheck !== false) this.#recorder.checkedLocally(call.response)
     const shown = show ? show(call.value, call.response) : { output: JSON.stringify(call.value), outputLabel: 'answer' }
-    const decision = decisionFields(judge, call.response)
+    const decision =
+      judgeRequest.question === undefined ? undefined : decisionFields(judge, call.response, logprobsAdded)
     const fields = decision === undefined ? shown : { ...shown, ...decision }
     this.ran(fields, { usage: call.usage, latencyMs: call.latencyMs, cached: call.response.cached })
     return call
@@ -171,6 +173,8 @@ export class Measurement implements MetricContext {
   /** The calls shared by the trials of one measurement, by key (see `once`); made at the first, for one trial. */
   #shared: Map<string, Promise<unknown>> | undefined
   #usage: MetricUsage = NO_USAGE
+  #passProbabilityUnavailable: string | undefined
+  #explored: readonly TraceNode[] | undefined
 
   /** `shared` is the map of the calls the trials of one measurement share; one trial alone needs none. */
   constructor(
@@ -250,6 +254,14 @@ export class Measurement implements MetricContext {
     addNote(this.#notes, text)
   }
 
+  /**
+   * Says why the result has no pass probability: `decision` (e.g. `[n1] “Polite?”`) was answered as a point, for
+   * `why`. The result carries it, with how to get one, when it has no `passProbability`.
+   */
+  noPassProbability(decision: string, why: string): void {
+    this.#passProbabilityUnavailable ??= noPassProbabilityText(decision, why)
+  }
+
   /** Adds usage to the measurement's: its trace slots' and its child recorders' calls. */
   bill(usage: MetricUsage): void {
     this.#usage = addUsage(this.#usage, usage)
@@ -265,9 +277,20 @@ export class Measurement implements MetricContext {
     this.#nodes.push(...nodes)
   }
 
+  /** Keeps the entries of a DAG's explored branches, shown apart from the path (see `MetricTrace.explored`). */
+  adoptExplored(nodes: readonly TraceNode[]): void {
+    if (nodes.length > 0) this.#explored = nodes
+  }
+
   trace(roots?: readonly string[]): MetricTrace {
     const nodes = this.#nodes.filter((node) => node !== undefined)
-    return { metric: this.options.name, nodes, roots: roots ?? nodes.map((node) => node.id), notes: [...this.#notes] }
+    const trace = {
+      metric: this.options.name,
+      nodes,
+      roots: roots ?? nodes.map((node) => node.id),
+      notes: [...this.#notes],
+    }
+    return this.#explored === undefined ? trace : { ...trace, explored: this.#explored }
   }
 
   /**
@@ -298,6 +321,7 @@ export class Measurement implements MetricContext {
       trace: this.trace(roots),
       usage: this.#usage,
       passProbability,
+      passProbabilityUnavailable: this.#passProbabilityUnavailable,
     })
   }
 
@@ -373,10 +397,10 @@ export class MeasurementPart {
    * Asks the measurement's judge, or its decision judge for a decision (see callJudge for what a failure or a stop
    * throws); resolves to the answer.
    */
-  async judge<T>(request: Omit<JudgeRequest<T>, 'signal'>): Promise<T> {
-    const judge = judgeFor(this.#measurement.options, request)
+  async judge<T>(asked: Omit<JudgeRequest<T>, 'signal'>): Promise<T> {
+    const { judge, request, logprobsAdded } = routed(this.#measurement.options, asked)
     const call = await callJudge(judge, request, this.#signal)
-    if (request.question !== undefined) this.#decision = decisionFields(judge, call.response)
+    if (request.question !== undefined) this.#decision = decisionFields(judge, call.response, logprobsAdded)
     this.#latencyMs += call.latencyMs
     this.#usage = addUsage(this.#usage, call.usage)
     this.#measurement.bill(call.usage)

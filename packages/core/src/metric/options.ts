@@ -38,6 +38,17 @@ export interface CommonMetricOptions {
   minPassProbability?: number | undefined
 }
 
+/** The option of the metrics whose decisions a chat judge can answer with probabilities read from its logprobs. */
+export interface DecisionLogprobsOptions {
+  /**
+   * Ask a chat judge for this many alternatives per token with each decision (a judgement, a relevancy verdict), so
+   * that its answer token's logprobs give the decision's probabilities and the result a `passProbability`. Off by
+   * default: asking changes the cache keys, and reasoning models (like the default gpt-6-luna) refuse logprobs. A
+   * `decisionModel` gives probabilities without it. See docs/trust.md. @default 0 (no logprobs: each decision is a point)
+   */
+  topLogprobs?: number | undefined
+}
+
 /** The pass probability `trials: { until: 'decided' }` decides against when none is given. */
 export const DEFAULT_MIN_PASS_PROBABILITY = 0.5
 
@@ -64,6 +75,11 @@ export interface ResolvedMetricOptions {
   readonly untilDecided: boolean
   readonly minPassProbability: number
   readonly aggregate: TrialAggregate
+  /**
+   * Alternatives per token a chat judge is asked for with each decision that asks for none itself (the metric's
+   * `topLogprobs`, for the metrics that take it); 0 asks for none.
+   */
+  readonly decisionLogprobs: number
 }
 
 /**
@@ -73,7 +89,7 @@ export interface ResolvedMetricOptions {
  * not as this metric's options.
  */
 export function resolveCommonOptions(
-  options: CommonMetricOptions & { name?: unknown },
+  options: CommonMetricOptions & DecisionLogprobsOptions & { name?: unknown },
   judge: JudgeModel,
   defaultName?: string,
   decisionJudge?: JudgeModel,
@@ -91,6 +107,7 @@ export function resolveCommonOptions(
     ...trialsOf(options.trials),
     minPassProbability: options.minPassProbability ?? DEFAULT_MIN_PASS_PROBABILITY,
     aggregate: options.aggregate ?? 'mean',
+    decisionLogprobs: options.topLogprobs ?? 0,
   }
 }
 
@@ -109,6 +126,26 @@ export function trialsOf(trials: number | TrialsUntilDecided | undefined): {
  */
 export function judgeFor(options: ResolvedMetricOptions, request: { readonly question?: unknown }): JudgeModel {
   return request.question !== undefined && options.decisionJudge !== undefined ? options.decisionJudge : options.judge
+}
+
+/**
+ * The judge that answers `request` and the request as it is sent: a decision going to a chat judge asks for the
+ * metric's `decisionLogprobs` (unless it asks for logprobs itself), so that its answer token gives its probabilities.
+ * `logprobsAdded` says the metric's option asked for them, so a decision without probabilities can say why.
+ */
+export function routed<Request extends { readonly question?: unknown; readonly topLogprobs?: number | undefined }>(
+  options: ResolvedMetricOptions,
+  request: Request,
+): { readonly judge: JudgeModel; readonly request: Request; readonly logprobsAdded: boolean } {
+  const judge = judgeFor(options, request)
+  const add =
+    request.question !== undefined &&
+    request.topLogprobs === undefined &&
+    options.decisionLogprobs > 0 &&
+    judge.decides !== true
+  return add
+    ? { judge, request: { ...request, topLogprobs: options.decisionLogprobs }, logprobsAdded: true }
+    : { judge, request, logprobsAdded: false }
 }
 
 /** How the scores of several trials combine into the result's score. */

@@ -1,5 +1,6 @@
 // The arithmetic of DESIGN.md §9 every metric shares: a score's distribution turned into the chance of passing, the
 // count of independent verdicts (Poisson-binomial), sums of independent scores, and the Wilson interval of trials.
+import type { ResolvedMetricOptions } from './options.js'
 import type { PassPivot, PassProbability } from './types.js'
 
 /** A distribution over raw scores (0..1): each score and its probability. */
@@ -167,4 +168,13 @@ export function countedPassProbability(
     })),
   )
   return judged(passOf(meanDistribution(shares), threshold, strictMode), pivot)
+}
+
+/**
+ * Why a decision came as a point: the reason its trace entry gives (logprobs refused or unreadable), else that the
+ * metric did not ask for logprobs.
+ */
+export function pointAnswerWhy(options: ResolvedMetricOptions, unavailable: string | undefined): string {
+  if (unavailable !== undefined) return unavailable
+  return options.decisionLogprobs === 0 ? 'logprobs were not requested' : 'the judge gave none'
 }

@@ -23,6 +23,7 @@ export function buildResult(
     readonly trace: MetricTrace
     readonly usage: MetricUsage
     readonly passProbability?: PassProbability | undefined
+    readonly passProbabilityUnavailable?: string | undefined
   },
 ): MetricResult {
   let logs: string | undefined
@@ -44,7 +45,11 @@ export function buildResult(
     durationMs: Math.round(performance.now() - context.started),
     judgeModel: context.options.judge.name,
     ...decisionModelOf(context.options),
-    ...(outcome.passProbability === undefined ? {} : { passProbability: outcome.passProbability }),
+    ...(outcome.passProbability !== undefined
+      ? { passProbability: outcome.passProbability }
+      : outcome.passProbabilityUnavailable !== undefined
+        ? { passProbabilityUnavailable: outcome.passProbabilityUnavailable }
+        : {}),
     ...agreementOf(outcome.usage),
   })
 }

@@ -139,6 +139,11 @@ export interface MetricResult {
    * verdict. Absent without a jury, or when it made no decision.
    */
   readonly agreement?: number | undefined
+  /**
+   * Why a built-in metric that could give `passProbability` gives none (a decision answered as a point, and why), and
+   * how to get one: `topLogprobs` with a chat judge that returns logprobs, a `decisionModel`, or `trials`.
+   */
+  readonly passProbabilityUnavailable?: string | undefined
 }
 
 /** Per-call options for `measure()`. */

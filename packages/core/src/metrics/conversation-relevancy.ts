@@ -2,8 +2,9 @@ import { TestCaseError } from '../errors.js'
 import { batchError, runJobs } from '../internal/jobs.js'
 import { shortText } from '../internal/text.js'
 import type { MetricScore } from '../metric/base-metric.js'
+import { whyNoProbabilities } from '../metric/judge-call.js'
 import type { Measurement, TraceSlot } from '../metric/measurement.js'
-import { countedPassProbability } from '../metric/pass-probability.js'
+import { countedPassProbability, pointAnswerWhy } from '../metric/pass-probability.js'
 import {
   CONVERSATION_RELEVANCY_PROMPT,
   conversationRelevancyPrompt,
@@ -83,6 +84,13 @@ export class ConversationRelevancyMetric extends WindowedMetric {
     }))
     const { threshold, strictMode } = this.options
     const passProbability = countedPassProbability([verdicts], threshold, strictMode)
+    const point = judged.findIndex((judgement) => judgement.response.distribution === undefined)
+    if (passProbability === undefined && point !== -1) {
+      const { response } = judged[point] as ReplyJudgement
+      const unavailable = this.options.decisionLogprobs > 0 ? whyNoProbabilities(response) : undefined
+      const verdict = verdicts[point] as (typeof verdicts)[number]
+      ctx.noPassProbability(`[${verdict.node}] ${verdict.label}`, pointAnswerWhy(this.options, unavailable))
+    }
     return { score: raw, reason: relevancyReason(judged.length, irrelevant), passProbability }
   }
 }

@@ -1,7 +1,8 @@
 import { z } from 'zod'
 import { expecting } from '../internal/options.js'
 import { BaseMetric, checkedOptions, checkMetricOptions } from '../metric/base-metric.js'
-import type { CommonMetricOptions, ResolvedMetricOptions } from '../metric/options.js'
+import { decisionLogprobsShape } from '../metric/measure-options.js'
+import type { CommonMetricOptions, DecisionLogprobsOptions, ResolvedMetricOptions } from '../metric/options.js'
 import type { WindowTurn } from '../prompts/conversation-relevancy.js'
 import type { ConversationalTestCase } from '../test-case/schemas.js'
 
@@ -45,7 +46,7 @@ export function replyWindows(turns: readonly { readonly role: 'user' | 'assistan
 }
 
 /** Options of the metrics that judge a conversation window by window. */
-export interface WindowedMetricOptions extends CommonMetricOptions {
+export interface WindowedMetricOptions extends CommonMetricOptions, DecisionLogprobsOptions {
   /** Identifies the metric in reports. */
   name?: string | undefined
   /** How many exchanges (a user turn and the replies to it) each judgement reads, ending at the judged turn. */
@@ -69,6 +70,7 @@ const windowedShape = {
     z.number().int().min(1),
     'a whole number from 1 and up (how many exchanges each judgement reads)',
   ).optional(),
+  ...decisionLogprobsShape,
 }
 
 /** A conversational metric that judges each assistant reply on a window of the exchanges ending at it. */

@@ -1,13 +1,16 @@
 import { z } from 'zod'
 import { type WalkOutcome, walkDag } from '../dag/executor.js'
+import { exploreBranches } from '../dag/explore.js'
 import { type DeepAcyclicGraph, type GraphPlan, graphPlan, isDeepAcyclicGraph } from '../dag/graph.js'
 import type { ConversationalNode, SingleTurnNode } from '../dag/nodes/types.js'
 import { dagPassProbability } from '../dag/pass-probability.js'
 import { MissingTestCaseParamError } from '../errors.js'
 import { expecting, flagSchema } from '../internal/options.js'
 import { BaseMetric, checkedOptions, checkMetricOptions } from '../metric/base-metric.js'
+import { decisionLogprobsShape, exploreSchema } from '../metric/measure-options.js'
 import type { Measurement } from '../metric/measurement.js'
-import type { CommonMetricOptions } from '../metric/options.js'
+import type { CommonMetricOptions, DecisionLogprobsOptions } from '../metric/options.js'
+import { pointAnswerWhy } from '../metric/pass-probability.js'
 import { clampScore } from '../metric/score.js'
 import type { MetricResult } from '../metric/types.js'
 import { REASON_SUMMARY_PROMPT, reasonSummaryPrompt, reasonSummarySchema } from '../prompts/reason-summary.js'
@@ -15,12 +18,19 @@ import type { ConversationalTestCase, LLMTestCase } from '../test-case/schemas.j
 import { formatProbability, formatScore, oneLine } from '../trace/render.js'
 
 /** Options both DAG metrics take beyond the common ones. */
-interface DagOptions extends CommonMetricOptions {
+interface DagOptions extends CommonMetricOptions, DecisionLogprobsOptions {
   /**
    * Ask the judge for a prose summary of the walked path as the reason: one more judge call per measurement.
    * Without it the reason is assembled from the path's own verdicts and reasons. @default false
    */
   summarizeReason?: boolean | undefined
+  /**
+   * Walk a verdict the judge did not choose too, when its probability is at least this (and its subtree needs judge
+   * calls), so that passProbability's bounds narrow: its value replaces the 0/1 it would count for. Those calls are
+   * paid and cached like any, and never change the score, the reason or the path; the trace shows them apart. Only
+   * verdicts that came with a distribution are explored. See docs/trust.md. @default 0 (never)
+   */
+  explore?: number | undefined
 }
 
 /** Options for {@link DAGMetric}. */
@@ -52,6 +62,8 @@ function dagShape(mode: GraphPlan['mode']) {
             : 'a graph of Conversational* nodes; for a graph of single-turn nodes use DAGMetric',
     ),
     summarizeReason: flagSchema.optional(),
+    explore: exploreSchema.optional(),
+    ...decisionLogprobsShape,
   }
 }
 
@@ -59,6 +71,7 @@ abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCa
   readonly dag: DeepAcyclicGraph
   readonly #plan: GraphPlan
   readonly #summarizeReason: boolean
+  readonly #explore: number
 
   protected constructor(
     type: string,
@@ -69,6 +82,7 @@ abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCa
     const checked = checkMetricOptions(type, options, spec)
     super({}, checkedOptions(type, checked.options))
     this.#summarizeReason = options.summarizeReason ?? false
+    this.#explore = options.explore ?? 0
     this.dag = options.dag
     this.#plan = graphPlan(options.dag)
   }
@@ -87,7 +101,8 @@ abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCa
   /** Walks the DAG for one test case and records the walk: its entries, usage and notes, then the score. */
   protected override async run(testCase: TestCase, ctx: Measurement): Promise<MetricResult> {
     checkTestCase(this.#plan, testCase, this.name)
-    const outcome = await walkDag({ plan: this.#plan, testCase, recorder: ctx, asyncMode: this.options.asyncMode })
+    const walk = { plan: this.#plan, testCase, recorder: ctx, asyncMode: this.options.asyncMode }
+    const outcome = await walkDag(walk)
     ctx.adopt(outcome.nodes)
     if (outcome.leaves.length > 1) {
       const scores = outcome.leaves.map((leaf) => formatScore(leaf.score)).join(', ')
@@ -109,13 +124,25 @@ abstract class DagMetricBase<TestCase extends LLMTestCase | ConversationalTestCa
         return ctx.fail(error, outcome.roots)
       }
     }
-    const passProbability = dagPassProbability({
+    const explored = await exploreBranches(walk, outcome, this.#explore)
+    ctx.adoptExplored(explored)
+    const chance = dagPassProbability({
       plan: this.#plan,
       nodes: outcome.nodes,
+      explored,
       threshold: this.options.threshold,
       strictMode: this.options.strictMode,
     })
-    return ctx.result(score, threshold, reason, outcome.roots, passProbability)
+    if ('pointAt' in chance) {
+      const { pointAt } = chance
+      const why =
+        pointAt.metric === undefined
+          ? pointAnswerWhy(this.options, pointAt.probabilitiesUnavailable)
+          : `its metric ${pointAt.metric.name} has no P(pass)`
+      ctx.noPassProbability(`[${pointAt.id}] “${pointAt.label ?? pointAt.text}”`, why)
+      return ctx.result(score, threshold, reason, outcome.roots)
+    }
+    return ctx.result(score, threshold, reason, outcome.roots, chance)
   }
 }
 

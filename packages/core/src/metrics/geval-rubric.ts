@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { describeGiven, expecting } from '../internal/options.js'
+import { topLogprobsSchema } from '../metric/measure-options.js'
 import type { CommonMetricOptions } from '../metric/options.js'
 
 /** One rubric entry: scores from `scoreRange[0]` to `scoreRange[1]` (inclusive) mean `expectedOutcome`. */
@@ -48,10 +49,7 @@ export const gevalShape = {
   ).optional(),
   evaluationParams: z.unknown().optional(),
   rubric: z.unknown().optional(),
-  topLogprobs: expecting(
-    z.number().int().min(0).max(20),
-    'a whole number from 0 to 20 (OpenAI returns at most 20 alternatives per token; 0 turns the probability-weighted score off)',
-  ).optional(),
+  topLogprobs: topLogprobsSchema('turns the probability-weighted score off').optional(),
 }
 
 /** Checks what the options' schema cannot: criteria or evaluationSteps (one of them), and the rubric. */

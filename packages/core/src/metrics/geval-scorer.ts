@@ -1,15 +1,16 @@
 import { type ScoreWeighting, weightScore } from '../judge/logprob-score.js'
 import type { JudgeQuestion, JudgeResponse } from '../judge/types.js'
-import { callJudge, type JudgeCall } from '../metric/judge-call.js'
+import { callJudge, type JudgeCall, whyNoProbabilities } from '../metric/judge-call.js'
 import type { Measurement } from '../metric/measurement.js'
 import type { ResolvedMetricOptions } from '../metric/options.js'
 import { judged, passOf } from '../metric/pass-probability.js'
-import { applyStrictMode, clampScore } from '../metric/score.js'
+import { clampScore } from '../metric/score.js'
 import type { MetricUsage, PassPivot, PassProbability } from '../metric/types.js'
 import { NO_USAGE, usageOf } from '../metric/usage.js'
 import { GEVAL_SCORE_PROMPT, gevalScorePrompt, gevalScoreSchema } from '../prompts/geval-score.js'
 import { GEVAL_STEPS_PROMPT, type GEvalFields, gevalStepsPrompt, gevalStepsSchema } from '../prompts/geval-steps.js'
-import { formatScore } from '../trace/render.js'
+import { GEVAL_STRICT_PROMPT, gevalStrictPrompt, gevalStrictSchema } from '../prompts/geval-strict.js'
+import { formatProbability, formatScore } from '../trace/render.js'
 import type { GEvalDefinition } from './geval-rubric.js'
 
 type StepsCall = JudgeCall<{ steps: string[] }>
@@ -75,10 +76,10 @@ export class GEvalScorer {
     ctx.note(STEPS_NOTES[steps.source])
     if (steps.source === 'judged') ctx.checkedLocally(steps.response)
 
+    if (this.#options.strictMode) return this.#strict(steps.steps, data, ctx)
     const [low, high] = scoreRange
-    const withLogprobs = topLogprobs > 0 && !this.#options.strictMode
-    let weighting: ScoreWeighting = rawBecause(0, this.#options.strictMode)
-    let distribution: Readonly<Record<string, number>> | undefined
+    const withLogprobs = topLogprobs > 0
+    let weighting: ScoreWeighting = rawBecause(0)
     const scoreSlot = ctx.slot({ kind: 'GEvalScore', label: 'Score', text: this.#scaleText() })
     const call = await scoreSlot.judge({
       messages: gevalScorePrompt(steps.steps, scoreRange, rubric, this.#fields.conversational, data),
@@ -89,15 +90,13 @@ export class GEvalScorer {
       ...(withLogprobs ? { topLogprobs } : {}),
       where: false,
       noteCheck: false,
-      show: ({ score: answered, reason }, response) => {
-        const raw = scoreOf(answered, scoreRange)
-        distribution = response.distribution
+      show: ({ score: raw, reason }, response) => {
         weighting =
-          response.distribution !== undefined && !this.#options.strictMode && response.logprobs === undefined
+          response.distribution !== undefined && response.logprobs === undefined
             ? decided(raw, response.distribution)
             : withLogprobs
               ? weigh(raw, response, scoreRange)
-              : rawBecause(raw, this.#options.strictMode)
+              : rawBecause(raw)
         return {
           verdict: weighting.mode === 'weighted' ? `${raw} (weighted ${round(weighting.score)})` : String(raw),
           reason,
@@ -106,14 +105,61 @@ export class GEvalScorer {
     })
     ctx.note(weighting.note)
     ctx.checkedLocally(call.response)
-    const raw = scoreOf(call.value.score, scoreRange)
+    const raw = call.value.score
     const normalised = clampScore((weighting.score - low) / (high - low))
-    const zeroed = applyStrictMode(normalised, 0, this.#options.strictMode).score !== normalised
     const pivot = { node: scoreSlot.id, label: 'Score', verdict: String(raw) }
+    const passProbability = scorePassProbability(weighting, scoreRange, this.#options.threshold, pivot)
+    if (passProbability === undefined) {
+      ctx.noPassProbability(`[${scoreSlot.id}] “Score”`, weighting.note.replace(/^raw score: /, ''))
+    }
     return {
       score: normalised,
-      reason: this.#reason(raw, weighting, normalised, call.value.reason, zeroed),
-      passProbability: scorePassProbability(weighting, distribution, scoreRange, this.#options, pivot),
+      reason: this.#reason(raw, weighting, normalised, call.value.reason),
+      passProbability,
+    }
+  }
+
+  /**
+   * Strict mode passes only the top score, so the judge is asked just that, yes or no (a predicate, as a decision
+   * judge is asked it too); with logprobs, the probability of yes is the chance of passing.
+   */
+  async #strict(
+    steps: readonly string[],
+    data: unknown,
+    ctx: Measurement,
+  ): Promise<{ score: number; reason: string; passProbability: PassProbability | undefined }> {
+    const { scoreRange, rubric, topLogprobs } = this.#definition
+    const [low, high] = scoreRange
+    const slot = ctx.slot({ kind: 'GEvalScore', label: 'Score', text: `the top score, ${high}?` })
+    const call = await slot.judge({
+      messages: gevalStrictPrompt(steps, scoreRange, rubric, this.#fields.conversational, data),
+      schema: gevalStrictSchema,
+      schemaName: 'geval_strict',
+      promptVersion: GEVAL_STRICT_PROMPT,
+      question: this.#question(steps, data),
+      ...(topLogprobs > 0 ? { topLogprobs } : {}),
+      where: false,
+      noteCheck: false,
+      show: ({ score: top, reason }) => ({ verdict: String(scoreOf(top, scoreRange)), reason }),
+    })
+    ctx.checkedLocally(call.response)
+    const { score: top, reason } = call.value as { score: boolean; reason?: string }
+    const yes = call.response.distribution?.true
+    const pivot = { node: slot.id, label: 'Score', verdict: String(scoreOf(top, scoreRange)) }
+    const passProbability =
+      yes === undefined
+        ? undefined
+        : judged({ p: yes, expectedScore: yes }, { ...pivot, probability: top ? yes : 1 - yes })
+    if (passProbability === undefined) {
+      const why = topLogprobs > 0 ? whyNoProbabilities(call.response) : 'logprobs were not requested (topLogprobs is 0)'
+      ctx.noPassProbability(`[${slot.id}] “Score”`, why)
+    }
+    const chance = yes === undefined ? '' : ` (probability ${formatProbability(top ? yes : 1 - yes)})`
+    const because = reason === undefined ? '' : ` ${reason.trim()}`
+    return {
+      score: top ? 1 : 0,
+      reason: `The judge decided the data ${top ? 'earns' : 'does not earn'} the top score, ${high} on ${low}–${high}${chance}, which is ${top ? 1 : 0}.${because}`,
+      passProbability,
     }
   }
 
@@ -196,52 +242,33 @@ export class GEvalScorer {
     return `rubric ${rubric.map(({ scoreRange: [start, end] }) => (start === end ? start : `${start}–${end}`)).join(', ')}`
   }
 
-  #reason(
-    raw: number,
-    weighting: ScoreWeighting,
-    normalised: number,
-    judgeReason: string | undefined,
-    zeroed: boolean,
-  ): string {
+  #reason(raw: number, weighting: ScoreWeighting, normalised: number, judgeReason: string | undefined): string {
     const [low, high] = this.#definition.scoreRange
     const band = this.#definition.rubric?.find(({ scoreRange: [start, end] }) => raw >= start && raw <= end)
     const inBand = band ? ` (rubric ${band.scoreRange.join('–')}: ${JSON.stringify(band.expectedOutcome)})` : ''
     const by = judgeReason === undefined ? 'its probabilities' : 'its logprobs'
     const weighted = weighting.mode === 'weighted' ? `, ${round(weighting.score)} weighted by ${by}` : ''
-    const strict = zeroed ? ' Strict mode counts anything below 1 as 0.' : ''
     const because = judgeReason === undefined ? '' : ` ${judgeReason.trim()}`
-    return `The judge scored ${raw} on ${low}–${high}${inBand}${weighted}, which is ${formatScore(normalised)}.${strict}${because}`
+    return `The judge scored ${raw} on ${low}–${high}${inBand}${weighted}, which is ${formatScore(normalised)}.${because}`
   }
 }
 
-/**
- * The score a decision judge gave: a level (a number), or for strict mode's yes/no question, the top score or the
- * lowest.
- */
-function scoreOf(answer: number | boolean, [low, high]: readonly [number, number]): number {
-  return typeof answer === 'boolean' ? (answer ? high : low) : answer
+/** The score a yes/no answer stands for: the top score, or the lowest. */
+function scoreOf(top: boolean, [low, high]: readonly [number, number]): number {
+  return top ? high : low
 }
 
 /**
  * The chance the score passes: the mass of the levels whose normalised score reaches the threshold, from the
- * distribution the score was weighted by (a decision judge's, or the logprobs'); under strict mode, the decision
- * judge's probability of the top score. Undefined for a raw score: there is no distribution to read.
+ * distribution the score was weighted by (a decision judge's, or the logprobs'). Undefined for a raw score: there is
+ * no distribution to read.
  */
 function scorePassProbability(
   weighting: ScoreWeighting,
-  distribution: Readonly<Record<string, number>> | undefined,
   [low, high]: readonly [number, number],
-  options: ResolvedMetricOptions,
+  threshold: number,
   pivot: Omit<PassPivot, 'probability'>,
 ): PassProbability | undefined {
-  if (options.strictMode) {
-    const top = distribution?.true
-    if (top === undefined) return undefined
-    return judged(
-      { p: top, expectedScore: top },
-      { ...pivot, probability: Number(pivot.verdict) === high ? top : 1 - top },
-    )
-  }
   if (weighting.mode !== 'weighted') return undefined
   const levels = new Map<number, number>()
   for (const { value, probability } of weighting.alternatives) {
@@ -249,7 +276,7 @@ function scorePassProbability(
     levels.set(score, (levels.get(score) ?? 0) + probability)
   }
   const chosen = weighting.alternatives.find(({ value }) => String(value) === pivot.verdict)?.probability ?? 0
-  return judged(passOf(levels, options.threshold, false), { ...pivot, probability: chosen })
+  return judged(passOf(levels, threshold, false), { ...pivot, probability: chosen })
 }
 
 /** The score weighted by a decision judge's probabilities of the levels. */
@@ -282,14 +309,8 @@ function range(low: number, high: number): number[] {
   return Array.from({ length: high - low + 1 }, (_, index) => low + index)
 }
 
-function rawBecause(raw: number, strictMode: boolean): ScoreWeighting {
-  return {
-    mode: 'raw',
-    score: raw,
-    note: strictMode
-      ? 'raw score: strict mode passes only a perfect score, which a probability-weighted mean almost never is, so logprobs were not requested'
-      : 'raw score: topLogprobs is 0, so logprobs were not requested',
-  }
+function rawBecause(raw: number): ScoreWeighting {
+  return { mode: 'raw', score: raw, note: 'raw score: topLogprobs is 0, so logprobs were not requested' }
 }
 
 function round(value: number): string {

@@ -1,4 +1,5 @@
 import {
+  decisionReply,
   jsonReply,
   lastUserMessage,
   ln,
@@ -256,18 +257,44 @@ describe('GEval scoring', () => {
     expect(result.reason).toContain('(rubric 3–6: "Partly correct.")')
   })
 
-  it('in strict mode asks for no logprobs and passes only a perfect score', async () => {
-    server.respondWith(() => scoreReply(9, undefined))
+  it('in strict mode asks a yes/no question, whose probability of yes is the chance of passing', async () => {
+    server.respondWith(() => decisionReply('score', false, ln({ false: 0.7, true: 0.3 }), 'One detail is missing.'))
     const strict = geval({ evaluationSteps: STEPS, criteria: undefined, strictMode: true, threshold: 0.2 })
 
-    const nine = await strict.measure(testCase)
-    server.respondWith(() => scoreReply(10, undefined))
-    const ten = await strict.measure(testCase)
+    const no = await strict.measure(testCase)
+    server.respondWith(() => decisionReply('score', true, ln({ true: 0.9, false: 0.1 })))
+    const yes = await strict.measure(testCase)
 
-    expect(server.requests.every((request) => request.body.logprobs === undefined)).toBe(true)
-    expect(nine).toMatchObject({ score: 0, threshold: 1, success: false, strictMode: true })
-    expect(nine.trace.notes).toContain('strict mode: the score 0.9 is below 1, so it counts as 0')
-    expect(ten).toMatchObject({ score: 1, threshold: 1, success: true })
+    expect(server.requests.map(schemaOf)).toEqual(['geval_strict', 'geval_strict'])
+    expect(server.requests[0]?.body).toMatchObject({ logprobs: true, top_logprobs: 20 })
+    expect(lastUserMessage(server.requests[0] as never)).toContain(
+      'Decide whether it earns the top score, 10 on a scale from 0 to 10: does it fully meet\nevery step',
+    )
+    expect(no).toMatchObject({ score: 0, threshold: 1, success: false, strictMode: true })
+    expect(no.reason).toBe(
+      'The judge decided the data does not earn the top score, 10 on 0–10 (probability 0.70), which is 0. One detail is missing.',
+    )
+    expect(no.passProbability).toMatchObject({ expectedScore: 0.3, pivot: { label: 'Score', verdict: '0' } })
+    expect(no.passProbability?.p).toBeCloseTo(0.3, 9)
+    expect(yes).toMatchObject({ score: 1, threshold: 1, success: true })
+    expect(yes.passProbability?.p).toBeCloseTo(0.9, 9)
+    expect(yes.verboseLogs).toContain('Step "Score": the top score, 10? → 10')
+  })
+
+  it('in strict mode with topLogprobs 0 the answer is a point, and the result says how to get a probability', async () => {
+    server.respondWith(() => jsonReply({ reason: 'Every step is met.', score: true }))
+    const result = await geval({
+      evaluationSteps: STEPS,
+      criteria: undefined,
+      strictMode: true,
+      topLogprobs: 0,
+    }).measure(testCase)
+    expect(server.requests[0]?.body.logprobs).toBeUndefined()
+    expect(result).toMatchObject({ score: 1, success: true })
+    expect(result.passProbability).toBeUndefined()
+    expect(result.passProbabilityUnavailable).toMatch(
+      /^\[n2\] “Score” was answered without probabilities \(logprobs were not requested \(topLogprobs is 0\)\); for P\(pass\)/,
+    )
   })
 
   it('fails the measurement, not the test run, when the score is out of range twice', async () => {

@@ -1,11 +1,12 @@
 import { MissingTestCaseParamError } from '../errors.js'
 import { batchError, runJobs } from '../internal/jobs.js'
 import { shortText } from '../internal/text.js'
+import { predicateShares } from '../judge/distribution.js'
 import type { JudgeModel, JudgeResponse } from '../judge/types.js'
 import type { MetricScore } from '../metric/base-metric.js'
 import { callJudge, type JudgeCall } from '../metric/judge-call.js'
 import type { EntryBase, Measurement, TraceSlot } from '../metric/measurement.js'
-import { countedPassProbability } from '../metric/pass-probability.js'
+import { countedPassProbability, pointAnswerWhy } from '../metric/pass-probability.js'
 import { addUsage, NO_USAGE } from '../metric/usage.js'
 import type { WindowTurn } from '../prompts/conversation-relevancy.js'
 import {
@@ -89,7 +90,14 @@ export class TurnContextualRelevancyMetric extends WindowedMetric {
     const { decisionJudge } = this.options
     const hybrid = decisionJudge === undefined ? undefined : { chat: this.options.judge, decider: decisionJudge }
     const settled = await runJobs(targets, this.options.asyncMode, ctx.signal, (target, signal) =>
-      judgeTurn(slots[targets.indexOf(target)] as TraceSlot, turns, target, signal, hybrid),
+      judgeTurn(
+        slots[targets.indexOf(target)] as TraceSlot,
+        turns,
+        target,
+        signal,
+        hybrid,
+        this.options.decisionLogprobs,
+      ),
     )
     const judged = new Set(targets.map((target) => target.window.reply))
     const unjudged = turns.filter((turn) => turn.role === 'assistant' && !judged.has(turn.index))
@@ -146,6 +154,16 @@ export class TurnContextualRelevancyMetric extends WindowedMetric {
       })),
     )
     const passProbability = countedPassProbability(groups, this.options.threshold, this.options.strictMode)
+    const point = groups.flat().find((verdict) => verdict.probability === undefined)
+    if (passProbability === undefined && point !== undefined) {
+      const response = (settled[slots.findIndex((slot) => slot.id === point.node)] as { value?: TurnJudgement }).value
+        ?.response
+      const unavailable =
+        this.options.decisionLogprobs > 0
+          ? (response?.logprobsUnavailable ?? 'its logprobs could not be read for every statement')
+          : undefined
+      ctx.noPassProbability(`[${point.node}] ${point.label}`, pointAnswerWhy(this.options, unavailable))
+    }
     return { score: raw, reason, passProbability }
   }
 }
@@ -171,6 +189,7 @@ async function judgeTurn(
   target: Target,
   signal: AbortSignal,
   decisions: HybridJudges | undefined,
+  topLogprobs: number,
 ): Promise<TurnJudgement> {
   const numbered = target.chunks.map((text, index) => ({ chunk: index + 1, text }))
   const asked = numbered.filter((chunk) => chunk.text.trim().length > 0)
@@ -189,13 +208,31 @@ async function judgeTurn(
       schemaName: 'context_statements',
       promptVersion: TURN_CONTEXTUAL_RELEVANCY_PROMPT,
       question: { kind: 'predicate', instructions: STATEMENT_RELEVANT, state: asked, field: 'relevant' },
+      // One answer holds every statement's verdict: their probabilities are read below, one per `relevant` value.
+      ...(topLogprobs > 0 ? { topLogprobs } : {}),
       show: (answer) => statementFields(statementsOf(numbered, answeredOf(answer))),
       where: false,
       noteCheck: false,
     },
     signal,
   )
-  return { statements: statementsOf(numbered, answeredOf(call.value)), response: call.response }
+  const answered = withProbabilities(call.value, predicateShares('relevant', call.response.logprobs))
+  return { statements: statementsOf(numbered, answeredOf(answered)), response: call.response }
+}
+
+type ChunkAnswers = Parameters<typeof answeredOf>[0]
+
+/** The answer's statements with the probability read for each, in the order written; as they are when none was. */
+function withProbabilities(answer: ChunkAnswers, shares: readonly number[] | undefined): ChunkAnswers {
+  const count = answer.chunks.reduce((sum, chunk) => sum + chunk.statements.length, 0)
+  if (shares === undefined || shares.length !== count) return answer
+  let next = 0
+  return {
+    chunks: answer.chunks.map((chunk) => ({
+      ...chunk,
+      statements: chunk.statements.map((statement) => ({ ...statement, probability: shares[next++] })),
+    })),
+  }
 }
 
 /** The chat model that splits chunks into statements and the decision judge that judges each statement. */

@@ -21,6 +21,18 @@ export interface RubricLine {
   readonly expectedOutcome: string
 }
 
+/** What both G-Eval prompts open with: what the data is, and the steps to follow. */
+export function gevalSteps(steps: readonly string[], conversational: boolean): string[] {
+  const subject = conversational
+    ? 'The data is a conversation (each turn with its 0-based index and role) and the fields of the conversation as a whole.'
+    : 'The data holds the fields of one test case of an AI application.'
+  return [
+    subject,
+    'Evaluate it by following these steps in order:',
+    ...steps.map((step, index) => `${index + 1}. ${step}`),
+  ]
+}
+
 /** Renders the prompt that scores a test case by following G-Eval steps, on a plain range or a rubric. */
 export function gevalScorePrompt(
   steps: readonly string[],
@@ -30,9 +42,6 @@ export function gevalScorePrompt(
   data: unknown,
 ) {
   const [low, high] = range
-  const subject = conversational
-    ? 'The data is a conversation (each turn with its 0-based index and role) and the fields of the conversation as a whole.'
-    : 'The data holds the fields of one test case of an AI application.'
   const scale = rubric
     ? [
         `Score it with an integer from ${low} to ${high} using this rubric: pick the range whose expected outcome`,
@@ -43,9 +52,7 @@ export function gevalScorePrompt(
       ]
     : [`Score it with an integer from ${low} (the steps are not met at all) to ${high} (they are fully met).`]
   const task = [
-    subject,
-    'Evaluate it by following these steps in order:',
-    ...steps.map((step, index) => `${index + 1}. ${step}`),
+    ...gevalSteps(steps, conversational),
     '',
     ...scale,
     '',

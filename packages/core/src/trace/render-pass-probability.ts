@@ -22,3 +22,14 @@ export function renderPassProbability(chance: PassProbability): string {
       : ` · most uncertain: [${pivot.node}] ${pivot.label} → ${String(pivot.verdict)} (${formatProbability(pivot.probability)})`
   return `P(pass) ${formatProbability(chance.p)}${spread} · ${expected}${doubt}`
 }
+
+/**
+ * Why a result has no pass probability, and how to get one: `[n1] “Polite?” was answered without probabilities
+ * (logprobs were not requested); for P(pass), …`. `decision` names the decision, `why` says what happened to it.
+ */
+export function noPassProbabilityText(decision: string, why: string): string {
+  return (
+    `${decision} was answered without probabilities (${why}); for P(pass), set topLogprobs with a chat judge that ` +
+    'returns logprobs, give a decisionModel, or run trials'
+  )
+}

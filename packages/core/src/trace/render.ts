@@ -34,6 +34,7 @@ export function renderTrace(trace: MetricTrace, metricError?: string): string {
   const lines: string[] = []
   const roots = trace.roots.flatMap((id) => byId.get(id) ?? [])
   renderTree(roots, tree, lines)
+  renderExplored(trace.explored ?? [], byId, lines)
   for (const note of trace.notes) lines.push(`note: ${indentContinuation(note, 'note: '.length)}`)
   if (metricError === undefined) return terminalSafe(lines.join('\n'))
   // A node's error that the metric's error already says in full (the same text, or "<node> failed: <text>") is
@@ -129,6 +130,24 @@ function renderTree(roots: readonly TraceNode[], tree: Tree, lines: string[]): v
   }
 }
 
+/**
+ * Draws a DAG's explored branches below the path, under a line that says what they are; what they name on the path
+ * (the judgement whose input they were shown) is looked up there.
+ */
+function renderExplored(explored: readonly TraceNode[], path: ReadonlyMap<string, TraceNode>, lines: string[]): void {
+  if (explored.length === 0) return
+  lines.push('explored off the path, for P(pass) only (never scored):')
+  const below = new Set(explored.flatMap((node) => node.children))
+  const byId = new Map(path)
+  for (const node of explored) byId.set(node.id, node)
+  const tree: Tree = { byId, shared: new Map() }
+  renderTree(
+    explored.filter((node) => !below.has(node.id)),
+    tree,
+    lines,
+  )
+}
+
 /** Draws one node's own lines; returns what comes below it, in order: its children, then its shared verdicts. */
 function renderNode({ node, prefix, last, top, underSkipped }: NodeToDraw, tree: Tree, lines: string[]): Pending[] {
   const branch = top ? '' : last ? '└─ ' : '├─ '
@@ -194,11 +213,16 @@ function headLine(node: TraceNode, underSkipped: boolean): string {
   if (node.role === 'verdict') {
     const mark = node.status === 'ran' ? '●' : node.status === 'failed' ? '✖' : '○'
     const score = node.score !== undefined ? ` → ${node.score}` : ''
-    const leaf = node.status === 'ran' && node.score !== undefined ? `  ◀ score ${formatScore(node.score / 10)}` : ''
+    const leaf =
+      node.status === 'ran' && node.score !== undefined && !node.explored
+        ? `  ◀ score ${formatScore(node.score / 10)}`
+        : ''
     const chosen = node.trials && node.trials.ran > 0 ? `  (chosen in ${node.trials.ran}/${node.trials.of} trials)` : ''
-    return `${mark} ${node.text}${score}${leaf}${chosen}`
+    const explored = node.explored ? '  (explored)' : ''
+    return `${mark} ${node.text}${score}${leaf}${chosen}${explored}`
   }
-  const step = node.step !== undefined ? `[${node.step}]` : node.status === 'failed' ? '[✖]' : '[ ]'
+  const step =
+    node.step !== undefined ? `[${node.step}]` : node.status === 'failed' ? '[✖]' : node.explored ? '[explored]' : '[ ]'
   const title = node.title ?? ROLE_TITLES[node.role]
   const name = node.label ? `${title} "${node.label}"` : title
   const window = windowText(node)

@@ -30,6 +30,11 @@ export interface TraceNodeDetails {
   readonly decidedBy?: string | undefined
   /** With a jury: each juror's verdict on this decision (and its probability), in declaration order. */
   readonly jury?: readonly JurorVerdict[] | undefined
+  /**
+   * Why a decision asked with logprobs (the metric's `topLogprobs`) came without `probabilities`: the model refused
+   * logprobs, or they do not tell its options apart at the answer token.
+   */
+  readonly probabilitiesUnavailable?: string | undefined
   /** A verdict leaf's score, 0..10. */
   readonly score?: number | undefined
   /** A child metric's full result, whose own trace nests here. */
@@ -88,6 +93,8 @@ export interface TraceNode extends TraceNodeDetails {
   readonly cached?: boolean | undefined
   /** In the merged trace of a trials measurement: how many trials ran this node, and what they answered. */
   readonly trials?: TraceNodeTrials | undefined
+  /** True for an entry of `MetricTrace.explored`: walked off the path, only to narrow passProbability's bounds. */
+  readonly explored?: boolean | undefined
 }
 
 /** How the trials of one measurement went through one node. */
@@ -109,4 +116,10 @@ export interface MetricTrace {
   readonly roots: readonly string[]
   /** Metric-level remarks, such as how several leaves combined into one score. */
   readonly notes: readonly string[]
+  /**
+   * A DAG's unchosen branches walked with `explore`, apart from the path: they narrow passProbability's bounds and
+   * never change the score. Their roots are the explored verdicts; ids are those of the same nodes in `nodes`, where
+   * they show as not chosen. Absent when nothing was explored.
+   */
+  readonly explored?: readonly TraceNode[] | undefined
 }
