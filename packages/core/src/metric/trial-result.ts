@@ -266,7 +266,7 @@ export async function measureTrials<TestCase>(
   const once = () => metric.measure(testCase, { signal })
   if (trials === 1 && !untilDecided) return once()
   if (!untilDecided) return combineTrials(started, await runTrials(trials, once), aggregate)
-  const line = DEFAULT_MIN_PASS_PROBABILITY
+  const line = given.minPassProbability ?? DEFAULT_MIN_PASS_PROBABILITY
   return combineTrials(started, await runTrialsUntilDecided(trials, line, once), aggregate, undefined, line)
 }
 

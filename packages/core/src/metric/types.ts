@@ -124,6 +124,11 @@ export interface MetricResult {
    * trials ran; absent otherwise (judgetree never reports a probability it does not have). See docs/trials.md.
    */
   readonly passProbability?: PassProbability | undefined
+  /**
+   * The pass probability `success` also required (`minPassProbability` of `toPassMetric`, evaluate() or
+   * calibrate()): the result passes only when its `passProbability.p` is at least this. Absent when none was asked.
+   */
+  readonly minPassProbability?: number | undefined
 }
 
 /** Per-call options for `measure()`. */
@@ -134,6 +139,8 @@ export interface MeasureOptions {
   readonly trials?: number | TrialsUntilDecided | undefined
   /** Overrides the metric's `aggregate` for this measurement. */
   readonly aggregate?: TrialAggregate | undefined
+  /** Overrides the metric's `minPassProbability`: the line `trials: { max, until: 'decided' }` stops at. */
+  readonly minPassProbability?: number | undefined
 }
 
 /** Which kind of test case a metric judges. */

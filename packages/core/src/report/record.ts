@@ -69,6 +69,8 @@ export interface PlainResult {
   readonly spread?: TrialSpread | undefined
   /** The chance that the measurement passes, when there is one (see MetricResult.passProbability). */
   readonly passProbability?: RecordPassProbability | undefined
+  /** The pass probability `success` also required, when one was asked (see MetricResult.minPassProbability). */
+  readonly minPassProbability?: number | undefined
 }
 
 /** A result's pass probability as plain data: no pivot is `null`. */
@@ -146,6 +148,7 @@ export function toPlainResult(result: MetricResult): PlainResult {
     ...(result.passProbability === undefined
       ? {}
       : { passProbability: { ...result.passProbability, pivot: result.passProbability.pivot ?? null } }),
+    ...(result.minPassProbability === undefined ? {} : { minPassProbability: result.minPassProbability }),
   }
 }
 
