@@ -99,10 +99,9 @@ export function gateSuite(
       expect(state('.not with a gate is refused')).toBe('failed')
 
       const output = recorded.output
-      // The failure header, then the gate's line.
-      expect(output).toContain(
-        'FAIL Resolved: score 1 (threshold 0.5, minPassProbability 0.9) · P(pass) 0.72 · judge gpt-4.1 · decisions gpt-6-luna\n' +
-          'gate: P(pass) 0.72 is below minPassProbability 0.9',
+      // The failure header, then the gate's line (Jest indents the message).
+      expect(output).toMatch(
+        /FAIL Resolved: score 1 \(threshold 0\.5, minPassProbability 0\.9\) · P\(pass\) 0\.72 · judge gpt-4\.1 · decisions gpt-6-luna\n\s*gate: P\(pass\) 0\.72 is below minPassProbability 0\.9\n/,
       )
       expect(output).toContain(
         'gate: minPassProbability 0.9 needs a pass probability, and this measurement has none: a verdict that matters came as a single answer',
