@@ -80,7 +80,7 @@ export function gateSuite(
       replayed = await runNamed('replayed', { JUDGETREE_CACHE: 'replay' })
       replayedRequests = { chat: server.requests.length, decisions: server.decisionRequests.length }
       server.decideWith(decisions(0.91))
-      lessSure = await runNamed('less-sure', { JUDGETREE_CACHE: 'off' })
+      lessSure = await runNamed('less-sure', { JUDGETREE_CACHE: 'off', FIXTURE_TOLERANCE: '0.05' })
     }, 180_000)
 
     afterAll(async () => {
@@ -161,12 +161,15 @@ export function gateSuite(
       expect(again?.usage).toMatchObject({ cachedCalls: 4, promptTokens: 0 })
     })
 
-    test('the baseline keeps P(pass), and flags its fall though the score held', () => {
+    test('the baseline keeps P(pass), and flags its fall though the score held; failOnRegression fails on it', () => {
       const entries = JSON.parse(readFileSync(baseline, 'utf8')).entries as { test: string; passProbability?: number }[]
       expect(entries.find((entry) => entry.test.endsWith('a sure pass clears the gate'))?.passProbability).toBe(0.97)
       expect(replayed.output).not.toMatch(/▼ /)
       expect(lessSure.output).toMatch(
         /▼ tests\/gate\.test\.ts > [^\n]*a sure pass clears the gate #1 · Polite: 1 → 1 \(±0\) · P\(pass\) 0\.97 → 0\.91/,
+      )
+      expect(lessSure.output).toContain(
+        'judgetree: failOnRegression: 1 score or P(pass) fell below the baseline by more than 0.05; the run fails.',
       )
     })
 
