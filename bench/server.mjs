@@ -4,8 +4,12 @@ import { createServer } from 'node:http'
 import { pathToFileURL } from 'node:url'
 import { answerFor, textFor } from './answers.mjs'
 
-/** Starts the server; it honours `n`. GET /stats returns counters (requests, tokens billed); POST /config {"latencyMs"} changes the latency and resets them. */
-export async function startBenchServer({ latencyMs = 0, port = 0 } = {}) {
+/**
+ * Starts the server; it honours `n`. GET /stats returns counters (requests, tokens billed); POST /config {"latencyMs"}
+ * changes the latency and resets them. `answer(schema, prompt, sample)` may answer a chat request's sample itself (a
+ * noisy judge); it answers from the schema (`answerFor`) where it returns undefined.
+ */
+export async function startBenchServer({ latencyMs = 0, port = 0, answer = undefined } = {}) {
   let latency = latencyMs
   const zero = () => ({
     requests: 0,
@@ -43,13 +47,16 @@ export async function startBenchServer({ latencyMs = 0, port = 0 } = {}) {
       return send(res, 200, decided)
     }
     const prompt = body.messages.at(-1)?.content ?? ''
-    const content = JSON.stringify(answerFor(body.response_format?.json_schema?.schema, textFor(prompt)))
+    const schema = body.response_format?.json_schema?.schema
     const promptChars = body.messages.reduce((sum, message) => sum + message.content.length, 0)
     // `n` asks for several samples of one prompt: the prompt is billed once, each sample's completion apart.
     const samples = Number.isInteger(body.n) && body.n > 1 ? body.n : 1
+    const contents = Array.from({ length: samples }, (_, sample) =>
+      JSON.stringify(answer?.(schema, prompt, sample) ?? answerFor(schema, textFor(prompt))),
+    )
     const usage = {
       prompt_tokens: Math.ceil(promptChars / 4),
-      completion_tokens: Math.ceil(content.length / 4) * samples,
+      completion_tokens: contents.reduce((sum, content) => sum + Math.ceil(content.length / 4), 0),
     }
     counters.promptTokens += usage.prompt_tokens
     counters.completionTokens += usage.completion_tokens
@@ -58,7 +65,7 @@ export async function startBenchServer({ latencyMs = 0, port = 0 } = {}) {
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: body.model,
-      choices: Array.from({ length: samples }, (_, index) => ({
+      choices: contents.map((content, index) => ({
         index,
         message: { role: 'assistant', content, refusal: null },
         finish_reason: 'stop',

@@ -67,7 +67,16 @@ export {
 } from './judge/structured-judge.js'
 export { type ReadLogprobs, readTokenLogprobs } from './judge/token-logprobs.js'
 export { type CallHistory, type RetryOptions, withRetries } from './judge/transport-retries.js'
-export { aggregateSchema, signalSchema, thresholdSchema, trialsSchema } from './metric/measure-options.js'
+export {
+  aggregateSchema,
+  minPassProbabilitySchema,
+  signalSchema,
+  thresholdSchema,
+  trialsOptionSchema,
+  trialsSchema,
+} from './metric/measure-options.js'
+// For the runners' toPassMetric: the gate on the chance of passing, as evaluate() and calibrate() apply it.
+export { withMinPassProbability } from './metric/pass-gate.js'
 // For the runners' reporters: every surface of a run, which they iterate as evaluate() does.
 export { SURFACES, type Surface, type SurfaceName, type SurfaceTarget } from './report/index.js'
 // For report writers: a result's picture, the DAG's walk above its text, as every surface draws it.
@@ -87,7 +96,7 @@ export {
 } from './report/record.js'
 export type { AssertionRecord, RunnerReport, RunnerRun, RunnerTest } from './report/run.js'
 // For the baseline check: how a score moved between two runs, worded as `judgetree compare` words it.
-export { scoreMove, scoreText } from './report/score-move.js'
+export { chanceMove, scoreMove, scoreText } from './report/score-move.js'
 // For report writers: one footer for every run, and the numbers as every report writes them.
 export { plural, type RateLimitSummary, type RunSummary, renderFooter } from './report/summary.js'
 export { renderMarkdown } from './report/surfaces/markdown.js'

@@ -7,6 +7,7 @@ import { calibrateOptionsSchema } from '../evaluate/run-options.js'
 import { defaultSummaryStream } from '../internal/env.js'
 import { parseOptions } from '../internal/options.js'
 import { type JuryRecord, recordingJuries } from '../judge/jury-replay.js'
+import { withMinPassProbability } from '../metric/pass-gate.js'
 import type { Metric, MetricResult, MetricUsage } from '../metric/types.js'
 import { addUsage, NO_USAGE } from '../metric/usage.js'
 import type { CalibrationRun } from '../report/run.js'
@@ -44,6 +45,12 @@ export interface CalibrateOptions {
   stdout?: OutputStream | undefined
   /** @default process.stderr */
   stderr?: OutputStream | undefined
+  /**
+   * Count a case as passed by the judge only when it passes and its chance of passing (`result.passProbability.p`) is at least
+   * this, 0..1 exclusive; one without a pass probability then fails, and its text says how to get one. Also the
+   * line `trials: { max, until: 'decided' }` stops at. See docs/trust.md. @default no minimum
+   */
+  minPassProbability?: number | undefined
 }
 
 /** One labelled case the metric measured, and how its verdict compares with the human's. */
@@ -157,7 +164,12 @@ export async function calibrate<TestCase extends LLMTestCase | ConversationalTes
   const measureAll = (progress: Pick<MeasuringOptions, 'progress' | 'onResult'>) =>
     runMeasurements(
       labelled.length,
-      (at, signal) => measureSafely(metric as Metric, (labelled[at] as LabelledCase<TestCase>).testCase, { signal }),
+      async (at, signal) => {
+        const { minPassProbability } = options
+        const { testCase } = labelled[at] as LabelledCase<TestCase>
+        const result = await measureSafely(metric as Metric, testCase, { signal, minPassProbability })
+        return withMinPassProbability(result, minPassProbability)
+      },
       { concurrency: options.concurrency ?? 64, signal: options.signal, stderr, started, ...progress },
     )
   // A jury's answers are kept while it measures, so that each juror's own verdicts can be read back without a call.

@@ -17,14 +17,24 @@ export interface EvaluationComparison {
   readonly key: string
   readonly label: string
   readonly metric: string
-  readonly before: { readonly score: number | null; readonly passed: boolean | null }
-  readonly after: { readonly score: number | null; readonly passed: boolean | null }
+  readonly before: ComparedOutcome
+  readonly after: ComparedOutcome
   /** `after − before`; null when either errored. */
   readonly scoreChange: number | null
+  /** `after − before` of the chance of passing; null unless both runs had one. */
+  readonly passProbabilityChange: number | null
   /** `to-fail` or `to-pass` when the metric's pass/fail changed; null otherwise, or when either errored. */
   readonly flip: 'to-fail' | 'to-pass' | null
   /** The nodes whose outcome changed, in trace order; null when either run keeps no trace (a baseline). */
   readonly flippedNodes: readonly FlippedNode[] | null
+}
+
+/** How an evaluation came out in one of the runs. */
+export interface ComparedOutcome {
+  readonly score: number | null
+  readonly passed: boolean | null
+  /** The chance of passing, where the run had one. */
+  readonly passProbability?: number | undefined
 }
 
 /** The comparison's figures for one metric, or for the whole run. */
@@ -94,13 +104,21 @@ function compareEvaluation(before: RunEvaluation, after: RunEvaluation): Evaluat
     key: after.key,
     label: after.label,
     metric: after.metric,
-    before: { score: before.score, passed: before.passed },
-    after: { score: after.score, passed: after.passed },
+    before: outcomeOf(before),
+    after: outcomeOf(after),
     scoreChange: both ? (after.score as number) - (before.score as number) : null,
+    passProbabilityChange:
+      before.passProbability === undefined || after.passProbability === undefined
+        ? null
+        : after.passProbability - before.passProbability,
     flip: !both || before.passed === after.passed ? null : after.passed ? 'to-pass' : 'to-fail',
     flippedNodes:
       before.nodes === undefined || after.nodes === undefined ? null : flippedNodes(before.nodes, after.nodes),
   }
+}
+
+function outcomeOf({ score, passed, passProbability }: RunEvaluation): ComparedOutcome {
+  return passProbability === undefined ? { score, passed } : { score, passed, passProbability }
 }
 
 type Nodes = NonNullable<RunEvaluation['nodes']>

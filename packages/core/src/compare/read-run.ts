@@ -23,6 +23,8 @@ export interface RunEvaluation {
   readonly threshold: number
   /** Whether the metric passed (its score reached its threshold), whatever a `.not` made of it; null when it errored. */
   readonly passed: boolean | null
+  /** The chance of passing (`passProbability.p`), where the run had one. */
+  readonly passProbability?: number | undefined
   /** Each DAG judgement's outcome by node id; undefined where the source keeps no trace (a baseline). */
   readonly nodes: ReadonlyMap<string, { readonly label: string; readonly outcome: NodeOutcome }> | undefined
 }
@@ -60,6 +62,7 @@ const result = z.looseObject({
   success: z.boolean(),
   error: z.unknown().nullish(),
   trace: z.looseObject({ nodes: z.array(traceNode) }).nullish(),
+  passProbability: z.looseObject({ p: z.number() }).nullish(),
 })
 const totals = z.looseObject({
   judgeCalls: z.number(),
@@ -100,6 +103,7 @@ const baselineFile = z.looseObject({
       threshold: z.number(),
       passed: z.boolean(),
       negated: z.boolean(),
+      passProbability: z.number().optional(),
     }),
   ),
 })
@@ -238,6 +242,7 @@ function evaluationsOf(parsed: Parsed): RunEvaluation[] {
         threshold: entry.threshold,
         // `passed` is whether the assertion held; under `.not` the metric failed when it did.
         passed: entry.score === null ? null : entry.passed !== entry.negated,
+        ...(entry.passProbability === undefined ? {} : { passProbability: entry.passProbability }),
         nodes: undefined,
       }))
   }
@@ -256,6 +261,7 @@ function fromResult(record: z.infer<typeof result>, where: { key: string; label:
     score: errored ? null : record.score,
     threshold: record.threshold,
     passed: errored ? null : record.success,
+    ...(errored || !record.passProbability ? {} : { passProbability: record.passProbability.p }),
     nodes,
   }
 }

@@ -1,7 +1,7 @@
 // A comparison as the terminal shows it, and as `judgetree compare --json` prints it.
 import { formatStatistic } from '../calibrate/summary.js'
 import { oneLineSafe } from '../internal/safe-text.js'
-import { scoreMove } from '../report/score-move.js'
+import { chanceMove, scoreMove } from '../report/score-move.js'
 import { formatCost, formatCount, formatTokenDetails } from '../report/summary.js'
 import type { ComparisonFigures, EvaluationComparison, ReportComparison } from './compare-reports.js'
 import { type ComparedRun, type RunTotals, shortName } from './read-run.js'
@@ -40,7 +40,12 @@ export function renderComparison(comparison: ReportComparison): string {
   lines.push(`  ${comparison.evaluations.length} evaluations in both runs${errored}: ${figuresText(comparison)}`)
   // Flips first (to fail, then to pass), then errors, then the largest score changes; report order among equals.
   const changed = comparison.evaluations
-    .filter((evaluation) => evaluation.scoreChange !== 0 || (evaluation.flippedNodes?.length ?? 0) > 0)
+    .filter(
+      (evaluation) =>
+        evaluation.scoreChange !== 0 ||
+        (evaluation.flippedNodes?.length ?? 0) > 0 ||
+        chanceMove(evaluation.before.passProbability, evaluation.after.passProbability) !== undefined,
+    )
     .sort((a, b) => rankOf(a) - rankOf(b) || Math.abs(b.scoreChange ?? 0) - Math.abs(a.scoreChange ?? 0))
   for (const evaluation of changed) {
     lines.push(`  ${symbolOf(evaluation)} ${oneLineSafe(evaluation.label)}: ${changeText(evaluation)}`)
@@ -95,9 +100,11 @@ function symbolOf(evaluation: EvaluationComparison): string {
   return evaluation.scoreChange < 0 ? '▼' : evaluation.scoreChange > 0 ? '▲' : '~'
 }
 
-/** `0.9 → 0.6 (−0.3), now fails`; `0.5 → error`. */
+/** `0.9 → 0.6 (−0.3), now fails`; `0.5 → error`; with a chance of passing that moved, `… · P(pass) 0.93 → 0.72`. */
 function changeText({ before, after, scoreChange, flip }: EvaluationComparison): string {
-  return scoreMove(before.score, after.score, scoreChange, flip)
+  const moved = scoreMove(before.score, after.score, scoreChange, flip)
+  const chance = chanceMove(before.passProbability, after.passProbability)
+  return chance === undefined ? moved : `${moved} · ${chance}`
 }
 
 /** `40 judge calls (12 cached) · 12,345 tokens · $0.0123`, or that the source does not record them. */

@@ -1,4 +1,5 @@
 import { xmlSafe } from '../internal/safe-text.js'
+import { formatProbability } from '../trace/render.js'
 import type { MetricTrace, TraceNode } from '../trace/types.js'
 import type { DeepAcyclicGraph } from './graph.js'
 import type { NodePicture } from './node.js'
@@ -7,7 +8,10 @@ import { walkView } from './walk.js'
 
 /** Options for {@link dagToDot}. */
 export interface DotOptions {
-  /** A measurement's trace: the walked path is drawn green and bold, nodes that did not run grey and dashed. */
+  /**
+   * A measurement's trace: the walked path is drawn green and bold, each walked edge to a verdict labelled with its
+   * probability when the judge gave one, and nodes that did not run grey and dashed.
+   */
   trace?: MetricTrace | undefined
   /** Layout direction: top to bottom or left to right. @default 'TB' */
   direction?: 'TB' | 'LR' | undefined
@@ -62,7 +66,13 @@ export function dagToDot(dag: DeepAcyclicGraph, options: DotOptions = {}): strin
     }
     for (const child of new Set(node.children)) {
       const walked = view.walked(node, child)
-      const data = node.childEdge === 'data' ? `style=dashed, label=${quote(node.outputLabel ?? '')}` : ''
+      const chance = view.probability(node, child)
+      const data =
+        node.childEdge === 'data'
+          ? `style=dashed, label=${quote(node.outputLabel ?? '')}`
+          : chance === undefined
+            ? ''
+            : `label=${quote(formatProbability(chance))}`
       edges.push(`  ${id} -> ${view.id(child)}${edgeLook(traced, walked, data)}`)
     }
   }

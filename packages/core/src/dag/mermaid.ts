@@ -1,4 +1,5 @@
 import { xmlSafe } from '../internal/safe-text.js'
+import { formatProbability } from '../trace/render.js'
 import type { MetricTrace } from '../trace/types.js'
 import type { DeepAcyclicGraph } from './graph.js'
 import type { DagNode, NodePicture } from './node.js'
@@ -7,7 +8,10 @@ import { walkView } from './walk.js'
 
 /** Options for {@link dagToMermaid}. */
 export interface MermaidOptions {
-  /** A measurement's trace: the walked path is highlighted and nodes that did not run are greyed. */
+  /**
+   * A measurement's trace: the walked path is highlighted, each walked edge to a verdict labelled with its
+   * probability when the judge gave one, and nodes that did not run are greyed.
+   */
   trace?: MetricTrace | undefined
   /** Layout direction. @default 'TD' */
   direction?: 'TD' | 'LR' | undefined
@@ -23,7 +27,7 @@ export function dagToMermaid(dag: DeepAcyclicGraph, options: MermaidOptions = {}
   const plan = planOf(dag)
   const lines = [`flowchart ${options.direction ?? 'TD'}`]
   const edges: { line: string; walked: boolean }[] = []
-  const { id, status, walked: walkedTo } = walkView(plan, options.trace)
+  const { id, status, walked: walkedTo, probability } = walkView(plan, options.trace)
   const ran = (node: DagNode) => status(node) === 'ran'
 
   for (const node of plan.order) {
@@ -35,7 +39,13 @@ export function dagToMermaid(dag: DeepAcyclicGraph, options: MermaidOptions = {}
     }
     for (const child of new Set(node.children)) {
       const walked = walkedTo(node, child)
-      const arrow = node.childEdge === 'data' ? `-.->|${escapeLabel(node.outputLabel ?? '')}|` : '-->'
+      const chance = probability(node, child)
+      const arrow =
+        node.childEdge === 'data'
+          ? `-.->|${escapeLabel(node.outputLabel ?? '')}|`
+          : chance === undefined
+            ? '-->'
+            : `-->|${formatProbability(chance)}|`
       edges.push({ line: `  ${id(node)} ${arrow} ${id(child)}`, walked })
     }
   }

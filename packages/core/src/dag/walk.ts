@@ -7,6 +7,8 @@ export interface WalkView {
   readonly id: (node: DagNode) => string
   readonly status: (node: DagNode) => TraceNode['status'] | undefined
   readonly walked: (node: DagNode, child: DagNode) => boolean
+  /** The probability of a walked edge to a verdict, when the judge gave one; undefined for any other edge. */
+  readonly probability: (node: DagNode, child: DagNode) => number | undefined
 }
 
 /** Reads a trace against the graph's plan; without a trace, nothing ran and nothing was walked. */
@@ -19,5 +21,7 @@ export function walkView(plan: GraphPlan, trace: MetricTrace | undefined): WalkV
   // run because the other one chose it.
   const walked = (node: DagNode, child: DagNode) =>
     ran(node) && ran(child) && (node.childEdge !== 'choice' || String(entries.get(id(node))?.verdict) === child.text)
-  return { id, status, walked }
+  const probability = (node: DagNode, child: DagNode) =>
+    node.childEdge === 'choice' && walked(node, child) ? entries.get(id(node))?.probabilities?.[child.text] : undefined
+  return { id, status, walked, probability }
 }

@@ -2,6 +2,7 @@ import { appendFileSync } from 'node:fs'
 import { ConfigurationError } from '../errors.js'
 import { defaultSummaryStream } from '../internal/env.js'
 import { checkOptions } from '../internal/options.js'
+import { withMinPassProbability } from '../metric/pass-gate.js'
 import type { Metric, MetricResult } from '../metric/types.js'
 import { SURFACES, type Surface } from '../report/index.js'
 import type { EvaluationMetric, EvaluationResult, EvaluationRun } from '../report/run.js'
@@ -54,6 +55,12 @@ export interface EvaluateOptions {
   stdout?: OutputStream | undefined
   /** @default process.stderr */
   stderr?: OutputStream | undefined
+  /**
+   * Pass a measurement only when it passes and its chance of passing (`result.passProbability.p`) is at least
+   * this, 0..1 exclusive; one without a pass probability then fails, and its text says how to get one. Also the
+   * line `trials: { max, until: 'decided' }` stops at. See docs/trust.md. @default no minimum
+   */
+  minPassProbability?: number | undefined
 }
 
 /** Every result of an evaluate() run, in (test case, metric) order, and their totals. */
@@ -106,7 +113,10 @@ export async function evaluate<TestCase extends LLMTestCase | ConversationalTest
     pairs.length,
     (at, signal) => {
       const { testCase, metric } = pairs[at] as (typeof pairs)[number]
-      return measureSafely(metric as Metric, testCase, { signal })
+      const { minPassProbability } = options
+      return measureSafely(metric as Metric, testCase, { signal, minPassProbability }).then((result) =>
+        withMinPassProbability(result, minPassProbability),
+      )
     },
     {
       concurrency,

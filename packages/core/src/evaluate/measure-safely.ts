@@ -1,6 +1,6 @@
 import { toJudgetreeError } from '../errors.js'
 import { describeValue } from '../internal/describe-value.js'
-import type { TrialAggregate } from '../metric/options.js'
+import type { TrialAggregate, TrialsUntilDecided } from '../metric/options.js'
 import { measureTrials } from '../metric/trial-result.js'
 import type { Metric, MetricResult } from '../metric/types.js'
 import { NO_USAGE } from '../metric/usage.js'
@@ -10,9 +10,11 @@ export interface MeasureSafelyOptions {
   /** Cancels the measurement's judge calls; the result then carries the metric's `MEASUREMENT_ABORTED` error. */
   readonly signal?: AbortSignal | undefined
   /** Measure this many times and combine the scores (see measureTrials); the metric's own when left out. */
-  readonly trials?: number | undefined
+  readonly trials?: number | TrialsUntilDecided | undefined
   /** How the trials' scores combine; the metric's own when left out. */
   readonly aggregate?: TrialAggregate | undefined
+  /** The line `trials: { max, until: 'decided' }` stops at; the metric's own when left out. */
+  readonly minPassProbability?: number | undefined
   /**
    * How the error of a metric that threw (or resolved to something else than a result) begins.
    * @default `The metric "<name>" failed instead of returning a result`
@@ -28,16 +30,17 @@ export interface MeasureSafelyOptions {
 export async function measureSafely(
   metric: Metric,
   testCase: unknown,
-  { signal, trials, aggregate, failure }: MeasureSafelyOptions = {},
+  { signal, trials, aggregate, minPassProbability, failure }: MeasureSafelyOptions = {},
 ): Promise<MetricResult> {
   const started = performance.now()
   let problem: unknown
   try {
+    const line = minPassProbability === undefined ? {} : { minPassProbability }
     const result: unknown = await (trials !== undefined || aggregate !== undefined
-      ? measureTrials(metric, testCase as never, { signal, trials, aggregate })
-      : signal === undefined
+      ? measureTrials(metric, testCase as never, { signal, trials, aggregate, ...line })
+      : signal === undefined && minPassProbability === undefined
         ? metric.measure(testCase as never)
-        : metric.measure(testCase as never, { signal }))
+        : metric.measure(testCase as never, { signal, ...line }))
     if (isResult(result)) return result
     problem = new Error(`measure() resolved to ${describeValue(result)} instead of a MetricResult`)
   } catch (error) {

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { expecting, flagSchema, functionSchema } from '../internal/options.js'
-import { signalSchema } from '../metric/measure-options.js'
+import { minPassProbabilitySchema, signalSchema } from '../metric/measure-options.js'
 import { concurrencySchema } from '../runtime/limits.js'
 
 // The options evaluate() and calibrate() share, checked the same way: `undefined` is "the default", and anything
@@ -23,6 +23,7 @@ const runOptionsShape = {
   summary: flagSchema.optional(),
   stdout: streamSchema('stdout').optional(),
   stderr: streamSchema('stderr').optional(),
+  minPassProbability: minPassProbabilitySchema.optional(),
 }
 
 /** calibrate()'s options (CalibrateOptions). */

@@ -172,7 +172,7 @@ export abstract class BaseMetric<TestCase extends LLMTestCase | ConversationalTe
         // The calls the trials share (ctx.once), by key: one map per measurement.
         const shared = new Map<string, Promise<unknown>>()
         const once = () => this.#measureOnce(parsed, new Measurement(this.options, signal, shared))
-        const line = untilDecided ? this.options.minPassProbability : undefined
+        const line = untilDecided ? (given.minPassProbability ?? this.options.minPassProbability) : undefined
         const results =
           line === undefined ? await runTrials(trials, once) : await runTrialsUntilDecided(trials, line, once)
         result = combineTrials(started, results, aggregate, this.options.includeReason, line)

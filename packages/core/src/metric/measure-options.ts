@@ -92,6 +92,7 @@ export const measureOptionsSchema = expecting(
     signal: signalSchema.optional(),
     trials: trialsOptionSchema.optional(),
     aggregate: aggregateSchema.optional(),
+    minPassProbability: minPassProbabilitySchema.optional(),
   }),
   'an options object ({ signal, trials, aggregate }) or nothing',
 )

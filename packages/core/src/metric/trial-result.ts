@@ -221,8 +221,18 @@ export function withThreshold(result: MetricResult, threshold: number): MetricRe
   if (threshold === result.threshold) return result
   if (result.trials === undefined || result.aggregate === undefined) {
     // A pass probability was computed against the metric's threshold: against another, there is none to give.
-    const { passProbability: _, ...rest } = result
-    return { ...rest, threshold, success: result.error === undefined && result.score >= threshold }
+    const { passProbability, passProbabilityUnavailable: _, ...rest } = result
+    const unavailable =
+      passProbability === undefined
+        ? result.passProbabilityUnavailable
+        : `the judge's probabilities were read against the metric's threshold ${result.threshold}, not ${threshold}; ` +
+          'for P(pass) against another threshold, set it on the metric (its `threshold` option)'
+    return {
+      ...rest,
+      threshold,
+      success: result.error === undefined && result.score >= threshold,
+      ...(unavailable === undefined ? {} : { passProbabilityUnavailable: unavailable }),
+    }
   }
   // The trials again as results of their own, judged against the new threshold, then combined as before.
   const results = result.trials.map(
@@ -268,7 +278,7 @@ export async function measureTrials<TestCase>(
   const once = () => metric.measure(testCase, { signal })
   if (trials === 1 && !untilDecided) return once()
   if (!untilDecided) return combineTrials(started, await runTrials(trials, once), aggregate)
-  const line = DEFAULT_MIN_PASS_PROBABILITY
+  const line = given.minPassProbability ?? DEFAULT_MIN_PASS_PROBABILITY
   return combineTrials(started, await runTrialsUntilDecided(trials, line, once), aggregate, undefined, line)
 }
 

@@ -144,6 +144,11 @@ export interface MetricResult {
    * how to get one: `topLogprobs` with a chat judge that returns logprobs, a `decisionModel`, or `trials`.
    */
   readonly passProbabilityUnavailable?: string | undefined
+  /**
+   * The pass probability `success` also required (`minPassProbability` of `toPassMetric`, evaluate() or
+   * calibrate()): the result passes only when its `passProbability.p` is at least this. Absent when none was asked.
+   */
+  readonly minPassProbability?: number | undefined
 }
 
 /** Per-call options for `measure()`. */
@@ -154,6 +159,8 @@ export interface MeasureOptions {
   readonly trials?: number | TrialsUntilDecided | undefined
   /** Overrides the metric's `aggregate` for this measurement. */
   readonly aggregate?: TrialAggregate | undefined
+  /** Overrides the metric's `minPassProbability`: the line `trials: { max, until: 'decided' }` stops at. */
+  readonly minPassProbability?: number | undefined
 }
 
 /** Which kind of test case a metric judges. */

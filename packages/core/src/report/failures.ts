@@ -1,4 +1,6 @@
 import { withoutAdvice } from '../errors.js'
+import { passChance } from '../trace/render.js'
+import { renderPassGate, renderPivot } from '../trace/render-pass-probability.js'
 import { adviceOf } from './record.js'
 import type { AssertionRecord, RunnerReport, RunnerTest } from './run.js'
 import { plural } from './summary.js'
@@ -52,11 +54,33 @@ export function failureLine(record: AssertionRecord): string {
       return `${name}: error ${record.error.code}, a problem of the environment (below)`
     return `${name}: error ${record.error.code}: ${shorten(record.error.message)}`
   }
-  const comparison = record.negated
-    ? `score ${scoreCell(record)} ≥ threshold ${record.threshold}, expected to fail`
-    : `score ${scoreCell(record)} < threshold ${record.threshold}`
-  const decided = decidingVerdict(record) ?? (record.reason ? shorten(record.reason) : undefined)
-  return decided === undefined ? `${name}: ${comparison}` : `${name}: ${comparison} · ${decided}`
+  const gate = record.negated ? undefined : gateFailure(record)
+  const comparison =
+    gate ??
+    (record.negated
+      ? `score ${scoreOf(record)} ≥ threshold ${record.threshold}, expected to fail`
+      : `score ${scoreOf(record)} < threshold ${record.threshold}`)
+  const chance = record.passProbability
+  const parts = [
+    `${name}: ${comparison}`,
+    gate === undefined && chance !== undefined ? passChance(chance) : undefined,
+    decidingVerdict(record) ?? (record.reason ? shorten(record.reason) : undefined),
+    chance?.pivot ? renderPivot(chance.pivot) : undefined,
+  ]
+  return parts.filter((part) => part !== undefined).join(' · ')
+}
+
+/**
+ * A score that passed its threshold but not `minPassProbability`, e.g.
+ * `score 0.8 ≥ threshold 0.5, but P(pass) 0.72 is below minPassProbability 0.9`; undefined for any other failure.
+ */
+function gateFailure(record: AssertionRecord): string | undefined {
+  if (renderPassGate(record) === undefined) return undefined
+  const passed = `score ${scoreOf(record)} ≥ threshold ${record.threshold}`
+  const chance = record.passProbability
+  return chance === undefined
+    ? `${passed}, but it has no P(pass) to hold to minPassProbability ${record.minPassProbability} (the failure says how to get one)`
+    : `${passed}, but ${passChance(chance)} is below minPassProbability ${record.minPassProbability}`
 }
 
 /** The verdict leaf that gave the score (the lowest, when parallel branches reached several) and its judgement. */
@@ -81,8 +105,16 @@ function shorten(text: string, limit = 80): string {
   return line.length > limit ? `${line.slice(0, limit - 1)}…` : line
 }
 
-/** The score, and for trials how many passed and the range of their scores, e.g. `0.64 (3/5 trials, 0.2–0.9)`. */
+/**
+ * The score, and for trials how many passed and the range of their scores, e.g. `0.64 (3/5 trials, 0.2–0.9)`; with
+ * a pass probability, `0.8 · P(pass) 0.72`.
+ */
 export function scoreCell(record: AssertionRecord): string {
+  const chance = record.passProbability === undefined ? '' : ` · ${passChance(record.passProbability)}`
+  return `${scoreOf(record)}${chance}`
+}
+
+function scoreOf(record: AssertionRecord): string {
   const { trials, spread } = record
   if (trials === undefined || spread === undefined) return String(record.score)
   const passed = trials.filter((trial) => trial.success).length

@@ -71,6 +71,8 @@ export interface PlainResult {
   readonly passProbability?: RecordPassProbability | undefined
   /** With a jury: the share of its decisions all its jurors agreed on (see MetricResult.agreement). */
   readonly agreement?: number | undefined
+  /** The pass probability `success` also required, when one was asked (see MetricResult.minPassProbability). */
+  readonly minPassProbability?: number | undefined
 }
 
 /** A result's pass probability as plain data: no pivot is `null`. */
@@ -149,6 +151,7 @@ export function toPlainResult(result: MetricResult): PlainResult {
       ? {}
       : { passProbability: { ...result.passProbability, pivot: result.passProbability.pivot ?? null } }),
     ...(result.agreement === undefined ? {} : { agreement: result.agreement }),
+    ...(result.minPassProbability === undefined ? {} : { minPassProbability: result.minPassProbability }),
   }
 }
 

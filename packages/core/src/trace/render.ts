@@ -1,7 +1,7 @@
 import { indentContinuation, oneLineSafe, terminalSafe } from '../internal/safe-text.js'
 import type { MetricResult } from '../metric/types.js'
 import { juryLine } from './render-jury.js'
-import { renderPassProbability } from './render-pass-probability.js'
+import { renderPassGate, renderPassProbability } from './render-pass-probability.js'
 import type { MetricTrace, TraceNode } from './types.js'
 
 const ROLE_TITLES: Readonly<Record<TraceNode['role'], string>> = {
@@ -64,8 +64,15 @@ export function renderSummaryLine(result: MetricResult): string {
   const judge = judgeless ? '' : ` · judge ${result.judgeModel}${decisions}`
   const trials = trialsSummary(result)
   const aggregate = trials === undefined ? '' : ` · ${trials} (${result.aggregate})`
-  const line = `${verdict} ${result.name}: ${score} (threshold ${formatScore(result.threshold)}${strict})${aggregate}${judge}`
+  const gate = result.minPassProbability === undefined ? '' : `, minPassProbability ${result.minPassProbability}`
+  const chance = result.passProbability === undefined || result.error ? '' : ` · ${passChance(result.passProbability)}`
+  const line = `${verdict} ${result.name}: ${score} (threshold ${formatScore(result.threshold)}${strict}${gate})${aggregate}${chance}${judge}`
   return oneLineSafe(line)
+}
+
+/** The chance of passing as every surface shows it: `P(pass) 0.72`. */
+export function passChance(chance: { readonly p: number }): string {
+  return `P(pass) ${formatProbability(chance.p)}`
 }
 
 /** "2/5 trials passed, scores 0.4–0.9" for a result measured in trials; undefined for a single measurement. */
@@ -87,6 +94,8 @@ export function trialsSummary(result: MetricResult): string | undefined {
 export function renderResult(result: MetricResult): string {
   const parts = [renderSummaryLine(result)]
   if (result.error) parts.push(`error: ${indentContinuation(result.error.message, 'error: '.length)}`)
+  const gate = renderPassGate(result)
+  if (gate !== undefined) parts.push(`gate: ${gate}`)
   if (result.reason) parts.push(`reason: ${indentContinuation(result.reason, 'reason: '.length)}`)
   if (result.passProbability) parts.push(renderPassProbability(result.passProbability))
   if (result.verboseLogs) parts.push(result.verboseLogs)

@@ -187,7 +187,17 @@ const metric = () => new DAGMetric({ name: 'Correct', dag: dag(), model: judge }
 const runs: Record<string, { run: (extra: Record<string, null>) => Promise<unknown>; keys: readonly string[] }> = {
   evaluate: {
     run: (extra) => evaluate([testCase], [metric()], { summary: false, progress: false, ...extra } as never),
-    keys: ['concurrency', 'onProgress', 'progress', 'summary', 'signal', 'outputFile', 'stdout', 'stderr'],
+    keys: [
+      'concurrency',
+      'onProgress',
+      'progress',
+      'summary',
+      'signal',
+      'outputFile',
+      'stdout',
+      'stderr',
+      'minPassProbability',
+    ],
   },
   calibrate: {
     run: (extra) =>
@@ -196,7 +206,7 @@ const runs: Record<string, { run: (extra: Record<string, null>) => Promise<unkno
         progress: false,
         ...extra,
       } as never),
-    keys: ['concurrency', 'onProgress', 'progress', 'summary', 'signal', 'stdout', 'stderr'],
+    keys: ['concurrency', 'onProgress', 'progress', 'summary', 'signal', 'stdout', 'stderr', 'minPassProbability'],
   },
 }
 
@@ -213,7 +223,7 @@ describe.each(Object.entries(runs))('%s()', (name, { run, keys }) => {
 })
 
 describe('metric.measure(testCase, options), which never rejects', () => {
-  test.each(['signal', 'trials', 'aggregate'])(
+  test.each(['signal', 'trials', 'aggregate', 'minPassProbability'])(
     '%s: null is a CONFIGURATION_INVALID result naming the option',
     async (key) => {
       const result = await metric().measure(testCase, { [key]: null } as never)

@@ -59,6 +59,7 @@ function entryIssues(value: unknown): string[] {
   check('threshold', fraction, 'a number from 0 to 1')
   check('passed', flag, 'true or false')
   check('negated', flag, 'true or false')
+  check('passProbability', fraction, 'a number from 0 to 1', true)
   return issues
 }
 

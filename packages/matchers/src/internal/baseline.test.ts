@@ -184,6 +184,48 @@ describe('compareWithBaseline', () => {
   })
 })
 
+describe('compareWithBaseline: the chance of passing', () => {
+  const run = scope({ 'tests/a.test.ts': ['unsure now', 'surer now', 'still sure', 'no chance before'] })
+  const before = file(
+    entry('unsure now', 1, { passProbability: 0.93 }),
+    entry('surer now', 1, { passProbability: 0.6 }),
+    entry('still sure', 1, { passProbability: 0.93 }),
+    entry('no chance before', 1),
+  )
+  const after = file(
+    entry('unsure now', 1, { passProbability: 0.72 }),
+    entry('surer now', 1, { passProbability: 0.8 }),
+    entry('still sure', 1, { passProbability: 0.92 }),
+    entry('no chance before', 1, { passProbability: 0.5 }),
+  )
+
+  test('a fall in P(pass) beyond the tolerance regresses though the score held; a rise improves', () => {
+    const comparison = compareWithBaseline(after, before, { file: 'b.json', tolerance: 0.05, scope: run })
+    expect(comparison.changes.map((change) => [change.test, change.status])).toEqual([
+      ['unsure now', 'regressed'],
+      ['surer now', 'improved'],
+    ])
+    expect(comparison.changes.map(renderBaselineChange)).toEqual([
+      '▼ tests/a.test.ts > unsure now #1 · Polite: 1 → 1 (±0) · P(pass) 0.93 → 0.72',
+      '▲ tests/a.test.ts > surer now #1 · Polite: 1 → 1 (±0) · P(pass) 0.60 → 0.80',
+    ])
+    expect(comparison.counts).toMatchObject({ regressed: 1, improved: 1, unchanged: 2 })
+  })
+
+  test('without a tolerance any fall regresses', () => {
+    const comparison = compareWithBaseline(after, before, { file: 'b.json', tolerance: 0, scope: run })
+    expect(comparison.counts).toMatchObject({ regressed: 2, improved: 1, unchanged: 1 })
+  })
+
+  test('the file keeps it, and refuses one outside 0..1', () => {
+    const read = parseBaseline(JSON.stringify(file(entry('x', 1, { passProbability: 0.72 }))))
+    expect(read.entries[0]?.passProbability).toBe(0.72)
+    expect(() => parseBaseline(JSON.stringify(file(entry('x', 1, { passProbability: 72 }))))).toThrow(
+      'it has 1 bad entry: entries[0]: passProbability is 72, not a number from 0 to 1',
+    )
+  })
+})
+
 describe('refreshBaseline', () => {
   test('keeps the entries of tests that did not run, drops those of tests that no longer exist', () => {
     const previous = file(

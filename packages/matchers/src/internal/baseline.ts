@@ -1,6 +1,6 @@
 // Baselines: a saved run's scores, and how this run's compare with them. Pure functions of data; baseline-file.ts
 // reads the file and publish-baseline.ts writes it.
-import { scoreMove, scoreText } from '@judgetree/core/runtime'
+import { chanceMove, scoreMove, scoreText } from '@judgetree/core/runtime'
 import type { JudgetreeReport } from './run-report.js'
 
 /** Where an evaluation is: its test, which of the test's assertions, and the metric it asserted. */
@@ -28,6 +28,8 @@ export interface BaselineEntry extends BaselinePlace {
   readonly passed: boolean
   /** `.not.toPassMetric`: a rising score is the regression. */
   readonly negated: boolean
+  /** The chance of passing (`passProbability.p`), when the result had one; a fall beyond the tolerance regresses. */
+  readonly passProbability?: number | undefined
 }
 
 /** The baseline file's content. */
@@ -80,18 +82,30 @@ export interface RunScope {
 export interface BaselineChange extends BaselinePlace {
   readonly status: BaselineStatus
   /** Null for a new evaluation. */
-  readonly before: { readonly score: number | null; readonly passed: boolean } | null
+  readonly before: Outcome | null
   /** Null for one missing from this run. */
-  readonly after: { readonly score: number | null; readonly passed: boolean } | null
+  readonly after: Outcome | null
   /** after − before, when both have a score. */
   readonly scoreChange: number | null
+  /** after − before of the chance of passing, when both have one. */
+  readonly passProbabilityChange?: number | null | undefined
+}
+
+/** How an evaluation came out, in a run or in the baseline. */
+interface Outcome {
+  readonly score: number | null
+  readonly passed: boolean
+  readonly passProbability?: number | undefined
 }
 
 /** This run against the baseline: counts per status and every evaluation that is not unchanged. */
 export interface BaselineComparison {
   /** The baseline file, as configured. */
   readonly file: string
-  /** A score counts as regressed when it falls more than this below its baseline (rises, under `.not`). */
+  /**
+   * A score counts as regressed when it falls more than this below its baseline (rises, under `.not`); so does a
+   * chance of passing.
+   */
   readonly tolerance: number
   readonly counts: Readonly<Record<BaselineStatus, number>>
   /** Every change but the unchanged and not-run ones, in the report's order, then the missing ones. */
@@ -115,6 +129,9 @@ export function baselineOf(report: JudgetreeReport): BaselineFile {
       threshold: record.threshold,
       passed: record.assertionPassed,
       negated: record.negated,
+      ...(record.passProbability === undefined || record.error !== null
+        ? {}
+        : { passProbability: record.passProbability.p }),
     })),
   )
   return { version: 1, entries }
@@ -237,14 +254,21 @@ function compareEntry(entry: BaselineEntry, old: BaselineEntry | undefined, tole
   const after = outcomeOf(entry)
   if (old === undefined) return { ...locationOf(entry), status: 'new', before: null, after, scoreChange: null }
   const scoreChange = entry.score !== null && old.score !== null ? entry.score - old.score : null
-  // Under .not the metric is expected to fail, so a rising score is the change for the worse.
-  const worse = scoreChange === null ? 0 : entry.negated ? scoreChange : -scoreChange
+  const chanceChange =
+    entry.passProbability !== undefined && old.passProbability !== undefined
+      ? entry.passProbability - old.passProbability
+      : null
+  // Under .not the metric is expected to fail, so a rising score (or chance of passing) is the change for the worse.
+  const worseBy = (change: number | null) => (change === null ? 0 : entry.negated ? change : -change)
+  const worse = Math.max(worseBy(scoreChange), worseBy(chanceChange))
+  const better = Math.min(worseBy(scoreChange), worseBy(chanceChange))
   let status: BaselineStatus = 'unchanged'
   if (old.passed && !entry.passed) status = 'new-failure'
   else if (!old.passed && entry.passed) status = 'new-pass'
   else if (worse > tolerance + EPSILON) status = 'regressed'
-  else if (worse < -EPSILON) status = 'improved'
-  return { ...locationOf(entry), status, before: outcomeOf(old), after, scoreChange }
+  else if (worse <= EPSILON && better < -EPSILON) status = 'improved'
+  const chance = chanceChange === null ? {} : { passProbabilityChange: chanceChange }
+  return { ...locationOf(entry), status, before: outcomeOf(old), after, scoreChange, ...chance }
 }
 
 function keyOf(entry: BaselineEntry): string {
@@ -262,8 +286,9 @@ function locationOf(entry: BaselineEntry): BaselinePlace {
   }
 }
 
-function outcomeOf(entry: BaselineEntry) {
-  return { score: entry.score, passed: entry.passed }
+function outcomeOf(entry: BaselineEntry): Outcome {
+  const { score, passed, passProbability } = entry
+  return passProbability === undefined ? { score, passed } : { score, passed, passProbability }
 }
 
 const SYMBOLS: Record<BaselineStatus, string> = {
@@ -316,11 +341,16 @@ function ordinalText(count: number): string {
   return `${count}${suffix}`
 }
 
-/** `0.9 → 0.6 (−0.3)`, `… , now fails`, `new, 0.7`, `missing from this run (was 0.8)`. */
+/**
+ * `0.9 → 0.6 (−0.3)`, `… , now fails`, `new, 0.7`, `missing from this run (was 0.8)`; with a chance of passing that
+ * moved, `0.8 → 0.8 (±0) · P(pass) 0.93 → 0.72`.
+ */
 export function describeChange(change: BaselineChange): string {
   const { before, after } = change
   if (before === null) return `new, ${scoreText(after?.score ?? null)}`
   if (after === null) return `missing from this run (was ${scoreText(before.score)})`
   const flip = change.status === 'new-failure' ? 'to-fail' : change.status === 'new-pass' ? 'to-pass' : null
-  return scoreMove(before.score, after.score, change.scoreChange, flip)
+  const moved = scoreMove(before.score, after.score, change.scoreChange, flip)
+  const chance = chanceMove(before.passProbability, after.passProbability)
+  return chance === undefined ? moved : `${moved} · ${chance}`
 }

@@ -329,6 +329,27 @@ describe('evaluateToPassMetric', () => {
         '  - unknown option `treshold`; did you mean `threshold`?',
     ],
     [
+      'a minPassProbability above 1',
+      conversation,
+      friendly(true),
+      { minPassProbability: 1.5 },
+      'Invalid options for toPassMetric(metric, options):\n  - Expected `minPassProbability` to be a number between 0 and 1, exclusive (the pass probability the verdict must clear, e.g. 0.9), got `1.5` (number).',
+    ],
+    [
+      'a minPassProbability as a string',
+      conversation,
+      friendly(true),
+      { minPassProbability: '0.9' },
+      "Invalid options for toPassMetric(metric, options):\n  - Expected `minPassProbability` to be a number between 0 and 1, exclusive (the pass probability the verdict must clear, e.g. 0.9), got '0.9' (string).",
+    ],
+    [
+      'trials until something else than decided',
+      conversation,
+      friendly(true),
+      { trials: { max: 10, until: 'done' } },
+      "Invalid options for toPassMetric(metric, options):\n  - Expected `trials` to be { max, until: 'decided' } with max a whole number from 1 to 100 (sample until the pass probability's 95% interval lies wholly above or below minPassProbability, at most max times), e.g. { max: 10, until: 'decided' }, got `{ max: 10, until: 'done' }` (object).",
+    ],
+    [
       'options that are not an object',
       conversation,
       friendly(true),
@@ -349,6 +370,97 @@ describe('evaluateToPassMetric', () => {
         testCase: null,
       })
     }
+  })
+
+  describe('{ minPassProbability }', () => {
+    /** A judge that finds the assistant friendly with probability `p`, as a decision judge gives it. */
+    const sure = (p: number): JudgeModel => ({
+      name: 'sure',
+      cacheable: false,
+      async generate<T>() {
+        const value = { reason: 'It greets.', verdict: true } as T
+        const usage = { promptTokens: 10, completionTokens: 1, costUsd: undefined }
+        return { value, usage, cached: false, distribution: { true: p, false: 1 - p } }
+      },
+    })
+
+    test('passes when the metric passes and P(pass) reaches the minimum', async () => {
+      const outcome = await evaluateToPassMetric(
+        conversation,
+        friendly(true, sure(0.95)),
+        { minPassProbability: 0.9 },
+        plain,
+      )
+      expect(outcome.pass).toBe(true)
+      expect(outcome.message().split('\n')[0]).toBe(
+        'PASS Friendly: score 0.8 (threshold 0.7, minPassProbability 0.9) · P(pass) 0.95 · judge sure',
+      )
+      expect(outcome.record).toMatchObject({ success: true, assertionPassed: true, minPassProbability: 0.9 })
+    })
+
+    test('fails a passing score whose P(pass) is below the minimum, and says so', async () => {
+      const outcome = await evaluateToPassMetric(
+        conversation,
+        friendly(true, sure(0.72)),
+        { minPassProbability: 0.9 },
+        plain,
+      )
+      expect(outcome.pass).toBe(false)
+      expect(outcome.message().split('\n').slice(0, 3)).toEqual([
+        'FAIL Friendly: score 0.8 (threshold 0.7, minPassProbability 0.9) · P(pass) 0.72 · judge sure',
+        'gate: P(pass) 0.72 is below minPassProbability 0.9',
+        'reason: The walk scored 0.8. “Is the assistant friendly?” → true: It greets.',
+      ])
+      expect(outcome.record).toMatchObject({
+        score: 0.8,
+        success: false,
+        assertionPassed: false,
+        passProbability: { p: 0.72, source: 'judge' },
+      })
+    })
+
+    test('without a pass probability it fails, saying how to get one', async () => {
+      const outcome = await evaluateToPassMetric(conversation, friendly(true), { minPassProbability: 0.5 }, plain)
+      expect(outcome.pass).toBe(false)
+      const [summary, gate] = outcome.message().split('\n')
+      expect(summary).toBe('FAIL Friendly: score 0.8 (threshold 0.7, minPassProbability 0.5) · judge judge-x')
+      expect(gate).toMatch(/^gate: minPassProbability 0.5 needs a pass probability, and this measurement has none/)
+      expect(gate).toContain('decisionModel')
+      expect(gate).toContain('topLogprobs')
+      expect(gate).toContain("trials: { max: 10, until: 'decided' }")
+    })
+
+    test('a failing score fails as before: the gate adds no second reason', async () => {
+      const outcome = await evaluateToPassMetric(conversation, friendly(false), { minPassProbability: 0.5 }, plain)
+      expect(outcome.pass).toBe(false)
+      expect(outcome.message()).not.toContain('gate: ')
+    })
+
+    test('.not with a minimum is refused before any judge call', async () => {
+      let calls = 0
+      const counted: JudgeModel = {
+        ...sure(0.95),
+        generate: (request) => {
+          calls += 1
+          return sure(0.95).generate(request)
+        },
+      }
+      const outcome = await evaluateToPassMetric(
+        conversation,
+        friendly(true, counted),
+        { minPassProbability: 0.9 },
+        negated,
+      )
+      expect(outcome.pass).toBe(true)
+      expect(calls).toBe(0)
+      expect(outcome.message()).toBe(
+        'expect(testCase).not.toPassMetric(metric, { minPassProbability }) is ambiguous: it would pass when the metric ' +
+          'fails and also when it passes with a pass probability below the minimum. Drop minPassProbability to assert ' +
+          'that the metric fails, or measure and check the chance itself: const result = await metric.measure(testCase); ' +
+          'expect(result.passProbability?.p).toBeLessThan(0.1).',
+      )
+      expect(outcome.record).toMatchObject({ error: { code: 'ASSERTION_REJECTED' }, assertionPassed: false })
+    })
   })
 
   describe('{ trials, aggregate }', () => {
@@ -372,7 +484,7 @@ describe('evaluateToPassMetric', () => {
       )
       expect(outcome.pass).toBe(true)
       expect(outcome.message().split('\n')[0]).toBe(
-        'PASS Friendly: score 0.8 (threshold 0.7) · 3/5 trials passed, scores 0.2–0.8 (majority) · judge flaky',
+        'PASS Friendly: score 0.8 (threshold 0.7) · 3/5 trials passed, scores 0.2–0.8 (majority) · P(pass) 0.60 · judge flaky',
       )
       expect(outcome.record).toMatchObject({
         aggregate: 'majority',
@@ -394,7 +506,7 @@ describe('evaluateToPassMetric', () => {
       const mean = await evaluateToPassMetric(conversation, friendly(true, flaky), { trials: 5 }, plain)
       expect(mean.pass).toBe(false)
       expect(mean.message()).toMatchInlineSnapshot(`
-        "FAIL Friendly: score 0.56 (threshold 0.7) · 3/5 trials passed, scores 0.2–0.8 (mean) · judge flaky
+        "FAIL Friendly: score 0.56 (threshold 0.7) · 3/5 trials passed, scores 0.2–0.8 (mean) · P(pass) 0.60 · judge flaky
         reason: mean of 5 trials: 0.56 (3/5 trials passed, scores 0.2–0.8). Trial 1 (score 0.8): The walk scored 0.8. “Is the assistant friendly?” → true: It greets.
         P(pass) 0.60 (95% 0.23–0.88) · expected score 0.56 · most uncertain: [n1] Is the assistant friendly? → true (0.60)
         [1] Judgement: Is the assistant friendly? → true ×3, false ×2 · 5 judge calls
@@ -412,7 +524,7 @@ describe('evaluateToPassMetric', () => {
       expect(lax.pass).toBe(true)
       expect(lax.record?.passRate).toBe(1)
       expect(lax.message().split('\n')[0]).toBe(
-        'PASS Friendly: score 0.56 (threshold 0.2) · 5/5 trials passed, scores 0.2–0.8 (mean) · judge flaky',
+        'PASS Friendly: score 0.56 (threshold 0.2) · 5/5 trials passed, scores 0.2–0.8 (mean) · P(pass) 1.00 · judge flaky',
       )
       expect(lax.message()).toContain('note: 5 trials, combined as the mean of the trials: 5/5 trials passed')
       expect(lax.message()).toContain('trial 3: PASS score 0.2')

@@ -4,6 +4,7 @@ import {
   type Metric,
   type MetricResult,
   type TrialAggregate,
+  type TrialsUntilDecided,
   trialsSummary,
   withoutAdvice,
   withThreshold,
@@ -15,11 +16,13 @@ import {
   expecting,
   listProblems,
   measureSafely,
+  minPassProbabilitySchema,
   signalSchema,
   terminalSafe,
   thresholdSchema,
   toRecord,
-  trialsSchema,
+  trialsOptionSchema,
+  withMinPassProbability,
 } from '@judgetree/core/runtime'
 import { z } from 'zod'
 import { describeValue } from './describe-value.js'
@@ -32,11 +35,19 @@ export interface ToPassMetricOptions {
   threshold?: number | undefined
   /**
    * Measure this many times, with sampling on, and combine the scores with `aggregate`, instead of the metric's
-   * own `trials`. See docs/trials.md. @default the metric's `trials` (1 unless set)
+   * own `trials`; `{ max, until: 'decided' }` stops as soon as the pass rate's 95% interval lies wholly above or
+   * below `minPassProbability`. See docs/trials.md. @default the metric's `trials` (1 unless set)
    */
-  trials?: number | undefined
+  trials?: number | TrialsUntilDecided | undefined
   /** How the trials' scores combine: 'mean', 'median', 'min' or 'majority'. @default the metric's `aggregate` ('mean') */
   aggregate?: TrialAggregate | undefined
+  /**
+   * Pass only when the metric passes and its chance of passing (`result.passProbability.p`) is at least this, 0..1
+   * exclusive; a result without a pass probability fails, saying how to get one (a decision judge, a judge with
+   * logprobs, or trials). Also the line `trials: { max, until: 'decided' }` stops at. Not allowed under `.not`.
+   * See docs/trust.md. @default no minimum
+   */
+  minPassProbability?: number | undefined
   /**
    * Cancels the evaluation's judge calls when it aborts; the assertion then fails with the metric's
    * `MEASUREMENT_ABORTED` error. Combined with the runner's own signal (Vitest's test signal, which aborts on a
@@ -86,7 +97,7 @@ export async function evaluateToPassMetric(
   options: unknown,
   context: EvaluationContext,
 ): Promise<MatcherOutcome> {
-  const usage = usageProblem(received, metric, options)
+  const usage = usageProblem(received, metric, options, context.isNot)
   // The message quotes what the test passed: printed safely, like every text of judgetree (renderResult's too).
   const problem = usage === undefined ? undefined : terminalSafe(usage)
   if (problem !== undefined) {
@@ -100,11 +111,12 @@ export async function evaluateToPassMetric(
     signal,
     trials: given?.trials,
     aggregate: given?.aggregate,
+    minPassProbability: given?.minPassProbability,
     failure: `The metric "${checked.name}" failed`,
   })
   const threshold = override ?? result.threshold
   // For trials, each trial is judged against the assertion's threshold again, and so is their aggregate.
-  const judged: MetricResult = withThreshold(result, threshold)
+  const judged: MetricResult = withMinPassProbability(withThreshold(result, threshold), given?.minPassProbability)
   const success = judged.success
   const { summary, text: fullText, ...plain } = toRecord(judged)
   const advice = context.adviceAfterRun === true ? adviceOf(plain) : undefined
@@ -186,14 +198,25 @@ const toPassMetricOptionsSchema = expecting(
   z.strictObject({
     threshold: thresholdSchema.optional(),
     signal: signalSchema.optional(),
-    trials: trialsSchema.optional(),
+    trials: trialsOptionSchema.optional(),
     aggregate: aggregateSchema.optional(),
+    minPassProbability: minPassProbabilitySchema.optional(),
   }),
   'an object such as { threshold: 0.7 }',
 )
 
+/**
+ * `.not` with a gate would pass both for a metric that fails and for one that passes with too little confidence: two
+ * claims a test rarely means at once, so it is refused, with what to write instead.
+ */
+const NEGATED_GATE =
+  `expect(testCase).not.${MATCHER}(metric, { minPassProbability }) is ambiguous: it would pass when the metric fails ` +
+  'and also when it passes with a pass probability below the minimum. Drop minPassProbability to assert that the ' +
+  `metric fails, or measure and check the chance itself: const result = await metric.measure(testCase); ` +
+  'expect(result.passProbability?.p).toBeLessThan(0.1).'
+
 /** Checks the arguments before any judge call, so misuse fails at once with what was expected. */
-function usageProblem(received: unknown, metric: unknown, options: unknown): string | undefined {
+function usageProblem(received: unknown, metric: unknown, options: unknown, negated: boolean): string | undefined {
   if (!isMetric(metric)) {
     return (
       `${MATCHER}(metric) expects a judgetree metric (an object with \`name\` and \`measure(testCase)\`, such as ` +
@@ -206,6 +229,7 @@ function usageProblem(received: unknown, metric: unknown, options: unknown): str
       const problems = checked.problems.map((problem) => problem.message)
       return `Invalid options for ${MATCHER}(metric, options):\n${listProblems(problems)}`
     }
+    if (negated && (options as ToPassMetricOptions).minPassProbability !== undefined) return NEGATED_GATE
   }
   const shape = testCaseShape(received)
   if (shape === undefined) {

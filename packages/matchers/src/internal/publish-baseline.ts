@@ -108,8 +108,20 @@ export function publishBaseline(
     lines.push(`judgetree: no baseline at ${configured} yet: run with ${UPDATE_BASELINE_ENV}=1 to write one.`)
   } else if (options.failOnRegression && comparison && comparison.counts.regressed > 0) {
     const count = comparison.counts.regressed
+    // A chance of passing that fell while the score held is a regression too: then the line says so.
+    const regressed = comparison.changes.filter((change) => change.status === 'regressed')
+    const chanceOnly = regressed.some(
+      (change) => change.passProbabilityChange !== undefined && Math.abs(change.scoreChange ?? 0) <= tolerance,
+    )
+    const what = chanceOnly
+      ? count === 1
+        ? 'score or P(pass)'
+        : 'scores or P(pass)'
+      : count === 1
+        ? 'score'
+        : 'scores'
     failure =
-      `judgetree: failOnRegression: ${count} ${count === 1 ? 'score' : 'scores'} fell below the baseline` +
+      `judgetree: failOnRegression: ${count} ${what} fell below the baseline` +
       `${tolerance > 0 ? ` by more than ${tolerance}` : ''}; the run fails. If the new scores are right, accept them ` +
       `with ${UPDATE_BASELINE_ENV}=1.`
   }

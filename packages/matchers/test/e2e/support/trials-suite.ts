@@ -51,7 +51,7 @@ export function trialsSuite(run: (env: Record<string, string>) => Promise<RunRes
     test('each aggregate decides from the same five trials; only min fails', () => {
       expect(recorded.code).toBe(1)
       expect(recorded.output).toContain(
-        'FAIL Correctness: score 0.2 (threshold 0.5) · 3/5 trials passed, scores 0.2–0.9 (min) · judge gpt-4.1',
+        'FAIL Correctness: score 0.2 (threshold 0.5) · 3/5 trials passed, scores 0.2–0.9 (min) · P(pass) 0.60 · judge gpt-4.1',
       )
       const report = readReport(join(scratch, 'recorded.json'))
       const outcome = (aggregate: string) => {
