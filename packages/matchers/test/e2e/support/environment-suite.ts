@@ -35,6 +35,7 @@ export function environmentSuite(
           OPENAI_API_KEY: 'sk-test-e2e-0123456789abcdef',
           JUDGETREE_CACHE: 'bogus',
           JUDGETREE_CONCURRENCY: 'eight',
+          OPENAI_BASE_URL: '127.0.0.1:9/v1',
         },
         join(scratch, 'malformed.xml'),
       )
@@ -84,9 +85,10 @@ export function environmentSuite(
       }
     })
 
-    test('malformed JUDGETREE_* variables stop the run before any test, with one message naming each', () => {
+    test('malformed JUDGETREE_* variables and OPENAI_BASE_URL stop the run before any test, with one message naming each', () => {
       expect(malformed.code).toBe(1)
-      expect(occurrences(malformed.output, '2 environment variables are malformed')).toBe(1)
+      expect(occurrences(malformed.output, '3 environment variables are malformed')).toBe(1)
+      expect(occurrences(malformed.output, 'OPENAI_BASE_URL is not an http(s) URL: got "127.0.0.1:9/v1".')).toBe(1)
       expect(
         occurrences(
           malformed.output,
@@ -99,6 +101,8 @@ export function environmentSuite(
       // No test ran, so none failed on its own with the same message.
       expect(malformed.output).not.toContain('a flat conversation')
       expect(malformed.output).not.toMatch(/\n\s+at |❯ .*environment\.ts/)
+      // Nothing before it says something else went wrong (Vitest's "No test files found", a serialized error).
+      expect(malformed.output).not.toMatch(/No tests? (files )?found|Serialized Error/)
     })
   })
 }
