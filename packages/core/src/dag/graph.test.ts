@@ -346,7 +346,7 @@ describe('graph rules are checked when the DeepAcyclicGraph is built', () => {
       instructions: 'Summarize',
       outputLabel: 'Summary',
       evaluationParams: [TurnParams.CONTENT],
-      children: [polite],
+      children: [bad(polite)],
     })
     expect(() => new DeepAcyclicGraph({ rootNodes: [summarize] })).toThrow(
       'For a DAGMetric (single-turn test cases), make these single-turn (TaskNode, BinaryJudgementNode, …): ' +
