@@ -37,7 +37,7 @@ const ATTW = {
 }
 const REQUIRED = ['package.json', 'README.md', 'LICENSE']
 const RELEASE = process.argv.includes('--release')
-const ALLOWED = /^(package\.json|README\.md|LICENSE(\.md)?|CHANGELOG\.md|dist\/.+|types\/.+\.d\.ts)$/
+const ALLOWED = /^(package\.json|README\.md|LICENSE(\.md)?|CHANGELOG\.md|dist\/.+|types\/.+\.d\.ts|bin\/[\w-]+\.js)$/
 
 const work = mkdtempSync(join(tmpdir(), 'judgetree-packages-'))
 const problems = []

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // The fresh-folder check of docs/quickstart.md: for each section marked `<!-- quickstart: NAME -->` (Vitest and
-// Jest, ES module and CommonJS) it makes an empty temporary folder and does what the section says, in order:
-// runs its shell lines (`npm init -y`, `npm install -D …`) and writes each code block to the file its first line
+// Jest, ES module and CommonJS, and both with an AI SDK judge) it makes an empty temporary folder and does what the
+// section says, in order: runs its shell lines (`npm init -y`, `npm install -D …`) and writes each code block to the file its first line
 // names (`// chatbot.test.ts`), exactly as written. The only change: the install lines get the packed tarballs
-// (scripts/pack-tarballs.mjs) in place of `@judgetree/core` and `@judgetree/matchers`, which are not on the
-// registry yet; the runners come from the npm registry. The last shell block (the test command) then runs against
+// (scripts/pack-tarballs.mjs) in place of `@judgetree/core`, `@judgetree/matchers` and `@judgetree/ai-sdk`, which
+// are not on the registry yet; the runners come from the npm registry. The last shell block (the test command) then runs against
 // a local OpenAI-compatible server on 127.0.0.1 (bench/server.mjs, through OPENAI_BASE_URL, no key, cache off),
 // and must pass having made judge calls. Installs run side by side, test runs one at a time. Exits 1 on a failure.
 //
@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { startBenchServer } from '../bench/server.mjs'
-import { packTarballs, REPO } from './pack-tarballs.mjs'
+import { AI_SDK_PEERS, packTarballs, REPO } from './pack-tarballs.mjs'
 
 const DOC = join(REPO, 'docs', 'quickstart.md')
 
@@ -52,6 +52,14 @@ async function main() {
     (section) => wanted.length === 0 || wanted.includes(section.name),
   )
   if (sections.length === 0) throw new Error(`no quickstart sections in ${DOC}`)
+  // The AI SDK sections install what `pnpm run pack-tarballs` tells a user to install with the ai-sdk tarball.
+  for (const section of sections) {
+    const lines = section.steps.flatMap((step) => step.shell ?? [])
+    const install = lines.find((line) => line.startsWith('npm install') && line.includes('@judgetree/ai-sdk'))
+    if (install !== undefined && !install.includes(AI_SDK_PEERS)) {
+      throw new Error(`quickstart ${section.name} installs @judgetree/ai-sdk without \`${AI_SDK_PEERS}\`: ${install}`)
+    }
+  }
   const work = mkdtempSync(join(tmpdir(), 'judgetree-quickstarts-'))
   const results = []
   let server

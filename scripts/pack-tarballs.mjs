@@ -14,6 +14,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 
+const AI_SDK = '@judgetree/ai-sdk'
+/** What @judgetree/ai-sdk is installed with: the `ai` major of its peer range, and the OpenAI provider of that major. */
+export const AI_SDK_PEERS = 'ai@7 @ai-sdk/openai@4'
+
 /** The packages published to npm, in dependency order, with their folder under packages/. */
 export function publicPackages() {
   return readdirSync(join(REPO, 'packages'))
@@ -50,6 +54,22 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const destination = resolve(process.argv[2] ?? join(REPO, 'packs'))
   const packed = packTarballs(destination)
   for (const { name, tarball } of packed) console.log(`${name}: ${tarball}`)
-  const wanted = packed.filter(({ name }) => name !== '@judgetree/ai-sdk')
-  console.log(`\nIn your project:\n  npm install -D ${wanted.map(({ tarball }) => tarball).join(' ')} vitest`)
+  console.log(`\n${installLines(packed).join('\n')}`)
+}
+
+/**
+ * The install lines for a project: the core and matchers with Vitest, then the AI SDK judge with the AI SDK majors
+ * it needs (`ai` 7 declares Node.js 22, so on Node.js 20 a bare `npm install ai` picks ai 6, which it does not fit).
+ */
+export function installLines(packed) {
+  const tarballOf = (name) => packed.find((entry) => entry.name === name)?.tarball
+  const runner = packed.filter(({ name }) => name !== AI_SDK).map(({ tarball }) => tarball)
+  const aiSdk = tarballOf(AI_SDK)
+  return [
+    'In your project:',
+    `  npm install -D ${runner.join(' ')} vitest`,
+    ...(aiSdk === undefined
+      ? []
+      : ['With an AI SDK judge (@judgetree/ai-sdk), also:', `  npm install -D ${aiSdk} ${AI_SDK_PEERS}`]),
+  ]
 }

@@ -7,7 +7,4 @@ if ! command -v pnpm >/dev/null 2>&1 || [[ "$(pnpm --version)" != 10.* ]]; then
 fi
 pnpm install --frozen-lockfile
 pnpm run build
-# pnpm links a package's bin only when its file exists: link `judgetree` (packages/core/dist/cli.js) now it is built,
-# so `npx judgetree` works in the examples (docs/migrating-judges.md tries it there).
-pnpm install --frozen-lockfile --offline >/dev/null
 pnpm run examples

@@ -10,8 +10,8 @@ const shared: Options = {
 }
 
 export default defineConfig([
-  { ...shared, format: ['esm'] },
+  // Both formats in one config: their declarations (.d.ts and .d.cts) come from one declaration build, not two.
+  { ...shared, format: ['esm', 'cjs'] },
   // The `judgetree` command line (package.json "bin"): ES module only, no types.
   { ...shared, entry: { cli: 'src/cli.ts' }, format: ['esm'], dts: false },
-  { ...shared, format: ['cjs'] },
 ])

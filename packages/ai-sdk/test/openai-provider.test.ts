@@ -218,6 +218,24 @@ describe('aiSdkJudge through @ai-sdk/openai', () => {
   })
 })
 
+test("a 404 from the Responses API of a chat-completions server says to use openai.chat('…')", async () => {
+  // The local server speaks Chat Completions only, as Ollama, vLLM and LM Studio do; `openai(…)` calls /responses.
+  const openai = createOpenAI({ baseURL: server.baseURL, apiKey: API_KEY })
+  const error = await aiSdkJudge(openai('gpt-4.1'), { maxRetries: 0 })
+    .generate(request())
+    .catch((caught: unknown) => caught)
+  expect((error as JudgeCallError).status).toBe(404)
+  expect((error as Error).message).toContain('(AI SDK provider openai.responses) answered HTTP 404')
+  expect((error as Error).message).toContain("needs `openai.chat('…')` instead.")
+  // A 404 from a Chat Completions model (a baseURL with the full path) keeps the plain advice.
+  const wrongRoot = createOpenAI({ baseURL: `${server.baseURL}/chat/completions`, apiKey: API_KEY })
+  const chat = await aiSdkJudge(wrongRoot.chat('gpt-4.1'), { maxRetries: 0 })
+    .generate(request())
+    .catch((caught: unknown) => caught)
+  expect((chat as JudgeCallError).status).toBe(404)
+  expect((chat as Error).message).not.toContain('openai.chat(')
+})
+
 test('a provider with no API key fails before any request, naming the variable to set', async () => {
   vi.stubEnv('OPENAI_API_KEY', undefined)
   try {

@@ -43,6 +43,7 @@ export {
   ConversationalCodeNode,
   type ConversationalCodeNodeOptions,
   type ConversationalCodeNodeView,
+  type ConversationalCodeNodeViewOf,
 } from './dag/nodes/code-node.js'
 export {
   ConversationalNonBinaryJudgementNode,

@@ -5,10 +5,12 @@ import {
   type Calibration,
   type CodeCheckResult,
   CodeNode,
+  type CodeNodeTurn,
   type CodeNodeView,
   ConversationalBinaryJudgementNode,
   ConversationalCodeNode,
   type ConversationalCodeNodeView,
+  type ConversationalCodeNodeViewOf,
   ConversationalDAGMetric,
   type ConversationalMetric,
   ConversationalNonBinaryJudgementNode,
@@ -161,7 +163,10 @@ describe('public types', () => {
       name: 'Async',
       evaluationParams: [TurnParams.CONTENT],
       check: async (view) => {
-        expectTypeOf(view).toEqualTypeOf<ConversationalCodeNodeView>()
+        // It names a turn-level field, so its view has the turns.
+        expectTypeOf(view).toEqualTypeOf<ConversationalCodeNodeViewOf<['content']>>()
+        expectTypeOf(view).toExtend<ConversationalCodeNodeView>()
+        expectTypeOf(view.turns).toEqualTypeOf<readonly CodeNodeTurn[]>()
         return 'yes' satisfies CodeCheckResult
       },
       // @ts-expect-error a conversational code node takes Conversational* verdicts only

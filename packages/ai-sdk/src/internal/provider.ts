@@ -104,13 +104,19 @@ export function settingsIgnoredOf(warnings: readonly Warning[] | undefined): Tra
   return once.length === 0 ? undefined : (once as TransportCompletion['settingsIgnored'])
 }
 
+// `openai('…')` of @ai-sdk/openai calls the Responses API, which OpenAI-compatible servers rarely speak: their 404
+// usually means the model should have been made with `openai.chat('…')`.
+const RESPONSES_NOT_FOUND =
+  "`openai('…')` and `openai.responses('…')` call the Responses API (/responses); a server that speaks only Chat " +
+  "Completions (Ollama, vLLM, LM Studio, most OpenAI-compatible servers) needs `openai.chat('…')` instead."
+
 /** The advice both AI SDK judges give after a failure: the network, a cut body, the key, the model, a rate limit. */
 export function providerAdvice(provider: string, notFound: string) {
   return {
     unreachable: "Check the network and the provider's baseURL.",
     cutShort: '. Raise maxRetries if it keeps happening.',
     unauthorized: `Check the API key the provider sends: ${keySource(provider)}.`,
-    notFound,
+    notFound: provider === 'openai.responses' ? `${notFound} ${RESPONSES_NOT_FOUND}` : notFound,
     rateLimited: (retries: string) =>
       `Still rate limited ${retries}: lower the concurrency, raise maxRetries or check your quota.`,
   }

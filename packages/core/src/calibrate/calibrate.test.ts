@@ -226,15 +226,22 @@ describe('calibrate() input', () => {
 })
 
 describe('calibrate() output', () => {
-  test('the summary goes to stderr inside a test runner, whose stdout is its reporters', async () => {
+  test('inside a test runner nothing is printed unless asked, then to stderr, whose stdout is its reporters', async () => {
     const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true)
     const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true)
     try {
       const labelled = cases([0.9], [{ pass: true }])
-      // In a Vitest worker (VITEST_WORKER_ID is set here).
+      // In a Vitest worker (VITEST_WORKER_ID is set here): the table would stand apart from the test that made it.
       await calibrate(metric, labelled, { progress: false })
+      expect(err).not.toHaveBeenCalled()
+      expect(out).not.toHaveBeenCalled()
+      await calibrate(metric, labelled, { progress: false, summary: true })
       expect(err.mock.calls.flat().join('')).toContain('calibration of Written Score')
       expect(out).not.toHaveBeenCalled()
+      // A stream of its own is asked for: it is printed there.
+      const own: string[] = []
+      await calibrate(metric, labelled, { progress: false, stdout: { write: (text: string) => own.push(text) > 0 } })
+      expect(own.join('')).toContain('calibration of Written Score')
       // In a script: stdout.
       vi.stubEnv('VITEST_WORKER_ID', '')
       vi.stubEnv('JEST_WORKER_ID', '')

@@ -4,7 +4,7 @@ import { printRun } from '../evaluate/print-summary.js'
 import type { EvaluationProgress, OutputStream } from '../evaluate/progress-bar.js'
 import { type MeasuringOptions, runMeasurements } from '../evaluate/run-measurements.js'
 import { calibrateOptionsSchema } from '../evaluate/run-options.js'
-import { defaultSummaryStream } from '../internal/env.js'
+import { defaultSummaryStream, insideTestRunner } from '../internal/env.js'
 import { parseOptions } from '../internal/options.js'
 import { type JuryRecord, recordingJuries } from '../judge/jury-replay.js'
 import { withMinPassProbability } from '../metric/pass-gate.js'
@@ -36,7 +36,9 @@ export interface CalibrateOptions {
   /**
    * Print the calibration summary at the end (to `stdout`). A stream that fails (its `write` throws, or EPIPE)
    * does not cost the calibration: calibrate() still resolves with it and says on `stderr` why nothing was printed.
-   * @default true
+   * Inside a Vitest or Jest test nothing is printed unless `summary` or `stdout` is given: the table would stand apart
+   * from the test that made it, and `toAgreeWith` shows it in its failure.
+   * @default true, but false inside a test when `stdout` is not given
    */
   summary?: boolean | undefined
   /** Stops starting cases and cancels those in flight; calibrate() then rejects with MeasurementAbortedError. */
@@ -191,7 +193,7 @@ export async function calibrate<TestCase extends LLMTestCase | ConversationalTes
     ...(jurors.length === 0 ? {} : { jurors }),
   }
   const run: CalibrationRun = { kind: 'calibration', calibration }
-  if (options.summary ?? true) {
+  if (options.summary ?? (options.stdout !== undefined || !insideTestRunner())) {
     printRun(
       run,
       options.stdout ?? defaultSummaryStream(),

@@ -332,8 +332,27 @@ describe('graph rules are checked when the DeepAcyclicGraph is built', () => {
     })
     expect(() => new DeepAcyclicGraph({ rootNodes: [task] })).toThrowErrorMatchingInlineSnapshot(`
       [DagValidationError: Invalid DAG (1 problem):
-        1. [mixed-modes] ConversationalBinaryJudgementNode (criteria: "Polite?"): is a conversational node but the DAG's first root is single-turn; use only single-turn nodes (TaskNode, …) in one DAG.]
+        1. [mixed-modes] DeepAcyclicGraph: mixes single-turn and Conversational* nodes; one DAG takes one family. For a DAGMetric (single-turn test cases), make these single-turn (TaskNode, BinaryJudgementNode, …): ConversationalBinaryJudgementNode (criteria: "Polite?"). For a ConversationalDAGMetric (conversations), make these Conversational*: TaskNode (instructions: "Extract").]
     `)
+  })
+
+  test('a Conversational* root over single-turn nodes names it as the node to change for a DAGMetric', () => {
+    // The graph is built before the metric it goes to: the message says what to change for each metric.
+    const polite = new BinaryJudgementNode({
+      criteria: 'Is the summary polite?',
+      children: [new VerdictNode({ verdict: false, score: 0 }), new VerdictNode({ verdict: true, score: 10 })],
+    })
+    const summarize = new ConversationalTaskNode({
+      instructions: 'Summarize',
+      outputLabel: 'Summary',
+      evaluationParams: [TurnParams.CONTENT],
+      children: [bad(polite)],
+    })
+    expect(() => new DeepAcyclicGraph({ rootNodes: [summarize] })).toThrow(
+      'For a DAGMetric (single-turn test cases), make these single-turn (TaskNode, BinaryJudgementNode, …): ' +
+        'ConversationalTaskNode (instructions: "Summarize"). For a ConversationalDAGMetric (conversations), make ' +
+        'these Conversational*: BinaryJudgementNode (criteria: "Is the summary polite?").',
+    )
   })
 
   test('a verdict may belong to two judgements, but its value must fit each of them', () => {

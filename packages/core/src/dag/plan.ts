@@ -166,19 +166,11 @@ function buildPlan(options: unknown): GraphPlan {
   }
   const inputSignature = (node: DagNode) =>
     JSON.stringify([dataParents(node).map((parent) => ids.get(parent.node)), node.evaluationParams, node.turnWindow])
+  const mixed = mixedModes(discovered, parents, nameOf)
+  if (mixed !== undefined) report('DeepAcyclicGraph', 'mixed-modes', mixed)
   for (const node of discovered) {
     const name = nameOf(node)
     node.validateChildren((rule, message) => report(name, rule, message))
-    const underMismatch = (parents.get(node) ?? []).some((parent) => parent.node.mode !== mode)
-    if (node.mode !== mode && !underMismatch) {
-      report(
-        name,
-        'mixed-modes',
-        `is a ${node.mode} node but the DAG's first root is ${mode}; use only ${
-          mode === 'single-turn' ? 'single-turn nodes (TaskNode, …)' : 'Conversational* nodes'
-        } in one DAG.`,
-      )
-    }
     // A verdict may belong to several judgements (chosen when any of them picks it); each judgement checks that its
     // verdicts' values fit it, so a string verdict under a binary judgement is still reported there.
     const labelled = new Map<string, DagNode>()
@@ -235,6 +227,29 @@ function buildPlan(options: unknown): GraphPlan {
 
   const params = [...new Set(discovered.flatMap((node) => node.evaluationParams))]
   return { mode, order: topologicalOrder(discovered, parents), ids, parents, names, params, inherits }
+}
+
+/**
+ * A graph of single-turn and Conversational* nodes, said without guessing which the user meant: the graph is built
+ * before the metric it goes to, so the message names, for each metric, the nodes to change (the top node of each
+ * run of the other family; the nodes below it follow).
+ */
+function mixedModes(
+  discovered: readonly DagNode[],
+  parents: ReadonlyMap<DagNode, readonly ParentEdge[]>,
+  nameOf: (node: DagNode) => string,
+): string | undefined {
+  if (new Set(discovered.map((node) => node.mode)).size < 2) return undefined
+  const tops = (mode: NodeMode) =>
+    discovered
+      .filter((node) => node.mode === mode && !(parents.get(node) ?? []).some((parent) => parent.node.mode === mode))
+      .map(nameOf)
+      .join('; ')
+  return (
+    'mixes single-turn and Conversational* nodes; one DAG takes one family. For a DAGMetric (single-turn test ' +
+    `cases), make these single-turn (TaskNode, BinaryJudgementNode, …): ${tops('conversational')}. For a ` +
+    `ConversationalDAGMetric (conversations), make these Conversational*: ${tops('single-turn')}.`
+  )
 }
 
 function withoutInputMessage(node: DagNode, mode: NodeMode): string {

@@ -2,9 +2,10 @@ import { z } from 'zod'
 import { ConfigurationError, type DagIssue, DagValidationError } from '../errors.js'
 import type { Metric } from '../metric/types.js'
 import type { DeepAcyclicGraph } from './graph.js'
-import type { DagNode } from './node.js'
+import type { DagNode, NodeMode } from './node.js'
 import { NODE_KINDS_BY_NAME } from './nodes/registry.js'
 import { planOf } from './plan.js'
+import { fromReferenceDag, isReferenceDag } from './reference-json.js'
 
 const FORMAT = 'judgetree-dag'
 
@@ -21,8 +22,17 @@ export type SerializedDag = z.infer<typeof serializedDagSchema>
 
 /** Options for `DeepAcyclicGraph.fromJSON`. */
 export interface DagFromJSONOptions {
-  /** Metrics a verdict continues with, by the name the JSON refers to them by (`"metric": "Correctness"`). */
+  /**
+   * Metrics a verdict continues with, by the name the JSON refers to them by (`"metric": "Correctness"`; in a DAG
+   * saved by the reference library, a child metric's `kwargs.name`, else its `metric_class`).
+   */
   metrics?: Readonly<Record<string, Metric<never>>> | undefined
+  /**
+   * The family of a DAG saved by the reference library, which does not record it: `'conversational'` builds its
+   * `TaskNode`s as `ConversationalTaskNode`s, and so on. judgetree's own JSON names each node's class.
+   * @default conversational when a node has a `turn_window` or names a field only conversations have, else single-turn
+   */
+  mode?: NodeMode | undefined
 }
 
 /** Writes a graph as JSON-ready data; a verdict's child metric is written as its name. */
@@ -57,7 +67,11 @@ export function dagToJSON(dag: DeepAcyclicGraph): SerializedDag {
  * problem is reported in one {@link DagValidationError}. The graph itself then checks the rules between nodes.
  */
 export function rootsFromJSON(json: unknown, options: DagFromJSONOptions = {}): DagNode[] {
-  const value = typeof json === 'string' ? parseText(json) : json
+  const text = typeof json === 'string' ? parseText(json) : json
+  // A DAG saved by the reference library is read through its translation, and validated like any other.
+  const { json: value, metrics } = isReferenceDag(text)
+    ? fromReferenceDag(text, options)
+    : { json: text, metrics: options.metrics }
   const parsed = serializedDagSchema.safeParse(value)
   if (!parsed.success) {
     throw new DagValidationError(
@@ -128,7 +142,7 @@ export function rootsFromJSON(json: unknown, options: DagFromJSONOptions = {}): 
     buildingSet.delete(id)
     const { type: _type, children: _children, ...fields } = entry
     if (typeof fields.metric === 'string') {
-      const metric = options.metrics?.[fields.metric]
+      const metric = metrics?.[fields.metric]
       if (!metric) {
         issues.push({
           rule: 'json-unknown-metric',

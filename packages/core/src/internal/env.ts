@@ -15,6 +15,10 @@ export function readEnv(name: string): string | undefined {
  * `jest --json` must stay parseable).
  */
 export function defaultSummaryStream(): NodeJS.WriteStream {
-  const insideTestRunner = readEnv('VITEST_WORKER_ID') !== undefined || readEnv('JEST_WORKER_ID') !== undefined
-  return insideTestRunner ? process.stderr : process.stdout
+  return insideTestRunner() ? process.stderr : process.stdout
+}
+
+/** True in a Vitest or Jest worker, where a test is running. */
+export function insideTestRunner(): boolean {
+  return readEnv('VITEST_WORKER_ID') !== undefined || readEnv('JEST_WORKER_ID') !== undefined
 }

@@ -124,11 +124,11 @@ export function callError(
     }
     case 'unreachable': {
       const at = failure.host === undefined ? '' : ` at ${failure.host}`
-      const skipped = failure.skipped === undefined ? '' : `${failure.skipped} `
+      const skipped = failure.skipped === undefined ? '' : ` ${failure.skipped}`
+      // A server that cannot be reached fails every call of the run alike: its advice is said once per run.
       return new JudgeCallError(
-        `${where} could not be reached${at}, ${retriesText(failure.retries)}: ${scrub(failure.detail)}. ` +
-          `${skipped}${advice.unreachable}`,
-        { cause },
+        `${where} could not be reached${at}, ${retriesText(failure.retries)}: ${scrub(failure.detail)}.${skipped}`,
+        { cause, advice: advice.unreachable },
       )
     }
     case 'cut-short':

@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer } from 'node:net'
 import { inspect } from 'node:util'
 import { jsonReply, lastUserMessage, useOpenAIServer } from '@judgetree/test-support'
 import OpenAI, { AzureOpenAI } from 'openai'
@@ -419,6 +420,43 @@ describe('OpenAIJudge transport errors', () => {
     expect(error).toBeInstanceOf(JudgeCallError)
     expect(error).toMatchObject({ status: undefined })
     expect(error.message).toContain('could not be reached')
+  })
+
+  it('a server never reached fails the later calls at once, with the advice said once per run', async () => {
+    // A server that takes each connection and closes it at once: nothing ever answers.
+    let connections = 0
+    const closing = createServer((socket) => {
+      connections += 1
+      socket.destroy()
+    })
+    await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = closing.address() as AddressInfo
+      const unreachable = judge({ baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 1 })
+      const first = await rejection(unreachable.generate(ask()))
+      expect(connections).toBe(2)
+      expect(first).toMatchObject({
+        name: 'JudgeCallError',
+        advice: 'Check the network and OPENAI_BASE_URL (or the baseURL option).',
+      })
+      expect(first.message).toMatch(/at 127\.0\.0\.1:\d+ could not be reached, after 1 retry: .+\. Check the network/)
+
+      const second = await rejection(unreachable.generate(ask()))
+      expect(connections).toBe(2)
+      expect(second).toMatchObject({ name: 'JudgeCallError', advice: (first as JudgeCallError).advice })
+      expect(second.message).toContain('This call was not made: an earlier call failed so')
+    } finally {
+      await new Promise((resolve) => closing.close(resolve))
+    }
+  })
+
+  it('a server that answered once is retried as usual after a dropped connection', async () => {
+    const reached = judge({ maxRetries: 1 })
+    await reached.generate(ask())
+    server.respondWith(() => ({ resetConnection: true }))
+    const error = await rejection(reached.generate(ask()))
+    expect(error.message).toContain('after 1 retry')
+    expect(server.requests).toHaveLength(3)
   })
 
   it('points at the model name and base URL on a 404', async () => {

@@ -3,7 +3,13 @@
 // setting refused or ignored), shares samples through `n` and words every failure. OpenAIJudge and @judgetree/ai-sdk
 // are transports; a new provider is one more.
 import type { z } from 'zod'
-import { ConfigurationError, JudgeOutputError, MeasurementAbortedError } from '../errors.js'
+import {
+  ConfigurationError,
+  JudgeCallError,
+  JudgeOutputError,
+  MeasurementAbortedError,
+  withoutAdvice,
+} from '../errors.js'
 import { terminalSafe } from '../internal/safe-text.js'
 import { type Secrets, scrubSecrets, scrubTokens, scrubValue } from '../internal/scrub.js'
 import { answerExcerpt, parseJudgeAnswer, withSchemaInstruction } from './answer.js'
@@ -156,6 +162,13 @@ export class StructuredJudge implements JudgeModel {
   #schemaIgnored: string | undefined
   /** The sampling settings this model refused or ignored, and so is no longer sent: set once, at the first sign. */
   readonly #settings = new Map<SamplingSetting, { readonly reason: string }>()
+  /** Whether the server has answered a call yet (with anything, an HTTP error included). */
+  #answered = false
+  /**
+   * The failure of a call that could not reach a server that has never answered: every later call would retry and
+   * fail alike, so they fail at once with it (a server that has answered once is retried as usual).
+   */
+  #neverReached: JudgeCallError | undefined
 
   constructor(transport: JudgeTransport) {
     this.#transport = transport
@@ -306,6 +319,15 @@ export class StructuredJudge implements JudgeModel {
     return logprobs === undefined ? this.#transport.wording.logprobsMissing?.() : undefined
   }
 
+  /** A call not made: the server could not be reached before and has never answered; same advice, said once. */
+  #unreachableAgain(first: JudgeCallError): JudgeCallError {
+    const message = first.advice === undefined ? first.message : withoutAdvice(first.message, first.advice)
+    return new JudgeCallError(
+      `${message} This call was not made: an earlier call failed so, and no call of this judge has reached the server.`,
+      { cause: first, advice: first.advice },
+    )
+  }
+
   #noAnswer(asked: Asked): Error {
     return new JudgeOutputError(`${asked.scrub(this.#transport.where())} returned no answer.`, '')
   }
@@ -346,12 +368,15 @@ export class StructuredJudge implements JudgeModel {
       signal: request.signal,
       scrub,
     }
+    if (this.#neverReached !== undefined && !this.#answered) throw this.#unreachableAgain(this.#neverReached)
     let completion: TransportCompletion
     try {
       completion = await transport.complete(call)
+      this.#answered = true
     } catch (error) {
       if (error instanceof MeasurementAbortedError) throw error
       const failure = transport.classify(error, call)
+      if (failure.kind !== 'unreachable') this.#answered = true
       if (
         failure.kind === 'http' &&
         failure.refuses !== undefined &&
@@ -360,7 +385,11 @@ export class StructuredJudge implements JudgeModel {
         return this.#ask(request, followUp, n)
       }
       const site = { where: transport.where(), timeoutMs: transport.timeoutMs, advice: transport.advice, scrub }
-      throw callError(failure, error, site, request.signal)
+      const thrown = callError(failure, error, site, request.signal)
+      if (failure.kind === 'unreachable' && !this.#answered && thrown instanceof JudgeCallError) {
+        this.#neverReached ??= thrown
+      }
+      throw thrown
     }
     if (completion.schemaIgnored !== undefined && !jsonMode) this.#noteSchemaIgnored(scrub(completion.schemaIgnored))
     for (const { setting, detail } of completion.settingsIgnored ?? []) {

@@ -180,13 +180,13 @@ describe('ConversationRelevancyMetric', () => {
     }
   })
 
-  it('is also exported as TurnRelevancyMetric, and checks its options', () => {
-    expect(TurnRelevancyMetric).toBe(ConversationRelevancyMetric)
-    expect(new TurnRelevancyMetric({ model: serverJudge(server.baseURL) })).toMatchObject({
-      name: 'Conversation Relevancy',
-      windowSize: 3,
-      kind: 'conversational',
-    })
+  it('is also exported as TurnRelevancyMetric, with the reference window of 10, and checks its options', () => {
+    const turnRelevancy = new TurnRelevancyMetric({ model: serverJudge(server.baseURL) })
+    expect(turnRelevancy).toBeInstanceOf(ConversationRelevancyMetric)
+    expect(turnRelevancy).toMatchObject({ name: 'Conversation Relevancy', windowSize: 10, kind: 'conversational' })
+    expect(new TurnRelevancyMetric({ model: serverJudge(server.baseURL), windowSize: 2 }).windowSize).toBe(2)
+    expect(new ConversationRelevancyMetric({ model: serverJudge(server.baseURL) }).windowSize).toBe(3)
+    expect(() => new TurnRelevancyMetric({ windowSize: null } as never)).toThrow(ConfigurationError)
     expect(() => metric({ windowSize: 0, threshold: 2 })).toThrow(ConfigurationError)
     expect(() => metric({ windowSize: 0 })).toThrow('Expected `windowSize` to be a whole number from 1 and up')
     expect(() => metric({ window_size: 2 } as never)).toThrow('did you mean `windowSize`?')

@@ -25,7 +25,10 @@ import {
 export interface ConversationRelevancyMetricOptions extends WindowedMetricOptions {
   /** Identifies the metric in reports. @default 'Conversation Relevancy' */
   name?: string | undefined
-  /** Exchanges (a user turn and the replies to it) each judgement reads, ending at the judged reply. @default 3 */
+  /**
+   * Exchanges (a user turn and the replies to it) each judgement reads, ending at the judged reply.
+   * @default 3 (10 for TurnRelevancyMetric, as in the reference library)
+   */
   windowSize?: number | undefined
 }
 
@@ -40,8 +43,12 @@ type ReplyJudgement = Awaited<ReturnType<typeof judgeReply>>
  * const result = await new ConversationRelevancyMetric({ threshold: 0.75 }).measure({ turns })
  */
 export class ConversationRelevancyMetric extends WindowedMetric {
+  /** The window when none is given. */
+  static readonly defaultWindowSize: number = 3
+
   constructor(options: ConversationRelevancyMetricOptions = {}) {
-    super('ConversationRelevancyMetric', options, { name: 'Conversation Relevancy', windowSize: 3 })
+    const windowSize = (new.target as typeof ConversationRelevancyMetric).defaultWindowSize
+    super('ConversationRelevancyMetric', options, { name: 'Conversation Relevancy', windowSize })
   }
 
   protected override async score(parsed: ConversationalTestCase, ctx: Measurement): Promise<MetricScore> {
@@ -95,10 +102,13 @@ export class ConversationRelevancyMetric extends WindowedMetric {
   }
 }
 
-/** The reference library's newer name for {@link ConversationRelevancyMetric}; the same class. */
-export const TurnRelevancyMetric = ConversationRelevancyMetric
-/** The reference library's newer name for {@link ConversationRelevancyMetric}; the same class. */
-export type TurnRelevancyMetric = ConversationRelevancyMetric
+/**
+ * The reference library's newer name for {@link ConversationRelevancyMetric}, with its default window: 10 exchanges
+ * (ConversationRelevancyMetric's is 3). Otherwise the same metric.
+ */
+export class TurnRelevancyMetric extends ConversationRelevancyMetric {
+  static override readonly defaultWindowSize: number = 10
+}
 /** Options for {@link TurnRelevancyMetric}. */
 export type TurnRelevancyMetricOptions = ConversationRelevancyMetricOptions
 

@@ -6,7 +6,7 @@ afterEach(() => {
   vi.unstubAllEnvs()
 })
 
-describe('checkEnvironment: the JUDGETREE_* variables, checked once before a run', () => {
+describe('checkEnvironment: the JUDGETREE_* variables and OPENAI_BASE_URL, checked once before a run', () => {
   test('unset, blank and well-formed values pass', () => {
     vi.stubEnv('JUDGETREE_CACHE', 'replay')
     vi.stubEnv('JUDGETREE_CONCURRENCY', ' ')
@@ -22,6 +22,18 @@ describe('checkEnvironment: the JUDGETREE_* variables, checked once before a run
           'for the default.',
       ),
     )
+  })
+
+  test('a malformed OPENAI_BASE_URL is named with the form it needs; a well-formed one passes', () => {
+    vi.stubEnv('OPENAI_BASE_URL', '127.0.0.1:11434/v1')
+    expect(() => checkEnvironment()).toThrow(
+      new ConfigurationError(
+        'OPENAI_BASE_URL is not an http(s) URL: got "127.0.0.1:11434/v1". Set OPENAI_BASE_URL to the API root of an ' +
+          'OpenAI-compatible server, such as `http://localhost:11434/v1`. Fix it, or unset it for the default.',
+      ),
+    )
+    vi.stubEnv('OPENAI_BASE_URL', 'http://127.0.0.1:11434/v1')
+    expect(() => checkEnvironment()).not.toThrow()
   })
 
   test('every malformed value is listed in one error, so one run finds them all', () => {

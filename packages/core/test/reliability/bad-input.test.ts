@@ -420,7 +420,7 @@ test('every bad input fails with a message that names what is wrong and how to f
       "metadata with a throwing getter": "result error TEST_CASE_INVALID: The metric "Tools" could not read the test case:
       - metadata.secret could not be read (not loaded); pass plain data instead.",
       "mixed single-turn and conversational nodes": "DagValidationError: Invalid DAG (1 problem):
-      1. [mixed-modes] ConversationalBinaryJudgementNode (criteria: "Polite?"): is a conversational node but the DAG's first root is single-turn; use only single-turn nodes (TaskNode, …) in one DAG.",
+      1. [mixed-modes] DeepAcyclicGraph: mixes single-turn and Conversational* nodes; one DAG takes one family. For a DAGMetric (single-turn test cases), make these single-turn (TaskNode, BinaryJudgementNode, …): ConversationalBinaryJudgementNode (criteria: "Polite?"). For a ConversationalDAGMetric (conversations), make these Conversational*: TaskNode (instructions: "Extract").",
       "model that is not a name or a judge": "ConfigurationError: Invalid options for DAGMetric "X":
       - Expected \`model\` to be a model name such as 'gpt-4.1', an object implementing JudgeModel ({ name: string, generate(request) }), or undefined for the default judge; got \`42\` (number).",
       "node without options": "DagValidationError: Invalid DAG (1 problem):

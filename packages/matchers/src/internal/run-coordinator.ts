@@ -21,6 +21,19 @@ export function coordinatorUrlFromEnv(): string | undefined {
 }
 
 /**
+ * Checks the environment every judge call of the run reads (see checkEnvironment), throwing a ConfigurationError
+ * without a stack: what to fix is all in the message, and a stack would only point into judgetree and the runner.
+ */
+export function checkRunEnvironment(): void {
+  try {
+    checkEnvironment()
+  } catch (error) {
+    if (error instanceof ConfigurationError) error.stack = `${error.name}: ${error.message}`
+    throw error
+  }
+}
+
+/**
  * The run's coordinator: the one JUDGETREE_COORDINATOR_URL already names (another project of this run, or the
  * user's own), else a new one with these limits, whose URL is then set in JUDGETREE_COORDINATOR_URL. Checks the
  * JUDGETREE_* variables first (see checkEnvironment).
@@ -28,13 +41,7 @@ export function coordinatorUrlFromEnv(): string | undefined {
 export async function useRunCoordinator(limits: CoordinatorLimits = {}): Promise<RunCoordinator> {
   // Both runners' global setups come here before any test starts: a malformed JUDGETREE_* variable stops the run
   // with one message, instead of failing every test file (or every test) with the same one.
-  try {
-    checkEnvironment()
-  } catch (error) {
-    // What to fix is all in the message; a stack would only point into judgetree and the runner.
-    if (error instanceof ConfigurationError) error.stack = `${error.name}: ${error.message}`
-    throw error
-  }
+  checkRunEnvironment()
   const existing = coordinatorUrlFromEnv()
   if (existing !== undefined) return { url: existing, started: false, close: async () => {} }
   // Only the limits that were given: a missing one is read from JUDGETREE_CONCURRENCY / JUDGETREE_RPM.

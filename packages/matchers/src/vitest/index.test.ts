@@ -1,6 +1,9 @@
-import { existsSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { DEFAULT_JUDGE_CALL_BUDGET_MS } from '@judgetree/core/runtime'
-import { describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, test, vi } from 'vitest'
 import { judgetree } from './index.js'
 
 // The built plugin is what vitest.config.ts loads; its paths must point at files that exist.
@@ -28,8 +31,9 @@ function install(
   userConfig: object,
   projects: FakeProject[],
   reporters: unknown[] = [],
+  root?: string,
 ) {
-  const vitest = { config: { reporters } }
+  const vitest = { config: { reporters, root }, version: '4.1.12' }
   ;(plugin.config as (config: object) => void)(userConfig)
   for (const project of projects) {
     ;(plugin.configureVitest as (context: object) => void)({ vitest, project })
@@ -168,5 +172,58 @@ describe('judgetree() plugin', () => {
     expect(() => judgetree({ reporter: { githubSummary: 'no' } } as never)).toThrow(
       "Invalid options for judgetree(options) reporter:\n  - Expected `githubSummary` to be true or false, got 'no' (string).",
     )
+  })
+})
+
+describe('judgetree() plugin: what it checks before Vitest looks for test files', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs()
+  })
+
+  test('a malformed JUDGETREE_* variable stops the run at startup, with the message alone', () => {
+    vi.stubEnv('JUDGETREE_CACHE', 'replpay')
+    const error = (() => {
+      try {
+        install(judgetree(), {}, [fakeProject()])
+      } catch (caught) {
+        return caught as Error
+      }
+      return undefined
+    })()
+    expect(error?.message).toBe(
+      "JUDGETREE_CACHE must be one of 'read-write', 'read-only', 'replay', 'off'; got 'replpay'. Fix it, or unset " +
+        'it for the default.',
+    )
+    expect(error?.stack).toBe(`ConfigurationError: ${error?.message}`)
+  })
+
+  test('the html reporter without @vitest/ui is one line saying what to install', () => {
+    // A project whose Vitest has no @vitest/ui beside it or in the project; the built plugin, in a Node.js without
+    // the NODE_PATH that pnpm gives this run (through which @vitest/ui would be found).
+    const root = mkdtempSync(join(tmpdir(), 'judgetree-no-ui-'))
+    try {
+      mkdirSync(join(root, 'node_modules', 'vitest'), { recursive: true })
+      writeFileSync(join(root, 'node_modules', 'vitest', 'package.json'), '{"name":"vitest","version":"4.1.12"}')
+      const configure = (reporter: string) => {
+        const script =
+          `const { judgetree } = await import(${JSON.stringify(import.meta.resolve('@judgetree/matchers/vitest'))});` +
+          'const project = { config: { setupFiles: [], globalSetup: [], testTimeout: 5000 }, provide() {} };' +
+          `const vitest = { config: { root: ${JSON.stringify(root)}, reporters: [${JSON.stringify(reporter)}] }, version: '4.1.12' };` +
+          'try { judgetree().configureVitest({ vitest, project }); console.log("ok") } catch (e) { console.log(e.stack) }'
+        const env = { ...process.env, NODE_PATH: '' }
+        return spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+          env,
+          encoding: 'utf8',
+        }).stdout.trim()
+      }
+      expect(configure('default')).toBe('ok')
+      expect(configure('html')).toBe(
+        'ConfigurationError: The html reporter needs @vitest/ui, which is not installed: npm install -D @vitest/ui@4.1.12',
+      )
+      // This package has @vitest/ui: its own html reports go ahead.
+      expect(() => install(judgetree(), {}, [fakeProject()], ['html'])).not.toThrow()
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
   })
 })

@@ -1,8 +1,12 @@
 // @judgetree/matchers/vitest: the Vite plugin that installs judgetree in a Vitest config.
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { ConfigurationError } from '@judgetree/core'
 import type { Plugin } from 'vitest/config'
 import { checkInstallOptions } from '../internal/install-options.js'
 import type { JudgetreeReporterOptions } from '../internal/reporter-options.js'
+import { checkRunEnvironment } from '../internal/run-coordinator.js'
 import { PROVIDED_OPTIONS_KEY, type ProvidedOptions } from '../internal/vitest-options.js'
 
 export type { JudgetreeReporterOptions } from '../internal/reporter-options.js'
@@ -87,6 +91,10 @@ export function judgetree(options: JudgetreePluginOptions = {}): Plugin {
     // Runs once per project, also for inline `test.projects` that share one Vite server (Vitest 5), where
     // `config()` hooks never reach the projects; and after the CLI's `--reporter` flags have been applied.
     configureVitest({ vitest, project }) {
+      // Before Vitest looks for test files: a problem found here is a startup error, alone, where one found in the
+      // global setup (which checks again, for configs without the plugin) follows a false "No test files found".
+      checkRunEnvironment()
+      checkHtmlReporter(vitest.config, vitest.version)
       const config = project.config
       if (!config.setupFiles.includes(SETUP_FILE)) config.setupFiles.push(SETUP_FILE)
       // An array once resolved; typed as the user config's `string | string[]`.
@@ -106,6 +114,35 @@ export function judgetree(options: JudgetreePluginOptions = {}): Plugin {
       }
       ;(project.provide as (key: string, value: unknown) => void)(PROVIDED_OPTIONS_KEY, provided)
     },
+  }
+}
+
+/**
+ * Vitest's html reporter is in @vitest/ui, which Vitest does not install: without it, it prints a 30-line stack. This
+ * is the same lookup Vitest makes (from the project root, then from Vitest's own folder), said in one line.
+ */
+function checkHtmlReporter(
+  config: { readonly root?: string | undefined; readonly reporters: readonly unknown[] },
+  version: string | undefined,
+) {
+  const html = config.reporters.some((entry) => (Array.isArray(entry) ? entry[0] : entry) === 'html')
+  if (!html || process.env.VITEST_SKIP_INSTALL_CHECKS) return
+  const root = config.root ?? process.cwd()
+  const require = createRequire(join(root, 'package.json'))
+  let vitestDir: string
+  try {
+    vitestDir = dirname(require.resolve('vitest/package.json'))
+  } catch {
+    return
+  }
+  try {
+    require.resolve('@vitest/ui/package.json', { paths: [root, vitestDir] })
+  } catch {
+    const error = new ConfigurationError(
+      `The html reporter needs @vitest/ui, which is not installed: npm install -D @vitest/ui${version === undefined ? '' : `@${version}`}`,
+    )
+    error.stack = `${error.name}: ${error.message}`
+    throw error
   }
 }
 

@@ -1,11 +1,18 @@
-import { describe, expect, test, vi } from 'vitest'
+import { describe, expect, expectTypeOf, test, vi } from 'vitest'
 import { type DagValidationError, JudgetreeError } from '../../errors.js'
 import { scriptedJudge } from '../../judge/scripted-judge.js'
 import { ConversationalDAGMetric, DAGMetric } from '../../metrics/dag-metric.js'
-import { LLMTestCaseParams, TurnParams } from '../../test-case/params.js'
+import { LLMTestCaseParams, type TurnParam, TurnParams } from '../../test-case/params.js'
 import { DeepAcyclicGraph } from '../graph.js'
 import { BinaryJudgementNode } from './binary-judgement-node.js'
-import { type CodeCheckResult, CodeNode, type CodeNodeView, ConversationalCodeNode } from './code-node.js'
+import {
+  type CodeCheckResult,
+  CodeNode,
+  type CodeNodeTurn,
+  type CodeNodeView,
+  ConversationalCodeNode,
+  type ConversationalCodeNodeViewOf,
+} from './code-node.js'
 import { TaskNode } from './task-node.js'
 import { ConversationalVerdictNode, VerdictNode } from './verdict-node.js'
 
@@ -286,5 +293,38 @@ describe('ConversationalCodeNode', () => {
     expect(result.score).toBe(1)
     expect(judge.requests).toHaveLength(0)
     expect(result.trace.nodes[0]).toMatchObject({ shownTurns: [1, 1], turnWindow: [-2, -2] })
+  })
+
+  test('a check whose node names a turn-level field has `turns` typed as present (strict TypeScript)', async () => {
+    const node = new ConversationalCodeNode({
+      name: 'Looked the order up',
+      evaluationParams: [TurnParams.TOOLS_CALLED],
+      // Without the typing, `view.turns.some` is TS18048 ('view.turns' is possibly 'undefined') under strict.
+      check: (view) => view.turns.some((turn) => turn.toolsCalled?.some((tool) => tool.name === 'lookup_order')),
+      children: [
+        new ConversationalVerdictNode({ verdict: true, score: 10 }),
+        new ConversationalVerdictNode({ verdict: false, score: 0 }),
+      ],
+    })
+    const metric = new ConversationalDAGMetric({
+      name: 'Lookup',
+      dag: new DeepAcyclicGraph({ rootNodes: [node] }),
+      model: scriptedJudge({ rules: [] }),
+    })
+    const turns = [
+      { role: 'user' as const, content: 'Where is order 42?' },
+      { role: 'assistant' as const, content: 'On its way.', toolsCalled: [{ name: 'lookup_order' }] },
+    ]
+    expect((await metric.measure({ turns })).score).toBe(1)
+    expectTypeOf<ConversationalCodeNodeViewOf<['content', 'scenario']>['turns']>().toEqualTypeOf<
+      readonly CodeNodeTurn[]
+    >()
+    // Conversation-level fields only, or params not known until run time: no turns, or maybe none.
+    expectTypeOf<ConversationalCodeNodeViewOf<['scenario']>['turns']>().toEqualTypeOf<
+      readonly CodeNodeTurn[] | undefined
+    >()
+    expectTypeOf<ConversationalCodeNodeViewOf<readonly TurnParam[]>['turns']>().toEqualTypeOf<
+      readonly CodeNodeTurn[] | undefined
+    >()
   })
 })

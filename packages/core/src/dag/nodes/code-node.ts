@@ -61,7 +61,9 @@ export interface CodeNodeTurn {
 
 /**
  * What a ConversationalCodeNode's check is given: the turns in its window (when it names a turn-level parameter),
- * the conversation-level parameters it names, and its TaskNode parents' outputs by label.
+ * the conversation-level parameters it names, and its TaskNode parents' outputs by label. A node whose
+ * `evaluationParams` are written in place gets {@link ConversationalCodeNodeViewOf} instead, where `turns` is typed
+ * as present when it names a turn-level field.
  */
 export interface ConversationalCodeNodeView {
   readonly outputs: Readonly<Record<string, string>>
@@ -74,6 +76,26 @@ export interface ConversationalCodeNodeView {
   readonly metadata?: Readonly<Record<string, unknown>> | undefined
   readonly tags?: readonly string[] | undefined
 }
+
+/** The turn-level fields: naming one gives a conversational check the turns in its window. */
+type TurnLevelParam = 'role' | 'content' | 'retrievalContext' | 'toolsCalled'
+
+/**
+ * What the check of a ConversationalCodeNode naming `Params` is given: {@link ConversationalCodeNodeView}, with
+ * `turns` present when `Params` names a turn-level field (`role`, `content`, `retrievalContext`, `toolsCalled`).
+ *
+ * @example
+ * new ConversationalCodeNode({
+ *   name: 'Looked the order up',
+ *   evaluationParams: [TurnParams.TOOLS_CALLED],
+ *   check: (view) => view.turns.some((turn) => turn.toolsCalled?.some((tool) => tool.name === 'lookup_order')),
+ * })
+ */
+export type ConversationalCodeNodeViewOf<Params extends readonly TurnParam[]> = TurnParam extends Params[number]
+  ? ConversationalCodeNodeView
+  : [Params[number] & TurnLevelParam] extends [never]
+    ? ConversationalCodeNodeView
+    : ConversationalCodeNodeView & { readonly turns: readonly CodeNodeTurn[] }
 
 interface CodeNodeBaseOptions<View, Child> extends ReadingOptions {
   /** Names the check in traces, messages and Mermaid, e.g. "Under 200 words". */
@@ -100,10 +122,10 @@ export interface CodeNodeOptions extends CodeNodeBaseOptions<CodeNodeView, Verdi
 }
 
 /** Options for {@link ConversationalCodeNode}. */
-export interface ConversationalCodeNodeOptions
-  extends CodeNodeBaseOptions<ConversationalCodeNodeView, ConversationalVerdictNode> {
+export interface ConversationalCodeNodeOptions<Params extends readonly TurnParam[] = readonly TurnParam[]>
+  extends CodeNodeBaseOptions<ConversationalCodeNodeViewOf<Params>, ConversationalVerdictNode> {
   /** Turn-level and conversation-level fields the check is given. @default [] */
-  evaluationParams?: readonly TurnParam[] | undefined
+  evaluationParams?: Params | undefined
   /** Inclusive range of turns the check is given; negative indices count from the end. @default every turn */
   turnWindow?: readonly [number, number] | undefined
 }
@@ -232,7 +254,9 @@ export class CodeNode extends CodeNodeBase<'single-turn', CodeNodeOptions> {
 }
 
 /** Decides a verdict about a conversation with your own function: no judge call. */
-export class ConversationalCodeNode extends CodeNodeBase<'conversational', ConversationalCodeNodeOptions> {
+export class ConversationalCodeNode<
+  const Params extends readonly TurnParam[] = readonly TurnParam[],
+> extends CodeNodeBase<'conversational', ConversationalCodeNodeOptions<Params>> {
   static readonly kind = 'ConversationalCodeNode'
   static readonly mode = 'conversational'
 }

@@ -25,6 +25,8 @@ export function environmentSuite(
     const reportFile = join(scratch, 'report.json')
     let keyless: RunResult
     let malformed: RunResult
+    let unreachable: RunResult
+    let unreachableSeconds = 0
 
     beforeAll(async () => {
       // The runner's environment has no OPENAI_* variables (see runner.ts): the judge has no key.
@@ -35,10 +37,22 @@ export function environmentSuite(
           OPENAI_API_KEY: 'sk-test-e2e-0123456789abcdef',
           JUDGETREE_CACHE: 'bogus',
           JUDGETREE_CONCURRENCY: 'eight',
+          OPENAI_BASE_URL: '127.0.0.1:9/v1',
         },
         join(scratch, 'malformed.xml'),
       )
-    }, 120_000)
+      // Nothing listens on port 9 of 127.0.0.1: every connection is refused.
+      const started = Date.now()
+      unreachable = await run(
+        {
+          FIXTURE_REPORT_FILE: join(scratch, 'unreachable.json'),
+          OPENAI_API_KEY: 'sk-test-e2e-0123456789abcdef',
+          OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+        },
+        join(scratch, 'unreachable.xml'),
+      )
+      unreachableSeconds = (Date.now() - started) / 1000
+    }, 180_000)
 
     afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
@@ -60,6 +74,23 @@ export function environmentSuite(
           '  fix: Set OPENAI_API_KEY, or set OPENAI_BASE_URL to a local OpenAI-compatible server',
       )
       expect(keyless.stdout.split('\n').filter((line) => line.startsWith('judgetree'))).toEqual([])
+    })
+
+    test('a judge that cannot be reached: said once per run like a missing key, and its later calls fail at once', () => {
+      expect(unreachable.code).toBe(1)
+      expect(occurrences(unreachable.output, 'Check the network and OPENAI_BASE_URL')).toBe(1)
+      expect(unreachable.stderr).toMatch(
+        /judgetree: a problem of the environment failed 6 evaluations \(JUDGE_CALL_FAILED\):\n.* could not be reached/,
+      )
+      // Each test file's first calls retry; the calls after them are not made (a test file is a process).
+      expect(unreachable.output).toContain('This call was not made: an earlier call failed so')
+      const report = readReport(join(scratch, 'unreachable.json'))
+      const evaluations = report.tests.flatMap((test) => test.evaluations)
+      expect(evaluations.map((evaluation) => evaluation.error?.advice)).toEqual(
+        Array(6).fill('Check the network and OPENAI_BASE_URL (or the baseURL option).'),
+      )
+      // Two files, each waiting out one call's retries at most, not one per test.
+      expect(unreachableSeconds).toBeLessThan(60)
     })
 
     test('no API key: the JSON report keeps each whole message, with the advice on its own', () => {
@@ -84,9 +115,10 @@ export function environmentSuite(
       }
     })
 
-    test('malformed JUDGETREE_* variables stop the run before any test, with one message naming each', () => {
+    test('malformed JUDGETREE_* variables and OPENAI_BASE_URL stop the run before any test, with one message naming each', () => {
       expect(malformed.code).toBe(1)
-      expect(occurrences(malformed.output, '2 environment variables are malformed')).toBe(1)
+      expect(occurrences(malformed.output, '3 environment variables are malformed')).toBe(1)
+      expect(occurrences(malformed.output, 'OPENAI_BASE_URL is not an http(s) URL: got "127.0.0.1:9/v1".')).toBe(1)
       expect(
         occurrences(
           malformed.output,
@@ -99,6 +131,8 @@ export function environmentSuite(
       // No test ran, so none failed on its own with the same message.
       expect(malformed.output).not.toContain('a flat conversation')
       expect(malformed.output).not.toMatch(/\n\s+at |❯ .*environment\.ts/)
+      // Nothing before it says something else went wrong (Vitest's "No test files found", a serialized error).
+      expect(malformed.output).not.toMatch(/No tests? (files )?found|Serialized Error/)
     })
   })
 }
