@@ -18,6 +18,7 @@ import { toRecord } from '../report/record.js'
 import type { AssertionRecord } from '../report/run.js'
 import { LLMTestCaseParams } from '../test-case/params.js'
 import { renderResult } from '../trace/render.js'
+import { withThreshold } from './trial-result.js'
 
 /** A judge that finds the issue resolved with probability `p`, as a decision judge gives it; counts its calls. */
 function resolvedWith(p: number) {
@@ -149,5 +150,22 @@ describe('judgetree compare', () => {
     })
     expect(comparison.evaluations[0]?.passProbabilityChange).toBeCloseTo(-0.21)
     expect(renderComparison(comparison)).toContain('case 0 · Resolution: 1 → 1 (±0) · P(pass) 0.93 → 0.72')
+  })
+})
+
+describe("a threshold other than the metric's own", () => {
+  test("drops the judge's probability and says why, so the gate names the fix", async () => {
+    const result = await resolution(resolvedWith(0.95)).measure(testCase)
+    expect(result.passProbability?.p).toBeCloseTo(0.95)
+    const stricter = withThreshold({ ...result, minPassProbability: 0.9 }, 0.8)
+    expect(stricter.passProbability).toBeUndefined()
+    expect(stricter.passProbabilityUnavailable).toBe(
+      "the judge's probabilities were read against the metric's threshold 0.5, not 0.8; for P(pass) against another " +
+        'threshold, set it on the metric (its `threshold` option)',
+    )
+    expect(renderResult({ ...stricter, success: false })).toContain(
+      "gate: minPassProbability 0.9 needs a pass probability, and this measurement has none: the judge's " +
+        "probabilities were read against the metric's threshold 0.5, not 0.8. Get one with a decision judge",
+    )
   })
 })

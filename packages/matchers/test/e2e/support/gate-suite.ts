@@ -104,7 +104,8 @@ export function gateSuite(
         /FAIL Resolved: score 1 \(threshold 0\.5, minPassProbability 0\.9\) · P\(pass\) 0\.72 · judge gpt-4\.1 · decisions gpt-6-luna\n\s*gate: P\(pass\) 0\.72 is below minPassProbability 0\.9\n/,
       )
       expect(output).toContain(
-        'gate: minPassProbability 0.9 needs a pass probability, and this measurement has none: a verdict that matters came as a single answer',
+        'gate: minPassProbability 0.9 needs a pass probability, and this measurement has none: [n1] “Was the reply ' +
+          'complete?” was answered without probabilities (logprobs were not requested). Get one with a decision judge',
       )
       expect(output).toContain('expect(testCase).not.toPassMetric(metric, { minPassProbability }) is ambiguous')
       // The closing list names the chance and the most uncertain decision.
