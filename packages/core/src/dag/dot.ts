@@ -9,10 +9,15 @@ import { walkView } from './walk.js'
 /** Options for {@link dagToDot}. */
 export interface DotOptions {
   /**
-   * A measurement's trace: the walked path is drawn green and bold, each walked edge to a verdict labelled with its
+   * A measurement's trace: the walked path is drawn bold (green, or red when `passed` is false), each walked edge to a verdict labelled with its
    * probability when the judge gave one, and nodes that did not run grey and dashed.
    */
   trace?: MetricTrace | undefined
+  /**
+   * Whether the measurement of `trace` passed: when false, its walked path and the verdict it reached are drawn red
+   * instead of green, so a failed evaluation does not look like a pass. @default true
+   */
+  passed?: boolean | undefined
   /** Layout direction: top to bottom or left to right. @default 'TB' */
   direction?: 'TB' | 'LR' | undefined
 }
@@ -28,11 +33,18 @@ const SHAPES: Readonly<Record<NodePicture['shape'], readonly [string, readonly s
   pill: ['box', ['rounded']],
 }
 
-/** How a node looks after a measurement, by its status in the trace. */
-const LOOKS: Readonly<Record<TraceNode['status'], { readonly colours: string; readonly style?: string }>> = {
-  ran: { colours: 'fillcolor="#dcfce7", color="#15803d", penwidth=2' },
-  skipped: { colours: 'fillcolor="#f4f4f5", color="#a1a1aa", fontcolor="#71717a"', style: 'dashed' },
-  failed: { colours: 'fillcolor="#fee2e2", color="#b91c1c", penwidth=2' },
+export const GREEN = { fill: '#dcfce7', line: '#15803d' }
+export const RED = { fill: '#fee2e2', line: '#b91c1c' }
+
+/** How a node looks after a measurement, by its status in the trace; a node that ran takes the outcome's colour. */
+function looks(
+  status: TraceNode['status'],
+  outcome: typeof GREEN,
+): { readonly colours: string; readonly style?: string } {
+  if (status === 'skipped')
+    return { colours: 'fillcolor="#f4f4f5", color="#a1a1aa", fontcolor="#71717a"', style: 'dashed' }
+  const { fill, line } = status === 'failed' ? RED : outcome
+  return { colours: `fillcolor="${fill}", color="${line}", penwidth=2` }
 }
 
 /**
@@ -43,6 +55,7 @@ export function dagToDot(dag: DeepAcyclicGraph, options: DotOptions = {}): strin
   const plan = planOf(dag)
   const view = walkView(plan, options.trace)
   const traced = options.trace !== undefined
+  const outcome = options.passed === false ? RED : GREEN
   const lines = [
     'digraph judgetree {',
     `  graph [rankdir=${options.direction ?? 'TB'}, bgcolor="white", pad=0.2, nodesep=0.35, ranksep=0.45, fontname="Helvetica"]`,
@@ -55,14 +68,14 @@ export function dagToDot(dag: DeepAcyclicGraph, options: DotOptions = {}): strin
     const picture = node.picture()
     const status = view.status(node)
     const [shape, styles] = SHAPES[picture.shape]
-    const look = traced && status !== undefined ? LOOKS[status] : undefined
+    const look = traced && status !== undefined ? looks(status, outcome) : undefined
     const style = ['filled', ...styles, ...(look?.style === undefined ? [] : [look.style])].join(',')
     const colours = look === undefined ? '' : `, ${look.colours}`
     lines.push(`  ${id} [shape=${shape}, style="${style}", label=${quote(labelOf(picture))}${colours}]`)
     if (picture.metric !== undefined) {
       const label = quote(`metric: ${wrap(picture.metric)}`)
       lines.push(`  ${id}_metric [shape=box, peripheries=2, style="${style}", label=${label}${colours}]`)
-      edges.push(`  ${id} -> ${id}_metric${edgeLook(traced, status === 'ran')}`)
+      edges.push(`  ${id} -> ${id}_metric${edgeLook(traced && outcome, status === 'ran')}`)
     }
     for (const child of new Set(node.children)) {
       const walked = view.walked(node, child)
@@ -73,7 +86,7 @@ export function dagToDot(dag: DeepAcyclicGraph, options: DotOptions = {}): strin
           : chance === undefined
             ? ''
             : `label=${quote(formatProbability(chance))}`
-      edges.push(`  ${id} -> ${view.id(child)}${edgeLook(traced, walked, data)}`)
+      edges.push(`  ${id} -> ${view.id(child)}${edgeLook(traced && outcome, walked, data)}`)
     }
   }
   lines.push(...edges)
@@ -87,14 +100,15 @@ function labelOf(picture: NodePicture): string {
   return wrap(`${title}${picture.text}${score}`)
 }
 
-function edgeLook(traced: boolean, walked: boolean, extra = ''): string {
-  const look = !traced ? '' : walked ? 'color="#15803d", penwidth=3' : 'color="#a1a1aa"'
+/** A walked edge in the outcome's colour (none without a trace), any other one grey. */
+function edgeLook(outcome: typeof GREEN | false, walked: boolean, extra = ''): string {
+  const look = outcome === false ? '' : walked ? `color="${outcome.line}", penwidth=3` : 'color="#a1a1aa"'
   const attributes = [extra, look].filter((part) => part !== '').join(', ')
   return attributes === '' ? '' : ` [${attributes}]`
 }
 
 /** Long criteria would make huge diamonds: wrapped into short lines, and cut after a few of them. */
-function wrap(text: string): string {
+export function wrap(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim()
   const short = flat.length > LABEL_LIMIT ? `${flat.slice(0, LABEL_LIMIT - 1)}…` : flat
   const lines: string[] = []
@@ -114,7 +128,7 @@ function wrap(text: string): string {
  * their pictures and what XML cannot hold as U+FFFD: Graphviz refuses a NUL, and copies an ESC into its SVG, which
  * is then no XML.
  */
-function quote(text: string): string {
+export function quote(text: string): string {
   return `"${xmlSafe(text).split('\n').map(escapeDot).join('\\n')}"`
 }
 

@@ -67,7 +67,7 @@ function describeFailure(error: unknown): string {
 async function picturesOf(results: readonly EvaluationResult[]): Promise<Map<EvaluationResult, string>> {
   const pictures = new Map<EvaluationResult, string>()
   for (const entry of results.filter(({ result }) => !result.success)) {
-    const picture = await drawDag(entry.metric, entry.result.trace)
+    const picture = await drawDag(entry.metric, entry.result.trace, entry.result.success)
     if (picture !== undefined) pictures.set(entry, picture)
   }
   return pictures

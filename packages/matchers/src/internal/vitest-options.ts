@@ -11,8 +11,8 @@ export interface ProvidedOptions extends CoordinatorLimits {
   /** Annotate passing evaluations too, not only failed ones. */
   readonly annotatePassing: boolean
   /**
-   * Attach a picture (the walked DAG above the trace tree, as SVG) to each annotation: on when a report that shows
-   * images is being made (the HTML reporter, the UI, or a blob report that may be merged into HTML later).
+   * Attach a picture (the walked DAG, or a relevancy metric's verdicts, as SVG) to each annotation: on when a report
+   * that shows images is being made (the HTML reporter, the UI, or a blob report that may be merged into HTML later).
    */
   readonly pictures?: boolean | undefined
   /**

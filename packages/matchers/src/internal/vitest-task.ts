@@ -43,7 +43,7 @@ export const ANNOTATION_TYPE = 'judgetree'
  * which the HTML report and UI print as-is in a `<pre>`, layout intact; and, for a failed assertion (for every
  * one with `annotatePassing`), an annotation whose message is the summary line and reason (the failure message
  * already carries the tree, so the terminal shows it once) and whose attachment, when `picture` draws one, is the SVG
- * picture of the walked DAG and the tree, which the HTML report and the UI show inline.
+ * picture of the walked DAG (or of a relevancy metric's verdicts), which the HTML report and the UI show inline.
  */
 export async function attachRecord(
   test: TestTask,
@@ -96,11 +96,13 @@ export function storeRecord(test: TestTask, record: JudgetreeRecord): void {
         "test.concurrent('…', async ({ expect }) => { await expect(testCase).toPassMetric(metric) }).",
     )
   }
-  // In the order the test called the matcher, whatever order the evaluations finished in.
+  meta[textKey(record)] = record.text
+  // In the order the test called the matcher, whatever order the evaluations finished in. Set last (after every
+  // readable text) because the HTML report and the UI list the meta in key order: the text first, the JSON below.
+  delete meta[META_KEY]
   meta[META_KEY] = [...records.filter((stored) => stored !== replaced), record].sort(
     (a, b) => a.assertion - b.assertion,
   )
-  meta[textKey(record)] = record.text
 }
 
 /** Set once this file's tests were warned about the global `expect` under test.concurrent. */

@@ -1,5 +1,6 @@
 // Opens Vitest's HTML report in a real headless Chromium and checks what a person sees there for judgetree
-// evaluations: every test's score line, the trace tree with its line breaks, and the picture of the walked DAG.
+// evaluations: every test's score line, the trace tree with its line breaks, and the picture of the walked DAG:
+// readable at a 1440-px-wide window, red on a failure, green on a pass.
 // Needs Debian's `chromium` (CI installs it); skipped with a message when there is none.
 import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -61,20 +62,24 @@ describe.skipIf(CHROMIUM === undefined)('the HTML report in a browser', () => {
     const site = await serveDirectory(join(scratch, 'html'))
     const browser = await chromium.launch({ executablePath: CHROMIUM as string, args: ['--no-sandbox'] })
     try {
-      const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } })
+      const page = await browser.newPage({ viewport: { width: 1440, height: 1100 } })
       await page.goto(site.url)
       mkdirSync(ARTIFACTS, { recursive: true })
-      for (const { name, score, verdict, screenshot } of [
+      for (const { name, score, verdict, decisive, colour, screenshot } of [
         {
           name: 'passes a playful conversation',
           score: 'PASS Playful Chatbot: score 0.9 (threshold 0.7)',
           verdict: '├─ ● true → 9  ◀ score 0.9',
+          decisive: 'true → 9',
+          colour: { fill: '#dcfce7', stroke: '#15803d' },
           screenshot: 'html-report-passing.png',
         },
         {
           name: 'fails a flat conversation',
           score: 'FAIL Playful Chatbot: score 0.3 (threshold 0.7)',
           verdict: '└─ ● false → 3  ◀ score 0.3',
+          decisive: 'false → 3',
+          colour: { fill: '#fee2e2', stroke: '#b91c1c' },
           screenshot: 'html-report-failing.png',
         },
       ]) {
@@ -90,6 +95,12 @@ describe.skipIf(CHROMIUM === undefined)('the HTML report in a browser', () => {
             image.evaluate((img) => (img as unknown as { complete: boolean; naturalWidth: number }).naturalWidth),
           )
           .toBeGreaterThan(200)
+        // The picture is the DAG alone, drawn at a size a person reads, and its decisive verdict has the outcome's
+        // colour: measured on the picture's own SVG laid over the image at the image's rendered size.
+        const drawn = await pictureAsShown(image, decisive)
+        expect(drawn.treeText, 'the text tree is not drawn in the picture').toBe(false)
+        expect(drawn.smallestTextPx).toBeGreaterThanOrEqual(10)
+        expect(drawn.decisive).toEqual(colour)
         // The tree as text, as a person reads it: one node per line, indentation kept (the test meta; a failed
         // test's error shows it too).
         const tree = report.locator('pre').filter({ hasText: new RegExp(`^${score.replace(/[().]/g, '\\$&')}`) })
@@ -134,3 +145,68 @@ describe.skipIf(CHROMIUM === undefined)('the HTML report in a browser', () => {
     }
   }, 60_000)
 })
+
+/** The few DOM shapes the measurement reads (the project's types have no DOM library). */
+interface Box {
+  readonly left: number
+  readonly top: number
+  readonly width: number
+  readonly height: number
+}
+interface Element {
+  readonly textContent: string | null
+  getBoundingClientRect(): Box
+  getAttribute(name: string): string | null
+  setAttribute(name: string, value: string): void
+  querySelector(selector: string): Element | null
+  querySelectorAll(selector: string): Iterable<Element>
+  remove(): void
+}
+interface Page {
+  readonly document: { readonly body: { append(node: Element): void } }
+  readonly DOMParser: new () => { parseFromString(text: string, type: string): { documentElement: Element } }
+}
+
+/**
+ * What the annotation's picture looks like as the report shows it: its SVG (fetched from the image's source) is put
+ * inline at the image's rendered size and place, then measured: the height of its smallest drawn text in CSS
+ * pixels, the fill and stroke of the node whose text is `decisive`, and whether the text tree (`◀ score`) is drawn.
+ */
+async function pictureAsShown(
+  image: import('playwright-core').Locator,
+  decisive: string,
+): Promise<{
+  smallestTextPx: number
+  decisive: { fill?: string | undefined; stroke?: string | undefined }
+  treeText: boolean
+}> {
+  return image.evaluate(async (element, wanted) => {
+    const img = element as unknown as { src: string; getBoundingClientRect(): Box }
+    const source = await (await fetch(img.src)).text()
+    const page = globalThis as unknown as Page
+    const svg = new page.DOMParser().parseFromString(source, 'image/svg+xml').documentElement
+    const box = img.getBoundingClientRect()
+    svg.setAttribute('width', String(box.width))
+    svg.setAttribute('height', String(box.height))
+    svg.setAttribute('style', `position:fixed;left:${box.left}px;top:${box.top}px;opacity:0;pointer-events:none`)
+    page.document.body.append(svg)
+    try {
+      const texts = [...svg.querySelectorAll('text')]
+      const heights = texts.map((text) => text.getBoundingClientRect().height).filter((height) => height > 0)
+      const node = [...svg.querySelectorAll('g.node')].find((group) =>
+        [...group.querySelectorAll('text')].some((text) => text.textContent?.includes(wanted)),
+      )
+      const shape = node?.querySelector('polygon, path, ellipse')
+      return {
+        smallestTextPx: Math.min(...heights),
+        decisive: {
+          fill: shape?.getAttribute('fill') ?? undefined,
+          stroke: shape?.getAttribute('stroke') ?? undefined,
+        },
+        treeText: texts.some((text) => text.textContent?.includes('◀ score')),
+      }
+    } finally {
+      svg.remove()
+    }
+  }, decisive)
+}
