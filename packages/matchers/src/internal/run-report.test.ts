@@ -167,6 +167,15 @@ describe('run summary', () => {
     )
   })
 
+  test('every surface rounds scores and thresholds as the failure header does (3 decimals)', () => {
+    const unrounded = record({ ...failed, score: 2 / 9, threshold: 0.6000000000000001, metricThreshold: 0.6 })
+    const report = buildReport('vitest', [
+      { project: '', file: 't.test.ts', name: 'flat', state: 'failed', evaluations: [unrounded] },
+    ])
+    expect(renderRunOutput(report)).toContain('Playful Chatbot: score 0.222 < threshold 0.6 ·')
+    expect(renderMarkdown(report)).toContain('| ❌ | Playful Chatbot | 0.222 | 0.6 | t.test.ts &gt; flat |')
+  })
+
   test('an evaluation that failed under .not (its assertion held) is counted as failed and named as expected', () => {
     const expectedFailure = record({ ...failed, negated: true, assertionPassed: true })
     const summary = summarize([record(), failed, expectedFailure, { ...errored, negated: true }])
