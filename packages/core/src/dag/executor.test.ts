@@ -646,12 +646,12 @@ describe('scores and reasons', () => {
     const scoredLeafLowest = await run(0.9)
     expect(scoredLeafLowest.result.score).toBe(0.6)
     expect(scoredLeafLowest.result.reason).toBe(
-      'The walk scored 0.6 (the lowest of 2 verdicts reached, set by “Polite?” → true). “Accurate?” → true: It is right. “Polite?” → true: It is kind.',
+      'The walk scored 0.6 (the lowest of 2 verdicts reached). “Polite?” → true: It is kind.',
     )
     const metricLowest = await run(0.35)
     expect(metricLowest.result.score).toBe(0.35)
     expect(metricLowest.result.reason).toBe(
-      'The walk scored 0.35 (the lowest of 2 verdicts reached, set by the metric Child under “Accurate?” → true). “Accurate?” → true: It is right. “Polite?” → true: It is kind. Then Child scored 0.35: child says 0.35',
+      'The walk scored 0.35 (the lowest of 2 verdicts reached). “Accurate?” → true: It is right. Then Child scored 0.35: child says 0.35',
     )
     const summarising = await run(0.9, true)
     expect(taskText(summarising.judge.requests.at(-1) as JudgeRequest<unknown>)).toMatchInlineSnapshot(`

@@ -101,7 +101,11 @@ export function combineTrials(
     results.map((result) => result.trace),
   )
   const base = { trials, aggregate, passRate: verdict.passRate, spread } as const
-  const summary = `${verdict.passed}/${trials.length} trials passed, scores ${formatScore(spread.min)}–${formatScore(spread.max)}`
+  const scores =
+    spread.min === spread.max
+      ? `score ${formatScore(spread.min)}`
+      : `scores ${formatScore(spread.min)}–${formatScore(spread.max)}`
+  const summary = `${verdict.passed}/${trials.length} trials passed, ${scores}`
   const how = aggregate === 'majority' ? 'majority of trials (score: the lower median)' : `${aggregate} of the trials`
   const merged: MetricTrace = {
     ...trace,
@@ -119,7 +123,7 @@ export function combineTrials(
     error,
     trace: merged,
     get verboseLogs() {
-      logs ??= [renderTrace(merged), ...trials.map(trialLine)].join('\n')
+      logs ??= [renderTrace(merged), ...trialLines(trials)].join('\n')
       return logs
     },
     usage,
@@ -130,6 +134,16 @@ export function combineTrials(
     ...(chance === undefined ? {} : { passProbability: chance }),
     ...agreementOf(usage),
   })
+}
+
+/** A line per trial, or one for them all when every trial has the same verdict and score (`trials 1–5: FAIL score 0.2`). */
+function trialLines(trials: readonly TrialResult[]): string[] {
+  const lines = trials.map(trialLine)
+  const [first] = trials
+  const alike = trials.every((trial) => trial.error === undefined && trial.score === first?.score)
+  if (first === undefined || trials.length < 2 || !alike) return lines
+  const last = trials[trials.length - 1]
+  return [`trials ${first.trial}–${last?.trial}: ${(lines[0] ?? '').replace(/^trial \d+: /, '')}`]
 }
 
 function trialLine(trial: TrialResult): string {

@@ -199,6 +199,19 @@ describe('trials of a G-Eval score against a flaky judge', () => {
     expect(result.trials?.every((trial) => trial.error?.code === 'MEASUREMENT_ABORTED')).toBe(true)
   })
 
+  it('folds trials that agree into one line, and names their one score', async () => {
+    server.respondWith((request) =>
+      schemaOf(request) === 'geval_steps'
+        ? jsonReply({ steps: STEPS })
+        : { samples: Array.from({ length: request.body.n ?? 1 }, () => ({ json: { reason: 'scored 2', score: 2 } })) },
+    )
+    const result = await geval().measure(testCase)
+
+    expect(result.reason).toMatch(/^mean of 5 trials: 0\.2 \(0\/5 trials passed, score 0\.2\)\./)
+    const logs = result.verboseLogs.split('\n')
+    expect(logs.filter((line) => line.startsWith('trial'))).toEqual(['trials 1–5: FAIL score 0.2'])
+  })
+
   it('measures trials: 1 exactly as without trials', async () => {
     const result = await geval({ trials: 1 }).measure(testCase)
 

@@ -202,6 +202,8 @@ interface DecidingLeaf {
   readonly quote: string
   /** The child metric whose score it is, if the verdict continued with one. */
   readonly metric: MetricResult | undefined
+  /** The judgement whose verdict it is, as the walk recorded it; none when the leaf is a root. */
+  readonly judgement: WalkOutcome['judgements'][number] | undefined
 }
 
 function decidingLeaf(outcome: WalkOutcome, plan: GraphPlan): DecidingLeaf {
@@ -211,32 +213,34 @@ function decidingLeaf(outcome: WalkOutcome, plan: GraphPlan): DecidingLeaf {
   const quote = judgement ? `“${judgement.label ?? judgement.text}” → ${verdict}` : verdict
   const entry = outcome.nodes.find((node) => node.id === plan.ids.get(lowest.node))
   const metric = entry?.status === 'ran' ? entry.metric : undefined
-  return { score: lowest.score, quote: metric ? `the metric ${metric.name} under ${quote}` : quote, metric }
+  const judged = outcome.judgements.find((step) => step.node === judgement)
+  return {
+    score: lowest.score,
+    quote: metric ? `the metric ${metric.name} under ${quote}` : quote,
+    metric,
+    judgement: judged,
+  }
 }
 
 /**
  * The reason, built from the walked path's own judgements: no extra judge call. It states the final score (after
- * strict mode), and with parallel branches the verdict that set it.
+ * strict mode) and the decisive step only, the judgement whose verdict set the score, with its reason; the trace
+ * tree shows every step.
  */
 function pathReason(outcome: WalkOutcome, deciding: DecidingLeaf, walked: number, score: number): string {
-  const steps = outcome.judgements.map(
-    (judgement) =>
-      `“${judgement.node.label ?? judgement.node.text}” → ${String(judgement.verdict)}${judgedBecause(judgement)}`,
-  )
-  const { metric } = deciding
+  const { metric, judgement } = deciding
   const tail = metric
     ? ` Then ${metric.name} scored ${formatScore(metric.score)}${metric.reason ? `: ${oneLine(metric.reason)}` : '.'}`
     : ''
-  const leaf =
-    outcome.leaves.length > 1
-      ? ` (the lowest of ${outcome.leaves.length} verdicts reached, set by ${deciding.quote})`
-      : ''
+  const leaf = outcome.leaves.length > 1 ? ` (the lowest of ${outcome.leaves.length} verdicts reached)` : ''
   const strict =
     score === walked
       ? ''
       : `: its verdicts lead to ${formatScore(walked)}, and strict mode counts anything below 1 as 0`
-  const path = steps.length > 0 ? ` ${steps.join(' ')}` : ''
-  return `The walk scored ${formatScore(score)}${leaf}${strict}.${path}${tail}`
+  const step = judgement
+    ? ` “${judgement.node.label ?? judgement.node.text}” → ${String(judgement.verdict)}${judgedBecause(judgement)}`
+    : ''
+  return `The walk scored ${formatScore(score)}${leaf}${strict}.${step}${tail}`
 }
 
 /**

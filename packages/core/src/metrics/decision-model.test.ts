@@ -99,8 +99,14 @@ describe('decisionModel', () => {
     expect(result.score).toBe(1)
     expect(result.decisionModel).toBe('test-decider')
     expect(result.usage).toMatchObject({ judgeCalls: 1, promptTokens: 40, completionTokens: 0 })
-    expect(result.reason).toContain('“Polite?” → true (probability 0.93).')
-    expect(result.reason).toContain('“Rude?” → false (probability 0.80).')
+    // The reason names the decisive step (the first reached of equal verdicts); the trace keeps the other.
+    expect(result.reason).toBe(
+      'The walk scored 1 (the lowest of 2 verdicts reached). “Polite?” → true (probability 0.93).',
+    )
+    expect(result.trace.nodes.find((node) => node.text === 'Rude?')).toMatchObject({
+      verdict: false,
+      probabilities: { true: 0.2, false: 0.8 },
+    })
     const polite = result.trace.nodes.find((node) => node.text === 'Polite?')
     expect(polite).toMatchObject({
       verdict: true,

@@ -1,5 +1,5 @@
 import { withoutAdvice } from '../errors.js'
-import { passChance } from '../trace/render.js'
+import { formatScore, passChance } from '../trace/render.js'
 import { renderPassGate, renderPivot } from '../trace/render-pass-probability.js'
 import { adviceOf } from './record.js'
 import type { AssertionRecord, RunnerReport, RunnerTest } from './run.js'
@@ -58,8 +58,8 @@ export function failureLine(record: AssertionRecord): string {
   const comparison =
     gate ??
     (record.negated
-      ? `score ${scoreOf(record)} ≥ threshold ${record.threshold}, expected to fail`
-      : `score ${scoreOf(record)} < threshold ${record.threshold}`)
+      ? `score ${scoreOf(record)} ≥ threshold ${formatScore(record.threshold)}, expected to fail`
+      : `score ${scoreOf(record)} < threshold ${formatScore(record.threshold)}`)
   const chance = record.passProbability
   const parts = [
     `${name}: ${comparison}`,
@@ -76,7 +76,7 @@ export function failureLine(record: AssertionRecord): string {
  */
 function gateFailure(record: AssertionRecord): string | undefined {
   if (renderPassGate(record) === undefined) return undefined
-  const passed = `score ${scoreOf(record)} ≥ threshold ${record.threshold}`
+  const passed = `score ${scoreOf(record)} ≥ threshold ${formatScore(record.threshold)}`
   const chance = record.passProbability
   return chance === undefined
     ? `${passed}, but it has no P(pass) to hold to minPassProbability ${record.minPassProbability} (the failure says how to get one)`
@@ -116,11 +116,11 @@ export function scoreCell(record: AssertionRecord): string {
 
 function scoreOf(record: AssertionRecord): string {
   const { trials, spread } = record
-  if (trials === undefined || spread === undefined) return String(record.score)
+  if (trials === undefined || spread === undefined) return formatScore(record.score)
   const passed = trials.filter((trial) => trial.success).length
-  const round = (score: number) => String(Math.round(score * 1000) / 1000)
-  const range = spread.min === spread.max ? round(spread.min) : `${round(spread.min)}–${round(spread.max)}`
-  return `${round(record.score)} (${passed}/${trials.length} trials passed, ${range})`
+  const range =
+    spread.min === spread.max ? formatScore(spread.min) : `${formatScore(spread.min)}–${formatScore(spread.max)}`
+  return `${formatScore(record.score)} (${passed}/${trials.length} trials passed, ${range})`
 }
 
 export function failedEvaluations(report: RunnerReport) {

@@ -32,6 +32,8 @@ export interface RunSummary extends Omit<MetricUsage, 'costUsd'> {
   readonly expectedFailures?: number | undefined
   /** evaluate(): pairs left out because a metric met a test case of the other kind. */
   readonly skipped?: number | undefined
+  /** Runners: assertions rejected before anything was measured (a bad option), not counted as evaluations. */
+  readonly rejected?: number | undefined
   /** USD; unknown (`null`, or undefined in evaluate()'s returned summary) as described by each run's summary. */
   readonly costUsd: number | null | undefined
   /** Evaluations whose cost is unknown (a judge model without a price). */
@@ -120,7 +122,8 @@ export function summarise(
  * The closing line of every run (the Vitest and Jest reporters, evaluate()), e.g. `judgetree: 3 evaluations,
  * 2 passed, 1 failed, 0 errored · 7 judge calls (0 cached) · 1234 tokens · $0.0012`, with the tokens' details when
  * a reasoning model reported some (`1234 tokens (200 cached input, 300 reasoning)`). Evaluations that failed
- * under `.not` are named (`1 failed (1 expected by .not)`), skipped pairs counted (`, 3 skipped`), unpriced
+ * under `.not` are named (`1 failed (1 expected by .not)`), skipped pairs and rejected assertions counted
+ * (`, 3 skipped`, `, 1 rejected`), unpriced
  * evaluations added to a known cost (`$0.0012 (+ 1 evaluation unpriced)`), and 429s said once. The line is for
  * people; programs read the summary.
  */
@@ -128,11 +131,12 @@ export function renderFooter(summary: RunSummary): string {
   const expected = summary.expectedFailures ?? 0
   const failed = expected > 0 ? `${summary.failed} failed (${expected} expected by .not)` : `${summary.failed} failed`
   const skipped = (summary.skipped ?? 0) > 0 ? `, ${summary.skipped} skipped` : ''
+  const rejected = (summary.rejected ?? 0) > 0 ? `, ${summary.rejected} rejected` : ''
   const calls = plural(summary.judgeCalls, 'judge call')
   const tokens = plural(summary.promptTokens + summary.completionTokens, 'token') + formatTokenDetails(summary)
   return (
     `judgetree: ${plural(summary.evaluations, 'evaluation')}, ${summary.passed} passed, ${failed}, ` +
-    `${summary.errored} errored${skipped} · ${calls} (${summary.cachedCalls} cached) · ${tokens} · ` +
+    `${summary.errored} errored${skipped}${rejected} · ${calls} (${summary.cachedCalls} cached) · ${tokens} · ` +
     `${renderCost(summary)}${renderRateLimits(summary)}`
   )
 }

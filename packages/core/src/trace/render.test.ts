@@ -60,7 +60,7 @@ describe('renderTrace', () => {
     const result = await measure(true)
     expect(renderResult(result)).toMatchInlineSnapshot(`
       "PASS Playful Chatbot: score 1 (threshold 0.5) · judge scripted
-      reason: The walk scored 1. “Do the assistant's replies satisfy user's questions?” → true: The question was answered. “Tone” → Playful: Light teasing.
+      reason: The walk scored 1. “Tone” → Playful: Light teasing.
       [1] Task: Summarize the conversation. · turns 0–1 · 1 judge call
       │    Summary: The user asked about the weather.
       │             The assistant answered, teasing.

@@ -167,6 +167,33 @@ describe('run summary', () => {
     )
   })
 
+  test('every surface rounds scores and thresholds as the failure header does (3 decimals)', () => {
+    const unrounded = record({ ...failed, score: 2 / 9, threshold: 0.6000000000000001, metricThreshold: 0.6 })
+    const report = buildReport('vitest', [
+      { project: '', file: 't.test.ts', name: 'flat', state: 'failed', evaluations: [unrounded] },
+    ])
+    expect(renderRunOutput(report)).toContain('Playful Chatbot: score 0.222 < threshold 0.6 ·')
+    expect(renderMarkdown(report)).toContain('| ❌ | Playful Chatbot | 0.222 | 0.6 | t.test.ts &gt; flat |')
+  })
+
+  test('a rejected assertion (a bad option) is counted as rejected, not as a failed evaluation', () => {
+    const rejected = record({
+      ...errored,
+      assertionPassed: false,
+      error: {
+        name: 'UsageError',
+        code: 'ASSERTION_REJECTED',
+        message: 'toPassMetric(metric, options) got unknown option `treshold`.',
+      },
+    })
+    const report = buildReport('vitest', [
+      { project: '', file: 't.test.ts', name: 'typo', state: 'failed', evaluations: [rejected] },
+    ])
+    const lines = renderRunOutput(report).split('\n')
+    expect(lines[0]).toBe('judgetree: 1 rejected assertion')
+    expect(lines.at(-1)).toMatch(/^judgetree: 0 evaluations, 0 passed, 0 failed, 0 errored, 1 rejected · /)
+  })
+
   test('an evaluation that failed under .not (its assertion held) is counted as failed and named as expected', () => {
     const expectedFailure = record({ ...failed, negated: true, assertionPassed: true })
     const summary = summarize([record(), failed, expectedFailure, { ...errored, negated: true }])

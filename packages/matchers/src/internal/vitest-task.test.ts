@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import { unmeasuredRecord } from './record.js'
-import { META_KEY, storeRecord, type TestTask } from './vitest-task.js'
+import type { ProvidedOptions } from './vitest-options.js'
+import { attachRecord, META_KEY, storeRecord, type TestTask } from './vitest-task.js'
 
 function record(assertion: number, digest: string) {
   const base = unmeasuredRecord({
@@ -34,6 +35,41 @@ describe('storeRecord', () => {
     expect(warn).toHaveBeenCalledTimes(1)
     expect(warn.mock.calls[0]?.[0]).toMatch(
       /^judgetree: warning: the record of toPassMetric\(\) call #1 of test "greets" was replaced by one for another test case \(aaa → ccc\)\. Under test\.concurrent the global `expect` is bound to whichever test started last, .* Use the test context's expect: /,
+    )
+  })
+})
+
+describe('attachRecord', () => {
+  async function brief(message: string): Promise<string | undefined> {
+    const notes: string[] = []
+    const task: TestTask = {
+      name: 'judges',
+      meta: {},
+      result: { state: 'run' },
+      context: { annotate: async (note: string) => notes.push(note) },
+    } as TestTask
+    const failed = unmeasuredRecord({
+      metric: { name: 'Turn Contextual Relevancy', threshold: 0.5 },
+      assertion: 1,
+      negated: false,
+      summary: () => 'ERROR Turn Contextual Relevancy: no score (threshold 0.5)',
+      error: { name: 'JudgeResponseError', code: 'JUDGE_RESPONSE_INVALID', message },
+    })
+    await attachRecord(task, failed, { annotatePassing: false } as ProvidedOptions)
+    return notes[0]
+  }
+
+  test('the echo of an error never ends mid-sentence: its first full sentence, or its code and first line', async () => {
+    const cut = 'Judging turn 1 failed. The answer does not match the schema:\n  verdicts: expected 2 items'
+    expect(await brief(cut)).toBe(
+      'ERROR Turn Contextual Relevancy: no score (threshold 0.5)\nerror: Judging turn 1 failed.',
+    )
+    expect(await brief('The answer does not match the schema:\n  verdicts: expected 2 items')).toBe(
+      'ERROR Turn Contextual Relevancy: no score (threshold 0.5)\nerror JUDGE_RESPONSE_INVALID: The answer does not match the schema:',
+    )
+    // A whole first line is kept as it is.
+    expect(await brief('The judge timed out after 30 s. Raise timeoutMs.')).toBe(
+      'ERROR Turn Contextual Relevancy: no score (threshold 0.5)\nerror: The judge timed out after 30 s. Raise timeoutMs.',
     )
   })
 })

@@ -60,7 +60,8 @@ export async function attachRecord(
   const type = ANNOTATION_TYPE
   // The summary line and the reason (or error): the failure message already carries the tree, and every reporter
   // that shows annotations shows that message too; the full text stays in the meta and the JSON report.
-  const brief = record.text.split('\n').slice(0, 2).join('\n')
+  const [summary = '', second] = record.text.split('\n')
+  const brief = second === undefined ? summary : `${summary}\n${briefLine(second, record.error?.code)}`
   const svg = options.pictures === true ? await picture?.() : undefined
   const annotate = test.context.annotate.bind(test.context)
   if (svg === undefined || test.result?.state !== 'run') {
@@ -136,4 +137,14 @@ function misattribution(
 function textKey(record: JudgetreeRecord): string {
   const key = `judgetree: ${record.name}`
   return record.assertion === 1 ? key : `${key} (${record.assertion})`
+}
+
+/**
+ * The annotation's second line, whole unless it is an error cut at its line's end (`… does not match the schema:`,
+ * its detail on the lines below): then the error's first full sentence, or its code and that line.
+ */
+function briefLine(line: string, code: string | undefined): string {
+  if (code === undefined || !line.startsWith('error: ') || /[.!?)]$/.test(line)) return line
+  const sentence = /^error: .*?[.!?](?=\s|$)/.exec(line)?.[0]
+  return sentence ?? `error ${code}: ${line.slice('error: '.length)}`
 }

@@ -172,7 +172,7 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
   test('the reporter prints failed evaluations after Jest’s summary and ends with the summary line', () => {
     const lines = run.stderr.split('\n')
     // 9 failed evaluations and 2 assertions rejected before measuring (a string, a mistyped option).
-    const start = lines.indexOf('judgetree: 11 failed evaluations')
+    const start = lines.indexOf('judgetree: 9 failed evaluations, 2 rejected assertions')
     expect(start).toBeGreaterThan(-1)
     // One line each: Jest printed each failure's tree in its error already.
     expect(lines.slice(start + 1, start + 12)).toContain(
@@ -184,7 +184,7 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
     // the un-awaited one: cancelled when its test ended, it errors, and its cancelled calls are not counted; the
     // user metric's bug errors before its call. One of the failed evaluations was asserted with .not.
     expect(lines.findLast((line) => line.startsWith('judgetree: '))).toBe(
-      'judgetree: 15 evaluations, 6 passed, 6 failed (1 expected by .not), 3 errored · 20 judge calls (0 cached) · 0 tokens · $0.0000',
+      'judgetree: 15 evaluations, 6 passed, 6 failed (1 expected by .not), 3 errored, 2 rejected · 20 judge calls (0 cached) · 0 tokens · $0.0000',
     )
     expect(readFileSync(stepSummary, 'utf8')).toContain(
       '| ❌ | Playful Chatbot | 0.3 | 0.7 | tests/conversation.test.ts &gt; playful chatbot fails a flat conversation |',

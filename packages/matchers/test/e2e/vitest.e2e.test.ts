@@ -296,7 +296,7 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
     // stdout belongs to Vitest (and machine-readable reporters): judgetree prints to stderr, after Vitest's summary.
     expect(run.stdout.split('\n').filter((line) => line.startsWith('judgetree'))).toEqual([])
     const lines = run.output.trimEnd().split('\n')
-    const start = lines.indexOf(`judgetree: ${failures} failed evaluations`)
+    const start = lines.indexOf(`judgetree: ${failures - 4} failed evaluations, 4 rejected assertions`)
     expect(start).toBeGreaterThan(lines.findIndex((line) => line.includes('Test Files')))
     // One line each: Vitest printed each failure's tree in its error already.
     expect(lines.slice(start + 1, start + 1 + failures)).toContain(
@@ -305,7 +305,7 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
     expect(lines[start + 1 + failures]).toBe('')
     expect(lines).toContain('judgetree: JSON report in .judgetree/report.json')
     expect(lines.filter((line) => line.startsWith('judgetree: ') && line.includes(' evaluations, ')).at(-1)).toBe(
-      `judgetree: ${evaluations} evaluations, ${passed} passed, ${failed} failed (1 expected by .not), 4 errored · ${calls} judge calls (0 cached) · ${tokens} tokens · $${cost}`,
+      `judgetree: ${evaluations} evaluations, ${passed} passed, ${failed} failed (1 expected by .not), 4 errored, 4 rejected · ${calls} judge calls (0 cached) · ${tokens} tokens · $${cost}`,
     )
   })
 
@@ -559,7 +559,7 @@ describe('vitest --shard=i/2 --reporter=blob, then --merge-reports', () => {
       '  ✗ tests/single-turn.test.ts > single-turn: wrong answer fails · Answer Correctness: score 0.1 < threshold 0.5',
     )
     expect(merged.stderr.split('\n').findLast((line) => line.startsWith('judgetree: '))).toMatch(
-      /^judgetree: 9 evaluations, 3 passed, 4 failed \(1 expected by \.not\), 2 errored · \d+ judge calls \(0 cached\) · 0 tokens · \$0\.0000$/,
+      /^judgetree: 9 evaluations, 3 passed, 4 failed \(1 expected by \.not\), 2 errored, 4 rejected · \d+ judge calls \(0 cached\) · 0 tokens · \$0\.0000$/,
     )
   })
 

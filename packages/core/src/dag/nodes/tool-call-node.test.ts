@@ -181,10 +181,7 @@ describe('ToolCallNode', () => {
     const passed = await metric.measure({ ...booking, toolsCalled: calls('book') })
     expect(passed.score).toBe(1)
     expect(judge.requests).toHaveLength(1)
-    expect(passed.reason).toBe(
-      'The walk scored 1. “required book; forbidden cancel” → true: Every required tool was called (book) and no ' +
-        'forbidden tool was called (cancel). Tools called: book. “Is the reply polite?” → true: Says please.',
-    )
+    expect(passed.reason).toBe('The walk scored 1. “Is the reply polite?” → true: Says please.')
     expect(dag.toMermaid({ trace: passed.trace })).toMatchInlineSnapshot(`
       "flowchart TD
         n1{{"Tool calls: required book; forbidden cancel"}}

@@ -1,4 +1,5 @@
 import { terminalSafe } from '../../internal/safe-text.js'
+import { formatScore } from '../../trace/render.js'
 import { environmentProblems, failedEvaluations, negation, problemHeading, scoreCell, testTitle } from '../failures.js'
 import { ASSERTION_REJECTED } from '../record.js'
 import type { RunnerReport } from '../run.js'
@@ -27,7 +28,7 @@ export function renderMarkdown(report: RunnerReport, maxRows = 100): string {
         record.assertionPassed ? '✅' : '❌',
         record.negated ? `${record.name} (.not)` : record.name,
         record.error?.code === ASSERTION_REJECTED ? 'rejected' : record.error ? 'error' : scoreCell(record),
-        String(record.threshold),
+        formatScore(record.threshold),
         testTitle(test),
       ]
       lines.push(`| ${cells.map(tableCell).join(' | ')} |`)

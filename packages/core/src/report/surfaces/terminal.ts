@@ -4,6 +4,7 @@ import { oneLineSafe, terminalSafe } from '../../internal/safe-text.js'
 import { formatScore } from '../../trace/render.js'
 import { environmentProblems, failedEvaluations, failureLine, problemHeading, testTitle } from '../failures.js'
 import { renderJuryLines } from '../jury-summary.js'
+import { ASSERTION_REJECTED } from '../record.js'
 import type { EvaluationResult, RunnerReport } from '../run.js'
 import {
   type EvaluationSummary,
@@ -35,7 +36,13 @@ export function renderRunOutput(report: RunnerReport, notes: readonly string[] =
   const lines: string[] = []
   if (failed.length > 0) {
     // One line each: the runner has just printed each failure's tree in its error, once is enough.
-    lines.push(`judgetree: ${plural(failed.length, 'failed evaluation')}`)
+    // A rejected assertion (a bad option) measured nothing: it is not a failed evaluation.
+    const rejected = failed.filter(({ record }) => record.error?.code === ASSERTION_REJECTED).length
+    const counts = [
+      failed.length > rejected ? plural(failed.length - rejected, 'failed evaluation') : undefined,
+      rejected > 0 ? plural(rejected, 'rejected assertion') : undefined,
+    ]
+    lines.push(`judgetree: ${counts.filter((count) => count !== undefined).join(', ')}`)
     for (const { test, record } of failed) {
       lines.push(`  ✗ ${testTitle(test).replace(/\s+/g, ' ')} · ${failureLine(record)}`)
     }
