@@ -16,6 +16,7 @@ const yes: Verdict = { verdict: 'yes', reason: 'The sky is blue.' }
 const server = useOpenAIServer(() => jsonReply(yes))
 afterEach(() => {
   vi.unstubAllEnvs()
+  vi.restoreAllMocks()
 })
 
 /** A judge of `gpt-4.1`, named so that the expected costs and messages do not follow the default model. */
@@ -445,6 +446,16 @@ describe('OpenAIJudge transport errors', () => {
       expect(connections).toBe(2)
       expect(second).toMatchObject({ name: 'JudgeCallError', advice: (first as JudgeCallError).advice })
       expect(second.message).toContain('This call was not made: an earlier call failed so')
+
+      // Half a minute on, the server may have been started (watch mode): it is asked again.
+      const later = performance.now() + 31_000
+      vi.spyOn(performance, 'now').mockReturnValue(later)
+      const third = await rejection(unreachable.generate(ask()))
+      expect(connections).toBe(4)
+      expect(third.message).not.toContain('This call was not made')
+      const fourth = await rejection(unreachable.generate(ask()))
+      expect(connections).toBe(4)
+      expect(fourth.message).toContain('This call was not made')
     } finally {
       await new Promise((resolve) => closing.close(resolve))
     }

@@ -143,6 +143,8 @@ export function createStructuredJudge(transport: JudgeTransport): JudgeModel {
 
 /** The most top logprobs asked for: the most OpenAI (and the AI SDK's OpenAI providers) take. */
 const MAX_TOP_LOGPROBS = 20
+/** How long calls fail at once after one could not reach a server that has never answered. */
+const UNREACHABLE_MEMORY_MS = 30_000
 
 const REASK = (problem: string, schemaName: string) =>
   `Your previous answer could not be used: ${problem}\n` +
@@ -165,10 +167,11 @@ export class StructuredJudge implements JudgeModel {
   /** Whether the server has answered a call yet (with anything, an HTTP error included). */
   #answered = false
   /**
-   * The failure of a call that could not reach a server that has never answered: every later call would retry and
-   * fail alike, so they fail at once with it (a server that has answered once is retried as usual).
+   * The failure of a call that could not reach a server that has never answered, and when: every call in the next
+   * UNREACHABLE_MEMORY_MS would retry and fail alike, so they fail at once with it (a server that has answered once
+   * is retried as usual, and after that time one is asked again: it may have been started meanwhile, in watch mode).
    */
-  #neverReached: JudgeCallError | undefined
+  #neverReached: { readonly failure: JudgeCallError; readonly at: number } | undefined
 
   constructor(transport: JudgeTransport) {
     this.#transport = transport
@@ -368,7 +371,11 @@ export class StructuredJudge implements JudgeModel {
       signal: request.signal,
       scrub,
     }
-    if (this.#neverReached !== undefined && !this.#answered) throw this.#unreachableAgain(this.#neverReached)
+    const unreachable = this.#neverReached
+    if (unreachable !== undefined && !this.#answered) {
+      if (performance.now() - unreachable.at < UNREACHABLE_MEMORY_MS) throw this.#unreachableAgain(unreachable.failure)
+      this.#neverReached = undefined
+    }
     let completion: TransportCompletion
     try {
       completion = await transport.complete(call)
@@ -387,7 +394,7 @@ export class StructuredJudge implements JudgeModel {
       const site = { where: transport.where(), timeoutMs: transport.timeoutMs, advice: transport.advice, scrub }
       const thrown = callError(failure, error, site, request.signal)
       if (failure.kind === 'unreachable' && !this.#answered && thrown instanceof JudgeCallError) {
-        this.#neverReached ??= thrown
+        this.#neverReached ??= { failure: thrown, at: performance.now() }
       }
       throw thrown
     }
