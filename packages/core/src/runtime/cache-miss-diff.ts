@@ -2,6 +2,7 @@
 // two differ (a judge, a judge option, a trial, the words of a message). A miss then explains itself: "turn 0
 // changed", not "re-record everything".
 
+import { oneLineSafe } from '../internal/safe-text.js'
 import type { RecordedSummary } from './cache.js'
 import type { AskedMaterial } from './cache-key.js'
 
@@ -106,10 +107,12 @@ function passage(text: string, { start, end }: { readonly start: number; readonl
   const after = text.slice(text.length - end, text.length - end + CONTEXT)
   const cut = changed.length > PASSAGE ? `${changed.slice(0, PASSAGE)}…` : changed
   const line = `${start > CONTEXT ? '…' : ''}${before}[${cut}]${after}${end > CONTEXT ? '…' : ''}`
-  // The prompt's layout (JSON indentation, line breaks) is not what changed.
-  return `"${line.replace(/\s+/g, ' ')}"`
+  // On one line (the prompt's layout is not what changed), and no escape or CI command from a test case acts.
+  return `"${oneLineSafe(line)}"`
 }
 
 function shown(value: unknown): string {
-  return value === undefined || value === null ? '(none)' : typeof value === 'string' ? value : JSON.stringify(value)
+  return value === undefined || value === null
+    ? '(none)'
+    : oneLineSafe(typeof value === 'string' ? value : JSON.stringify(value))
 }
