@@ -166,7 +166,19 @@ function ask(
   request: JudgeRequest<unknown>,
   question: JudgeQuestion,
 ): Promise<JurorResponse[]> {
-  return Promise.all(jurors.map(async (juror) => jurorAnswer(juror.name, question, await juror.generate(request))))
+  return Promise.all(
+    jurors.map(async (juror) => jurorAnswer(juror.name, question, await juror.generate(forJuror(juror, request)))),
+  )
+}
+
+/**
+ * The request as `juror` gets it: a decision judge ignores the logprobs asked for the chat jurors, so they stay out of
+ * its request, and its cache entries are the same as when it judges alone.
+ */
+function forJuror(juror: JudgeModel, request: JudgeRequest<unknown>): JudgeRequest<unknown> {
+  if (juror.decides !== true || request.topLogprobs === undefined) return request
+  const { topLogprobs: _ignored, ...rest } = request
+  return rest
 }
 
 function sumUsage(usages: readonly JudgeUsage[]): JudgeUsage {

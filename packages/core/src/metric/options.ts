@@ -1,3 +1,4 @@
+import { isJury } from '../judge/jury-mark.js'
 import type { JudgeModel } from '../judge/types.js'
 import { withDefaultRuntime } from '../runtime/judge-runtime.js'
 
@@ -129,8 +130,8 @@ export function judgeFor(options: ResolvedMetricOptions, request: { readonly que
 }
 
 /**
- * The judge that answers `request` and the request as it is sent: a decision going to a chat judge asks for the
- * metric's `decisionLogprobs` (unless it asks for logprobs itself), so that its answer token gives its probabilities.
+ * The judge that answers `request` and the request as it is sent: a decision going to a chat judge (or to a jury
+ * with a chat juror) asks for the metric's `decisionLogprobs` (unless it asks for logprobs itself), so that its answer token gives its probabilities.
  * `logprobsAdded` says the metric's option asked for them, so a decision without probabilities can say why.
  */
 export function routed<Request extends { readonly question?: unknown; readonly topLogprobs?: number | undefined }>(
@@ -142,10 +143,15 @@ export function routed<Request extends { readonly question?: unknown; readonly t
     request.question !== undefined &&
     request.topLogprobs === undefined &&
     options.decisionLogprobs > 0 &&
-    judge.decides !== true
+    answersInChat(judge)
   return add
     ? { judge, request: { ...request, topLogprobs: options.decisionLogprobs }, logprobsAdded: true }
     : { judge, request, logprobsAdded: false }
+}
+
+/** True when a chat model answers (some of) `judge`'s decisions: itself, or a juror of a jury whatever juror leads. */
+function answersInChat(judge: JudgeModel): boolean {
+  return isJury(judge) ? judge.jurors.some((juror) => juror.decides !== true) : judge.decides !== true
 }
 
 /** How the scores of several trials combine into the result's score. */

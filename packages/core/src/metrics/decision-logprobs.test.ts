@@ -20,6 +20,7 @@ import { DeepAcyclicGraph } from '../dag/graph.js'
 import { BinaryJudgementNode } from '../dag/nodes/binary-judgement-node.js'
 import { NonBinaryJudgementNode } from '../dag/nodes/non-binary-judgement-node.js'
 import { VerdictNode } from '../dag/nodes/verdict-node.js'
+import { jury } from '../judge/jury.js'
 import { OpenAIDecisionJudge } from '../judge/openai-decision-judge.js'
 import type { MetricResult } from '../metric/types.js'
 import { LLMTestCaseParams } from '../test-case/params.js'
@@ -97,6 +98,20 @@ describe('DAG decisions with chat logprobs', () => {
     expect(server.decisionRequests).toHaveLength(2)
     expect(rounded(viaDecisions)).toEqual(rounded(chat))
     expect(viaDecisions.score).toBe(chat.score)
+  })
+
+  test('a jury led by a decision judge still asks its chat juror for logprobs, and the decision judge for none', async () => {
+    const metric = greeting({ topLogprobs: 5, model: jury([decisionJudge(), serverJudge(server.baseURL)]) })
+    const result = await metric.measure(testCase)
+    expect(result.error).toBeUndefined()
+    expect(server.requests.map((request) => request.body)).toMatchObject([
+      { logprobs: true, top_logprobs: 5 },
+      { logprobs: true, top_logprobs: 5 },
+    ])
+    expect(server.decisionRequests).toHaveLength(2)
+    // Both jurors give the same distributions, so their mean is that distribution: P(pass) as from either alone.
+    expect(result.passProbability?.p).toBeCloseTo(0.72, 9)
+    expect(result.passProbabilityUnavailable).toBeUndefined()
   })
 
   test('off by default: no logprobs asked, no probability, and the result says why and how to get one', async () => {
