@@ -5,22 +5,13 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { jsonReply, type OpenAIServer, startOpenAIServer } from '@judgetree/test-support'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { fixture, runJest, runVitest, scratchDir } from './support/runner.js'
+import { fixture, masked as maskedOutput, runJest, runVitest, scratchDir } from './support/runner.js'
 
 const scratch = scratchDir()
 
 /** Timings, temporary paths and the server's port change from run to run. */
 function masked(output: string): string {
-  return output
-    .replaceAll(fixture(''), '<fixtures>')
-    .replaceAll(scratch, '<scratch>')
-    .replace(/\d+(\.\d+)?m?s\b/g, '<time>')
-    .replace(/\(\d+ ms\)/g, '(<time>)')
-    .replace(/^Time: .*$/m, 'Time: <time>')
-    .replace(/Start at {2}\d\d:\d\d:\d\d/, 'Start at  <clock>')
-    .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:<port>')
-    .replace(/\(transform .*\)/, '(<phases>)')
-    .trimEnd()
+  return maskedOutput(output, { '<fixtures>': fixture(''), '<scratch>': scratch })
 }
 
 describe('one copy of the tree per terminal', () => {
