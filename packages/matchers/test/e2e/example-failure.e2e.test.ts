@@ -101,10 +101,6 @@ describe('the example suite’s intentional failure: one screen for a failing 4-
            76| })
            77|
 
-       ❯ tests/show-failure.test.ts:75:3 judgetree
-         ↳ FAIL Support Answer: score 0.2 (threshold 0.5) · judge gpt-6-luna
-      reason: The walk scored 0.2. “Tone” → Rudely: It tells the customer to read the policy next time.
-
       ⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯[1/1]⎯
 
 

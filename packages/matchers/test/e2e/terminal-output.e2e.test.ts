@@ -1,5 +1,6 @@
 // What a default run prints for a failing evaluation, pinned whole (durations masked): the tree once, in the
-// runner's failure; the annotation and the judgetree closing summary in one line each. Runs on this package's
+// runner's failure; the judgetree closing summary in one line; no annotation under the failure (only the terminal
+// would show it, and it would repeat the failure's first lines). Runs on this package's
 // Vitest 4 and Jest 30 (other versions word their own output differently; compat runs the other e2e files).
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -71,10 +72,6 @@ describe('one copy of the tree per terminal', () => {
              |   ^
            11| })
            12|
-
-       ❯ tests/chatbot.test.ts:10:3 judgetree
-         ↳ FAIL Playful Chatbot: score 0.3 (threshold 0.7) · judge gpt-4.1
-      reason: The walk scored 0.3. “Playful?” → false: A bare number is not playful.
 
       ⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯[1/1]⎯
 
