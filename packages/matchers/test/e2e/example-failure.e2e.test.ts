@@ -26,14 +26,17 @@ function supportJudge(request: RecordedRequest): ScriptedReply {
   return { status: 500, error: { message: 'the show-failure DAG asked something this server does not answer' } }
 }
 
-/** The lines of `output` from the one starting with `first` to the one before the first after it matching `end`. */
-function linesBetween(output: string, first: string, end: RegExp): string[] {
+/**
+ * The lines of `output` from the one starting with `first` through the first one after it starting with `last`: what
+ * a reader scrolls through for the failed test, from its failure to judgetree's summary line.
+ */
+function screenOf(output: string, first: string, last: string): string[] {
   const lines = output.split('\n')
   const from = lines.findIndex((line) => line.startsWith(first))
-  const to = lines.findIndex((line, index) => index > from && end.test(line))
+  const to = lines.findIndex((line, index) => index > from && line.startsWith(last))
   expect(from, `no line starts with ${first}`).toBeGreaterThanOrEqual(0)
-  expect(to, `nothing after ${first} matches ${end}`).toBeGreaterThan(from)
-  return lines.slice(from, to)
+  expect(to, `no line after ${first} starts with ${last}`).toBeGreaterThan(from)
+  return lines.slice(from, to + 1)
 }
 
 describe('the example suite’s intentional failure: one screen for a failing 4-level DAG', () => {
@@ -53,7 +56,8 @@ describe('the example suite’s intentional failure: one screen for a failing 4-
 
   test('vitest run (default reporter)', () => {
     expect(vitest.code).toBe(1)
-    const screen = linesBetween(vitest.output, ' FAIL  tests/show-failure.test.ts', /^⎯+\[1\/1\]⎯$/)
+    // The failure, and judgetree's closing lines: the run's summary (Test Files, Tests) is printed above them.
+    const screen = screenOf(vitest.output, ' FAIL  tests/show-failure.test.ts', 'judgetree: 1 evaluation')
     expect(screen.length).toBeLessThanOrEqual(40)
     expect(masked(vitest.output, { '<examples>': EXAMPLES })).toMatchInlineSnapshot(`
       "
@@ -114,7 +118,8 @@ describe('the example suite’s intentional failure: one screen for a failing 4-
 
   test('jest (default reporter and the judgetree reporter)', () => {
     expect(jest.code).toBe(1)
-    const screen = linesBetween(jest.output, '  ● fails on purpose', /^judgetree: /)
+    // The failure, and judgetree's closing lines; Jest's summary (Test Suites, Tests) follows them.
+    const screen = screenOf(jest.output, '  ● fails on purpose', 'judgetree: 1 evaluation')
     expect(screen.length).toBeLessThanOrEqual(40)
     expect(masked(jest.output, { '<examples>': EXAMPLES })).toMatchInlineSnapshot(`
       "
