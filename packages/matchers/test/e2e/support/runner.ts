@@ -82,6 +82,8 @@ export function masked(output: string, paths: Record<string, string> = {}): stri
   return text
     .replace(/\d+(\.\d+)?m?s\b/g, '<time>')
     .replace(/\(\d+ ms\)/g, '(<time>)')
+    // Vitest puts one more space before the duration of a passing test slower than its slowTestThreshold.
+    .replace(/^( +✓ .*\S) +<time>$/gm, '$1 <time>')
     .replace(/^Time: .*$/m, 'Time: <time>')
     .replace(/Start at {2}\d\d:\d\d:\d\d/, 'Start at  <clock>')
     .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:<port>')
