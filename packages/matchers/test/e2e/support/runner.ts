@@ -74,7 +74,8 @@ export function runExample(
 
 /**
  * A run's output with what changes from run to run masked: each of `paths` (absolute directories) by its name,
- * durations, the clock and the local server's port.
+ * durations, the clock and the local server's port. A passing Vitest test slower than its slowTestThreshold has one
+ * more space before its duration; it is masked alike.
  */
 export function masked(output: string, paths: Record<string, string> = {}): string {
   let text = output
@@ -82,7 +83,6 @@ export function masked(output: string, paths: Record<string, string> = {}): stri
   return text
     .replace(/\d+(\.\d+)?m?s\b/g, '<time>')
     .replace(/\(\d+ ms\)/g, '(<time>)')
-    // Vitest puts one more space before the duration of a passing test slower than its slowTestThreshold.
     .replace(/^( +✓ .*\S) +<time>$/gm, '$1 <time>')
     .replace(/^Time: .*$/m, 'Time: <time>')
     .replace(/Start at {2}\d\d:\d\d:\d\d/, 'Start at  <clock>')
