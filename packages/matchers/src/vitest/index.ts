@@ -126,7 +126,7 @@ function checkHtmlReporter(
   config: { readonly root?: string | undefined; readonly reporters: readonly unknown[] },
   version: string | undefined,
 ) {
-  const html = config.reporters.some((entry) => (Array.isArray(entry) ? entry[0] : entry) === 'html')
+  const html = config.reporters.some((entry) => reporterName(entry) === 'html')
   if (!html || process.env.VITEST_SKIP_INSTALL_CHECKS) return
   const root = config.root ?? process.cwd()
   const require = createRequire(join(root, 'package.json'))
@@ -151,7 +151,7 @@ function checkHtmlReporter(
 function showsPictures(config: { readonly ui?: boolean | undefined; readonly reporters: readonly unknown[] }): boolean {
   if (config.ui === true) return true
   return config.reporters.some((entry) => {
-    const name = Array.isArray(entry) ? entry[0] : entry
+    const name = reporterName(entry)
     return name === 'html' || name === 'blob'
   })
 }
@@ -178,15 +178,20 @@ const TERMINAL_REPORTERS = new Set([
  */
 function readsAnnotations(reporters: readonly unknown[]): boolean {
   return reporters.some((entry) => {
-    const name = Array.isArray(entry) ? entry[0] : entry
+    const name = reporterName(entry)
     if (name === REPORTER_FILE || name === REPORTER_SPECIFIER) return false
     return typeof name !== 'string' || !TERMINAL_REPORTERS.has(name)
   })
 }
 
+/** The name (a path, or the reporter itself) in an entry of `config.reporters`: `name` or `[name, options]`. */
+function reporterName(entry: unknown): unknown {
+  return Array.isArray(entry) ? entry[0] : entry
+}
+
 function hasJudgetreeReporter(reporters: readonly unknown[]): boolean {
   return reporters.some((entry) => {
-    const name = Array.isArray(entry) ? entry[0] : entry
+    const name = reporterName(entry)
     return name === REPORTER_FILE || name === REPORTER_SPECIFIER
   })
 }
