@@ -13,57 +13,64 @@ import { exampleJudge } from '../src/judge.js'
 
 // This test fails on purpose, to show what a failing evaluation reports: the one-line summary, the reason and the
 // trace tree of the judge's walk. It runs only with JUDGETREE_SHOW_FAILURE=1, so the default run stays green.
+// examples/jest-quickstart/tests/show-failure.test.ts is the same test in Jest.
 const showFailure = process.env.JUDGETREE_SHOW_FAILURE === '1'
 
-// Does a support answer state the return policy correctly? A wrong return window scores 0; otherwise the score
-// depends on how much of the rest (refund method, who pays return shipping) is right.
-const details = new NonBinaryJudgementNode({
-  criteria:
-    'How many of these does the actual output state as the expected output does: refund method, who pays return shipping?',
-  evaluationParams: [LLMTestCaseParams.ACTUAL_OUTPUT, LLMTestCaseParams.EXPECTED_OUTPUT],
+// Does a support bot answer a return question well? Four steps deep: list the answer's claims, check the return
+// window, then the refund method, then judge how the answer treats the customer. A right answer given rudely fails.
+const tone = new NonBinaryJudgementNode({
+  label: 'Tone',
+  criteria: 'How does the actual output treat the customer?',
+  evaluationParams: [LLMTestCaseParams.ACTUAL_OUTPUT],
   children: [
-    new VerdictNode({ verdict: 'Both', score: 10 }),
-    new VerdictNode({ verdict: 'One', score: 6 }),
-    new VerdictNode({ verdict: 'Neither', score: 3 }),
+    new VerdictNode({ verdict: 'Warmly', score: 10 }),
+    new VerdictNode({ verdict: 'Neutrally', score: 7 }),
+    new VerdictNode({ verdict: 'Rudely', score: 2 }),
   ],
 })
-const returnWindow = new BinaryJudgementNode({
-  criteria: 'Do the claims give the same return window as the expected output?',
+const refundMethod = new BinaryJudgementNode({
+  label: 'Refund',
+  criteria: 'Do the claims give the expected refund method?',
   evaluationParams: [LLMTestCaseParams.EXPECTED_OUTPUT],
-  children: [new VerdictNode({ verdict: false, score: 0 }), new VerdictNode({ verdict: true, child: details })],
+  children: [new VerdictNode({ verdict: false, score: 3 }), new VerdictNode({ verdict: true, child: tone })],
+})
+const returnWindow = new BinaryJudgementNode({
+  label: 'Window',
+  criteria: 'Do the claims give the expected return window?',
+  evaluationParams: [LLMTestCaseParams.EXPECTED_OUTPUT],
+  children: [new VerdictNode({ verdict: false, score: 0 }), new VerdictNode({ verdict: true, child: refundMethod })],
 })
 const claims = new TaskNode({
+  label: 'Claims',
   instructions: 'List every claim the actual output makes about returns and refunds.',
   evaluationParams: [LLMTestCaseParams.ACTUAL_OUTPUT],
   outputLabel: 'Claims',
   children: [returnWindow],
 })
 
-const returnPolicy = new DAGMetric({
-  name: 'Return Policy',
+const supportAnswer = new DAGMetric({
+  name: 'Support Answer',
   dag: new DeepAcyclicGraph({ rootNodes: [claims] }),
   model: exampleJudge([
     {
       match: 'List every claim',
-      answer: { output: '1. Items can be returned within 60 days. 2. Refunds go to the original payment method.' },
+      answer: { output: '1. Books can be returned within 30 days. 2. Refunds go to the original payment method.' },
     },
+    { match: 'expected return window', answer: { reason: 'Both say 30 days.', verdict: true } },
+    { match: 'expected refund method', answer: { reason: 'Both say the original payment method.', verdict: true } },
     {
-      match: 'same return window',
-      answer: { reason: 'The answer says 60 days; the policy allows 30 days.', verdict: false },
+      match: 'treat the customer',
+      answer: { reason: 'It tells the customer to read the policy next time.', verdict: 'Rudely' },
     },
   ]),
 })
 
-const wrongWindow: LLMTestCase = {
-  input: 'How long do I have to return a book?',
-  actualOutput: 'You can return any book within 60 days, and we refund you to your original payment method.',
-  expectedOutput:
-    'Books can be returned within 30 days of delivery. Refunds go to the original payment method; we pay return shipping.',
+const rightButRude: LLMTestCase = {
+  input: 'Can I still return a book I bought three weeks ago?',
+  actualOutput: 'Yes, within 30 days, refunded to your original payment method. Read the policy next time.',
+  expectedOutput: 'Books can be returned within 30 days of delivery. Refunds go to the original payment method.',
 }
 
-test.runIf(showFailure)(
-  'fails on purpose (runs with JUDGETREE_SHOW_FAILURE=1): the answer gives the wrong return window',
-  async () => {
-    await expect(wrongWindow).toPassMetric(returnPolicy)
-  },
-)
+test.runIf(showFailure)('fails on purpose: a right answer, given rudely', async () => {
+  await expect(rightButRude).toPassMetric(supportAnswer)
+})

@@ -8,6 +8,12 @@ export const COORDINATOR_URL_KEY = 'judgetreeCoordinatorUrl'
 
 /** What the plugin tells the setup file in each worker, and the global setup the limits it was given. */
 export interface ProvidedOptions extends CoordinatorLimits {
+  /**
+   * Annotate evaluations at all: off when every reporter of the run is one that shows annotations only in the
+   * terminal (or not at all), where an annotation would only repeat the failure's first lines under it. Unset
+   * (the setup file without the plugin) is on.
+   */
+  readonly annotate?: boolean | undefined
   /** Annotate passing evaluations too, not only failed ones. */
   readonly annotatePassing: boolean
   /**

@@ -40,11 +40,16 @@ describe('storeRecord', () => {
 })
 
 describe('attachRecord', () => {
-  async function brief(message: string): Promise<string | undefined> {
+  /** The annotation attachRecord makes for a judge error with this message, if any; the record goes to `meta`. */
+  async function brief(
+    message: string,
+    options: Partial<ProvidedOptions> = { annotate: true },
+    meta: object = {},
+  ): Promise<string | undefined> {
     const notes: string[] = []
-    const task: TestTask = {
+    const task = {
       name: 'judges',
-      meta: {},
+      meta,
       result: { state: 'run' },
       context: { annotate: async (note: string) => notes.push(note) },
     } as TestTask
@@ -55,9 +60,17 @@ describe('attachRecord', () => {
       summary: () => 'ERROR Turn Contextual Relevancy: no score (threshold 0.5)',
       error: { name: 'JudgeResponseError', code: 'JUDGE_RESPONSE_INVALID', message },
     })
-    await attachRecord(task, failed, { annotatePassing: false } as ProvidedOptions)
+    await attachRecord(task, failed, { annotatePassing: false, ...options } as ProvidedOptions)
     return notes[0]
   }
+
+  test('a run whose reporters show annotations only in the terminal gets none; the record is stored all the same', async () => {
+    const meta = {}
+    expect(await brief('The judge timed out.', { annotate: false }, meta)).toBeUndefined()
+    expect(Object.keys(meta)).toEqual(['judgetree: Turn Contextual Relevancy', META_KEY])
+    // The setup file without the plugin knows no reporters: it annotates.
+    expect(await brief('The judge timed out.', {})).toContain('error: The judge timed out.')
+  })
 
   test('the echo of an error never ends mid-sentence: its first full sentence, or its code and first line', async () => {
     const cut = 'Judging turn 1 failed. The answer does not match the schema:\n  verdicts: expected 2 items'

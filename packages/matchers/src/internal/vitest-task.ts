@@ -40,10 +40,11 @@ export const ANNOTATION_TYPE = 'judgetree'
 /**
  * Puts an evaluation on its test: the structured record in `meta.judgetree`; the readable text under a
  * top-level `judgetree: <metric>` key (with ` (n)` after it for the test's n-th `toPassMetric` call, n > 1),
- * which the HTML report and UI print as-is in a `<pre>`, layout intact; and, for a failed assertion (for every
- * one with `annotatePassing`), an annotation whose message is the summary line and reason (the failure message
- * already carries the tree, so the terminal shows it once) and whose attachment, when `picture` draws one, is the SVG
- * picture of the walked DAG (or of a relevancy metric's verdicts), which the HTML report and the UI show inline.
+ * which the HTML report and UI print as-is in a `<pre>`, layout intact; and, when a report other than the terminal
+ * reads annotations (`options.annotate`), for a failed assertion (for every one with `annotatePassing`), an
+ * annotation whose message is the summary line and reason (the failure message already carries the tree) and whose
+ * attachment, when `picture` draws one, is the SVG picture of the walked DAG (or of a relevancy metric's verdicts),
+ * which the HTML report and the UI show inline.
  */
 export async function attachRecord(
   test: TestTask,
@@ -54,6 +55,8 @@ export async function attachRecord(
   storeRecord(test, record)
   // A test that already finished (its assertion was not awaited) can no longer be annotated.
   if (test.result?.state !== 'run' || typeof test.context?.annotate !== 'function') return
+  // Only the terminal would show it, below a failure that opens with the same lines.
+  if (options.annotate === false) return
   if (record.assertionPassed && !options.annotatePassing) return
   // A problem of the environment (no API key) is in the failure, and its fix is printed once after the run.
   if (record.error?.advice !== undefined && options.reporter === true) return

@@ -61,7 +61,9 @@ describe('judgetree() plugin', () => {
       expect(project.config.testTimeout).toBe(300_000)
       // A hung judge fails with its own timeout, after its retries, before the test's timeout cuts it short.
       expect(project.config.testTimeout).toBeGreaterThan(DEFAULT_JUDGE_CALL_BUDGET_MS)
-      expect(project.provided).toEqual({ judgetree: { annotatePassing: false, pictures: false, reporter: true } })
+      expect(project.provided).toEqual({
+        judgetree: { annotate: false, annotatePassing: false, pictures: false, reporter: true },
+      })
     }
     expect(vitest.config.reporters).toEqual([
       'default',
@@ -94,7 +96,14 @@ describe('judgetree() plugin', () => {
     )
     expect(project.config.testTimeout).toBe(90_000)
     expect(project.provided).toEqual({
-      judgetree: { annotatePassing: true, pictures: false, reporter: true, concurrency: 4, requestsPerMinute: 90 },
+      judgetree: {
+        annotate: true,
+        annotatePassing: true,
+        pictures: false,
+        reporter: true,
+        concurrency: 4,
+        requestsPerMinute: 90,
+      },
     })
     expect(vitest.config.reporters).toEqual([[expect.stringMatching(/reporter\.js$/), { outputFile: 'out.json' }]])
     // Without the judgetree reporter nobody prints an environment problem's fix after the run: the tests say it.
@@ -107,11 +116,35 @@ describe('judgetree() plugin', () => {
     for (const reporters of [['html'], [['blob', {}]], ['default', 'html']]) {
       const project = fakeProject()
       install(judgetree(), {}, [project], reporters)
-      expect(project.provided).toEqual({ judgetree: { annotatePassing: true, pictures: true, reporter: true } })
+      expect(project.provided).toEqual({
+        judgetree: { annotate: true, annotatePassing: true, pictures: true, reporter: true },
+      })
     }
     const quiet = fakeProject()
     install(judgetree({ annotatePassing: false }), {}, [quiet], ['html'])
-    expect(quiet.provided).toEqual({ judgetree: { annotatePassing: false, pictures: true, reporter: true } })
+    expect(quiet.provided).toEqual({
+      judgetree: { annotate: true, annotatePassing: false, pictures: true, reporter: true },
+    })
+  })
+
+  test('annotates only when a report other than the terminal reads annotations', () => {
+    const annotates = (reporters: unknown[]) => {
+      const project = fakeProject()
+      install(judgetree(), {}, [project], reporters)
+      return (project.provided.judgetree as { annotate: boolean }).annotate
+    }
+    // The terminal reporters print an annotation under the failure, whose first lines it repeats.
+    for (const terminal of [['default'], ['verbose', 'json'], [['dot', {}]], ['tree', 'hanging-process']]) {
+      expect(annotates(terminal), JSON.stringify(terminal)).toBe(false)
+    }
+    // JUnit properties, GitHub notices, TAP comments, a blob to merge; or a reporter of the user's or an editor's.
+    for (const reader of ['junit', 'github-actions', 'tap', 'blob', './my-reporter.ts', { onInit() {} }]) {
+      expect(annotates(['default', reader]), JSON.stringify(reader)).toBe(true)
+    }
+    // Asked for, passing evaluations included.
+    const asked = fakeProject()
+    install(judgetree({ annotatePassing: true }), {}, [asked], ['default'])
+    expect(asked.provided).toMatchObject({ judgetree: { annotate: true } })
   })
 
   test('baseline and failOnRegression go to the reporter, and are checked', () => {

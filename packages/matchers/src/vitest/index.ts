@@ -107,6 +107,7 @@ export function judgetree(options: JudgetreePluginOptions = {}): Plugin {
       }
       const pictures = showsPictures(vitest.config)
       const provided: ProvidedOptions = {
+        annotate: pictures || options.annotatePassing === true || readsAnnotations(vitest.config.reporters),
         annotatePassing: options.annotatePassing ?? pictures,
         pictures,
         reporter: hasJudgetreeReporter(vitest.config.reporters),
@@ -125,7 +126,7 @@ function checkHtmlReporter(
   config: { readonly root?: string | undefined; readonly reporters: readonly unknown[] },
   version: string | undefined,
 ) {
-  const html = config.reporters.some((entry) => (Array.isArray(entry) ? entry[0] : entry) === 'html')
+  const html = config.reporters.some((entry) => reporterName(entry) === 'html')
   if (!html || process.env.VITEST_SKIP_INSTALL_CHECKS) return
   const root = config.root ?? process.cwd()
   const require = createRequire(join(root, 'package.json'))
@@ -150,14 +151,47 @@ function checkHtmlReporter(
 function showsPictures(config: { readonly ui?: boolean | undefined; readonly reporters: readonly unknown[] }): boolean {
   if (config.ui === true) return true
   return config.reporters.some((entry) => {
-    const name = Array.isArray(entry) ? entry[0] : entry
+    const name = reporterName(entry)
     return name === 'html' || name === 'blob'
   })
 }
 
+/**
+ * Vitest's reporters that show annotations in the terminal alone (under the failure, which already opens with the
+ * same summary line and reason), or not at all (json keeps the meta, which has the records).
+ */
+const TERMINAL_REPORTERS = new Set([
+  'default',
+  'basic',
+  'verbose',
+  'dot',
+  'tree',
+  'minimal',
+  'agent',
+  'json',
+  'hanging-process',
+])
+
+/**
+ * Whether a reporter of the run reads annotations beyond the terminal: JUnit's properties, GitHub Actions' notices,
+ * TAP's comments, a blob to merge, the HTML report, or a reporter judgetree does not know (an editor's, say).
+ */
+function readsAnnotations(reporters: readonly unknown[]): boolean {
+  return reporters.some((entry) => {
+    const name = reporterName(entry)
+    if (name === REPORTER_FILE || name === REPORTER_SPECIFIER) return false
+    return typeof name !== 'string' || !TERMINAL_REPORTERS.has(name)
+  })
+}
+
+/** The name (a path, or the reporter itself) in an entry of `config.reporters`: `name` or `[name, options]`. */
+function reporterName(entry: unknown): unknown {
+  return Array.isArray(entry) ? entry[0] : entry
+}
+
 function hasJudgetreeReporter(reporters: readonly unknown[]): boolean {
   return reporters.some((entry) => {
-    const name = Array.isArray(entry) ? entry[0] : entry
+    const name = reporterName(entry)
     return name === REPORTER_FILE || name === REPORTER_SPECIFIER
   })
 }

@@ -51,6 +51,46 @@ export function runJest(name: string, args: readonly string[], env: Record<strin
   return run([join(HOME, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci', ...args], fixture(name), env)
 }
 
+/** The repository's example packages (examples/walkthroughs, …). */
+export const EXAMPLES = resolve(MATCHERS_DIR, '..', '..', 'examples')
+
+/**
+ * Runs an example package of this repository (examples/<name>) with its own runner, as CI would: `pnpm run eval`
+ * there is `vitest run` or `jest`.
+ */
+export function runExample(
+  name: string,
+  runner: 'vitest' | 'jest',
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<RunResult> {
+  const dir = join(EXAMPLES, name)
+  const cli =
+    runner === 'vitest'
+      ? [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run']
+      : [join(dir, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci']
+  return run([...cli, ...args], dir, env, process.execPath)
+}
+
+/**
+ * A run's output with what changes from run to run masked: each of `paths` (absolute directories) by its name,
+ * durations, the clock and the local server's port. A passing Vitest test slower than its slowTestThreshold has one
+ * more space before its duration; it is masked alike.
+ */
+export function masked(output: string, paths: Record<string, string> = {}): string {
+  let text = output
+  for (const [name, path] of Object.entries(paths)) text = text.replaceAll(path, name)
+  return text
+    .replace(/\d+(\.\d+)?m?s\b/g, '<time>')
+    .replace(/\(\d+ ms\)/g, '(<time>)')
+    .replace(/^( +✓ .*\S) +<time>$/gm, '$1 <time>')
+    .replace(/^Time: .*$/m, 'Time: <time>')
+    .replace(/Start at {2}\d\d:\d\d:\d\d/, 'Start at  <clock>')
+    .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:<port>')
+    .replace(/\(transform .*\)/, '(<phases>)')
+    .trimEnd()
+}
+
 /** Type-checks fixture projects with a tsconfig of test/fixtures, using the TypeScript installed next to the runner. */
 export function runTsc(tsconfig: string): Promise<RunResult> {
   const tsc = join(HOME, 'node_modules', 'typescript', 'bin', 'tsc')
