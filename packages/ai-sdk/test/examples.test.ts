@@ -10,11 +10,14 @@ import {
   type ScriptedReply,
   unicodeEscaped,
   useOpenAIServer,
+  withDirLock,
 } from '@judgetree/test-support'
 import { expect, test } from 'vitest'
 import { promptData } from '../../core/test/support/walkthroughs.js'
 
 const exampleDir = fileURLToPath(new URL('../../../examples/walkthroughs/', import.meta.url))
+/** Held while a test runs the example: matchers' example-failure e2e runs it too, writing the same report.json. */
+const exampleLock = `${exampleDir}.judgetree/e2e.lock`
 const API_KEY = 'sk-test-examples-0123456789abcdef'
 
 /** The examples' offline answers, routed on the task part of the prompt, checked in this order. */
@@ -70,26 +73,31 @@ function runExamples(
   })
 }
 
-test('the playful-chatbot, meeting-summary and G-Eval examples pass through aiSdkJudge as they do offline', async () => {
-  const { code, output } = await runExamples([
-    'tests/playful-chatbot.test.ts',
-    'tests/meeting-summary.test.ts',
-    'tests/geval-correctness.test.ts',
-  ])
-  expect(output).toContain('through the AI SDK (@judgetree/ai-sdk)')
-  expect(output).toMatch(/Tests\s+5 passed \(5\)/)
-  expect(code).toBe(0)
-  // 3 playful + 3 meeting calls per way of building it, and for G-Eval the steps once and one score per answer.
-  expect(server.requests).toHaveLength(12)
-  expect(new Set(server.requests.map((request) => request.body.model))).toEqual(new Set(['gpt-4.1']))
-  expect(server.requests.every((request) => request.headers.authorization === `Bearer ${API_KEY}`)).toBe(true)
-  expect(output).not.toContain(API_KEY)
-  // The judgetree reporter's summary: as offline, the .not.toPassMetric test's evaluation counts as failed, and the G-Eval
-  // steps are generated once for both answers; tokens and cost are the server's usage priced as gpt-4.1.
-  expect(output).toContain(
-    'judgetree: 5 evaluations, 4 passed, 1 failed (1 expected by .not), 0 errored · 13 judge calls (1 cached) · 180 tokens · $0.0007',
-  )
-}, 120_000)
+test(
+  'the playful-chatbot, meeting-summary and G-Eval examples pass through aiSdkJudge as they do offline',
+  () =>
+    withDirLock(exampleLock, async () => {
+      const { code, output } = await runExamples([
+        'tests/playful-chatbot.test.ts',
+        'tests/meeting-summary.test.ts',
+        'tests/geval-correctness.test.ts',
+      ])
+      expect(output).toContain('through the AI SDK (@judgetree/ai-sdk)')
+      expect(output).toMatch(/Tests\s+5 passed \(5\)/)
+      expect(code).toBe(0)
+      // 3 playful + 3 meeting calls per way of building it, and for G-Eval the steps once and one score per answer.
+      expect(server.requests).toHaveLength(12)
+      expect(new Set(server.requests.map((request) => request.body.model))).toEqual(new Set(['gpt-4.1']))
+      expect(server.requests.every((request) => request.headers.authorization === `Bearer ${API_KEY}`)).toBe(true)
+      expect(output).not.toContain(API_KEY)
+      // The judgetree reporter's summary: as offline, the .not.toPassMetric test's evaluation counts as failed, and the G-Eval
+      // steps are generated once for both answers; tokens and cost are the server's usage priced as gpt-4.1.
+      expect(output).toContain(
+        'judgetree: 5 evaluations, 4 passed, 1 failed (1 expected by .not), 0 errored · 13 judge calls (1 cached) · 180 tokens · $0.0007',
+      )
+    }),
+  240_000,
+)
 
 /** The environment with every variable set to undefined left out, rather than passed on as the text "undefined". */
 function withoutUnset(env: Record<string, string | undefined>): Record<string, string> {
@@ -133,64 +141,74 @@ async function outcomes(): Promise<unknown> {
   }
 }
 
-test('every example file gives the same scores, verdicts and paths through aiSdkJudge over HTTP as offline', async () => {
-  // JUDGETREE_SHOW_FAILURE=1 brings in the one example that fails on purpose, so all 8 files run.
-  await rm(`${exampleDir}.judgetree/report.json`, { force: true })
-  const offline = await runExamples([], {
-    JUDGETREE_SHOW_FAILURE: '1',
-    OPENAI_API_KEY: undefined,
-    OPENAI_BASE_URL: undefined,
-  })
-  expect(offline.output).toContain('the judge is SCRIPTED')
-  const expected = await outcomes()
-  // All 8 files: 14 evaluations, 11 passing, 2 failing under .not and the one failing on purpose.
-  expect(expected).toMatchObject({
-    summary: { evaluations: 14, passed: 11, failed: 3, expectedFailures: 2, errored: 0 },
-  })
+test(
+  'every example file gives the same scores, verdicts and paths through aiSdkJudge over HTTP as offline',
+  () =>
+    withDirLock(exampleLock, async () => {
+      // JUDGETREE_SHOW_FAILURE=1 brings in the one example that fails on purpose, so all 8 files run.
+      await rm(`${exampleDir}.judgetree/report.json`, { force: true })
+      const offline = await runExamples([], {
+        JUDGETREE_SHOW_FAILURE: '1',
+        OPENAI_API_KEY: undefined,
+        OPENAI_BASE_URL: undefined,
+      })
+      expect(offline.output).toContain('the judge is SCRIPTED')
+      const expected = await outcomes()
+      // All 8 files: 14 evaluations, 11 passing, 2 failing under .not and the one failing on purpose.
+      expect(expected).toMatchObject({
+        summary: { evaluations: 14, passed: 11, failed: 3, expectedFailures: 2, errored: 0 },
+      })
 
-  await rm(`${exampleDir}.judgetree/report.json`, { force: true })
-  // Each example's offline answers, served by a server in the test worker: every call crosses the AI SDK and HTTP.
-  const throughAiSdk = await runExamples([], {
-    JUDGETREE_SHOW_FAILURE: '1',
-    JUDGETREE_JUDGE: 'ai-sdk-loopback',
-    // Named, so that the usage below is priced (as gpt-4.1's) whatever the examples' default model.
-    JUDGETREE_MODEL: 'gpt-4.1',
-    OPENAI_API_KEY: undefined,
-    OPENAI_BASE_URL: undefined,
-  })
-  expect(throughAiSdk.output).toContain('served over HTTP on 127.0.0.1 and judged through the AI SDK')
-  expect(throughAiSdk.output).toMatch(/Test Files\s+1 failed \| 7 passed \(8\)/)
-  expect(throughAiSdk.code).toBe(offline.code)
-  expect(await outcomes()).toEqual(expected)
-  // The offline run reports no tokens; the HTTP run reports the server's usage, priced as gpt-4.1.
-  expect(offline.output).toMatch(/judge calls \(\d+ cached\) · 0 tokens/)
-  expect(throughAiSdk.output).toMatch(/judge calls \(\d+ cached\) · [1-9]\d* tokens · \$0\.\d+/)
-}, 180_000)
+      await rm(`${exampleDir}.judgetree/report.json`, { force: true })
+      // Each example's offline answers, served by a server in the test worker: every call crosses the AI SDK and HTTP.
+      const throughAiSdk = await runExamples([], {
+        JUDGETREE_SHOW_FAILURE: '1',
+        JUDGETREE_JUDGE: 'ai-sdk-loopback',
+        // Named, so that the usage below is priced (as gpt-4.1's) whatever the examples' default model.
+        JUDGETREE_MODEL: 'gpt-4.1',
+        OPENAI_API_KEY: undefined,
+        OPENAI_BASE_URL: undefined,
+      })
+      expect(throughAiSdk.output).toContain('served over HTTP on 127.0.0.1 and judged through the AI SDK')
+      expect(throughAiSdk.output).toMatch(/Test Files\s+1 failed \| 7 passed \(8\)/)
+      expect(throughAiSdk.code).toBe(offline.code)
+      expect(await outcomes()).toEqual(expected)
+      // The offline run reports no tokens; the HTTP run reports the server's usage, priced as gpt-4.1.
+      expect(offline.output).toMatch(/judge calls \(\d+ cached\) · 0 tokens/)
+      expect(throughAiSdk.output).toMatch(/judge calls \(\d+ cached\) · [1-9]\d* tokens · \$0\.\d+/)
+    }),
+  300_000,
+)
 
-test('through real Vitest, a key that is not sk-shaped, echoed by the server, reaches neither the output nor report.json', async () => {
-  // An Azure-style key (32 hex characters): only the key itself, read from the provider, can find it.
-  const key = 'a3f9c2e1b7d4058f6e2a9c1d3b5f7e80'
-  server.respondWith((request) => {
-    const reply = exampleAnswer(request)
-    const value = reply.json as Record<string, unknown> | undefined
-    if (value === undefined || typeof value.reason !== 'string') return reply
-    // Raw in the reason, and \u-escaped so that it decodes into the key only when the answer is parsed.
-    const reason = `${value.reason} (auth ${String(request.headers.authorization)})`
-    return { content: JSON.stringify({ ...value, reason }).replace('(auth', `(${unicodeEscaped(key)}, auth`) }
-  })
-  await rm(`${exampleDir}.judgetree/report.json`, { force: true })
-  const { code, output } = await runExamples(['tests/playful-chatbot.test.ts', 'tests/meeting-summary.test.ts'], {
-    OPENAI_BASE_URL: server.baseURL,
-    OPENAI_API_KEY: key,
-    JUDGETREE_JUDGE: 'ai-sdk',
-  })
-  expect(server.requests.every((request) => request.headers.authorization === `Bearer ${key}`)).toBe(true)
-  const report = await readFile(`${exampleDir}.judgetree/report.json`, 'utf8')
-  expect(report).toContain('(sk-***, auth Bearer sk-***)')
-  for (const form of [key, unicodeEscaped(key), key.slice(4, -4)]) {
-    expect(output.includes(form), `the output shows ${form}`).toBe(false)
-    expect(report.includes(form), `report.json shows ${form}`).toBe(false)
-  }
-  expect(output).toMatch(/Tests\s+\d+ passed/)
-  expect(code).toBe(0)
-}, 120_000)
+test(
+  'through real Vitest, a key that is not sk-shaped, echoed by the server, reaches neither the output nor report.json',
+  () =>
+    withDirLock(exampleLock, async () => {
+      // An Azure-style key (32 hex characters): only the key itself, read from the provider, can find it.
+      const key = 'a3f9c2e1b7d4058f6e2a9c1d3b5f7e80'
+      server.respondWith((request) => {
+        const reply = exampleAnswer(request)
+        const value = reply.json as Record<string, unknown> | undefined
+        if (value === undefined || typeof value.reason !== 'string') return reply
+        // Raw in the reason, and \u-escaped so that it decodes into the key only when the answer is parsed.
+        const reason = `${value.reason} (auth ${String(request.headers.authorization)})`
+        return { content: JSON.stringify({ ...value, reason }).replace('(auth', `(${unicodeEscaped(key)}, auth`) }
+      })
+      await rm(`${exampleDir}.judgetree/report.json`, { force: true })
+      const { code, output } = await runExamples(['tests/playful-chatbot.test.ts', 'tests/meeting-summary.test.ts'], {
+        OPENAI_BASE_URL: server.baseURL,
+        OPENAI_API_KEY: key,
+        JUDGETREE_JUDGE: 'ai-sdk',
+      })
+      expect(server.requests.every((request) => request.headers.authorization === `Bearer ${key}`)).toBe(true)
+      const report = await readFile(`${exampleDir}.judgetree/report.json`, 'utf8')
+      expect(report).toContain('(sk-***, auth Bearer sk-***)')
+      for (const form of [key, unicodeEscaped(key), key.slice(4, -4)]) {
+        expect(output.includes(form), `the output shows ${form}`).toBe(false)
+        expect(report.includes(form), `report.json shows ${form}`).toBe(false)
+      }
+      expect(output).toMatch(/Tests\s+\d+ passed/)
+      expect(code).toBe(0)
+    }),
+  240_000,
+)

@@ -10,6 +10,7 @@ export {
   mostProbable,
   type RecordedDecisionRequest,
 } from './decision-server.js'
+export { withDirLock } from './dir-lock.js'
 export { judgeProtocolSuite, type ProtocolJudgeFactory } from './judge-protocol-suite.js'
 export {
   type ChatCompletionBody,

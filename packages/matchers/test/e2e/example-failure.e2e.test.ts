@@ -4,7 +4,15 @@
 // against a local server that walks the DAG to its failing verdict. The whole output is pinned, and the failing
 // test's report fits one screen. Runs on the examples' Vitest 4 and Jest 30 only (the compat matrix runs the files
 // named after a runner).
-import { type OpenAIServer, type RecordedRequest, type ScriptedReply, startOpenAIServer } from '@judgetree/test-support'
+
+import { join } from 'node:path'
+import {
+  type OpenAIServer,
+  type RecordedRequest,
+  type ScriptedReply,
+  startOpenAIServer,
+  withDirLock,
+} from '@judgetree/test-support'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { EXAMPLES, masked, type RunResult, runExample } from './support/runner.js'
 
@@ -47,9 +55,12 @@ describe('the example suite’s intentional failure: one screen for a failing 4-
   beforeAll(async () => {
     server = await startOpenAIServer(supportJudge)
     const env = { JUDGETREE_SHOW_FAILURE: '1', OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'sk-test-screen-0123' }
-    vitest = await runExample('walkthroughs', 'vitest', ['tests/show-failure.test.ts'], env)
+    // @judgetree/ai-sdk's examples test runs this example too, writing the same .judgetree/report.json: take turns.
+    vitest = await withDirLock(join(EXAMPLES, 'walkthroughs', '.judgetree', 'e2e.lock'), () =>
+      runExample('walkthroughs', 'vitest', ['tests/show-failure.test.ts'], env),
+    )
     jest = await runExample('jest-quickstart', 'jest', ['tests/show-failure.test.ts'], env)
-  }, 120_000)
+  }, 300_000)
   afterAll(async () => {
     await server?.close()
   })
