@@ -9,26 +9,34 @@ const shared: Options = {
   external: ['@judgetree/core', 'vitest', '@jest/globals'],
 }
 
+const importedEntries = {
+  index: 'src/index.ts',
+  'vitest/index': 'src/vitest/index.ts',
+  'jest/index': 'src/jest/index.ts',
+}
+const vitestEntries = {
+  'vitest/setup': 'src/vitest/setup.ts',
+  'vitest/global-setup': 'src/vitest/global-setup.ts',
+  'vitest/reporter': 'src/vitest/reporter.ts',
+}
+
 export default defineConfig([
   {
     // Imported from config files, which may be ESM or CommonJS.
     ...shared,
-    entry: { index: 'src/index.ts', 'vitest/index': 'src/vitest/index.ts', 'jest/index': 'src/jest/index.ts' },
+    entry: importedEntries,
     format: ['esm', 'cjs'],
-    dts: true,
+    // Every declaration file, the Vitest-only entries' too, comes from this one pass: each pass type-checks the
+    // whole source again, and a second one was a third of the package's build time.
+    dts: { entry: { ...importedEntries, ...vitestEntries } },
     // The plugin and withJudgetree find their setup and reporter files next to themselves, in both formats.
     shims: true,
   },
   {
     // Loaded by Vitest, which imports ESM.
     ...shared,
-    entry: {
-      'vitest/setup': 'src/vitest/setup.ts',
-      'vitest/global-setup': 'src/vitest/global-setup.ts',
-      'vitest/reporter': 'src/vitest/reporter.ts',
-    },
+    entry: vitestEntries,
     format: ['esm'],
-    dts: true,
   },
   {
     // Loaded by Jest, which requires CommonJS for setup files, global hooks and reporters (no transform is

@@ -299,7 +299,8 @@ describe('trials and the judge cache', () => {
     expect(server.requests).toHaveLength(0)
     expect(replayed.trials?.map((trial) => trial.score)).toEqual(first.trials?.map((trial) => trial.score))
     expect(replayed.score).toBe(first.score)
-    expect(replayed.usage).toMatchObject({ judgeCalls: 6, cachedCalls: 6, promptTokens: 0 })
+    // The steps call and the one request (n: 5) that answered the five trials, both from the cache.
+    expect(replayed.usage).toMatchObject({ judgeCalls: 2, cachedCalls: 2, promptTokens: 0 })
 
     const warm = await cached('read-write').measure(testCase)
     expect(server.requests).toHaveLength(0)

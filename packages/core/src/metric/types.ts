@@ -5,9 +5,12 @@ import type { TrialAggregate, TrialsUntilDecided } from './options.js'
 
 /** Judge calls and their cost, for one measurement or summed over a run. */
 export interface MetricUsage {
-  /** Judge calls made, including ones answered from the cache. */
+  /**
+   * Judge calls: requests to the judge, including those the cache answered instead. Samples asked together (trials
+   * through OpenAI's `n`, a decision model's batch) are one call, whether live or replayed.
+   */
   readonly judgeCalls: number
-  /** Judge calls answered from the cache (no tokens billed). */
+  /** Of `judgeCalls`, those answered from the cache or shared with an identical call: requests not made, not billed. */
   readonly cachedCalls: number
   readonly promptTokens: number
   readonly completionTokens: number

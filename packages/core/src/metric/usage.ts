@@ -31,12 +31,16 @@ export function addUsage(a: MetricUsage, b: MetricUsage): MetricUsage {
   return a.jurors === undefined && b.jurors === undefined ? sum : { ...sum, ...addJuryUsage(a, b) }
 }
 
-/** The usage of one judge answer: a cached answer bills no tokens and costs nothing. */
+/**
+ * The usage of one judge answer. A call is one request the judge was (or, from the cache, would have been) asked: a
+ * second sample of one request (OpenAI's `n`, a decision model's batch) is no call of its own, live or replayed, so
+ * a replay counts the calls its recording made, all cached. A cached answer bills no tokens and costs nothing.
+ */
 export function usageOf(response: JudgeResponse<unknown>): MetricUsage {
   if (response.jurors !== undefined) return juryUsageOf(response.jurors)
+  if (response.extraSample && response.cached) return NO_USAGE
   if (response.cached) return { ...NO_USAGE, judgeCalls: 1, cachedCalls: 1 }
   return {
-    // A second sample of one call (OpenAI's n) made no call of its own.
     judgeCalls: response.extraSample ? 0 : 1,
     cachedCalls: 0,
     promptTokens: response.usage.promptTokens,

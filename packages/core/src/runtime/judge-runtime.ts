@@ -23,7 +23,10 @@ export interface JudgeRuntimeStats {
   readonly cacheHits: number
   /** Requests that waited on an identical request already in flight instead of calling again. */
   readonly sharedCalls: number
-  /** Calls that reached the judge itself. */
+  /**
+   * Calls that reached the judge itself: requests made, as results' `usage` counts them (samples asked together with
+   * `n`, or decisions in one batch, are one; samples a model that takes no `n` answered one request each, one each).
+   */
   readonly judgeCalls: number
   readonly inFlight: number
   readonly queued: number
@@ -110,7 +113,7 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
    * One judge call that answers `count` requests (samples of one, or decisions about one state), limited and retried
    * after a 429 like any call; it must give one entry per request.
    */
-  const inOneCall = async <Entry>(
+  const inOneCall = async <Entry extends JudgeResponse<unknown> | Error>(
     judge: JudgeModel,
     signal: AbortSignal | undefined,
     count: number,
@@ -131,6 +134,9 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
           'return one per request.',
       )
     }
+    // A judge that had to ask for some answers alone (a model that takes no `n`) made a call for each answer it does
+    // not mark as a later sample: the stats count them as the answers' usage does.
+    counts.judgeCalls += Math.max(0, entries.filter(ownCall).length - 1)
     return entries
   }
 
@@ -155,6 +161,7 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
         return key === undefined ? undefined : cache.read(judge, request, key)
       }),
     )
+    standForTheirCalls(answers)
     const missing = requests.flatMap((_request, index) => (answers[index] === undefined ? [index] : []))
     const signal = shared.signal
     let fresh: readonly JudgeResponse<unknown>[]
@@ -191,6 +198,7 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
         return key === undefined ? undefined : cache.read(judge, request, key).catch((error: Error) => error)
       }),
     )
+    standForTheirCalls(answers)
     // Two identical decisions in one batch (the same test case measured twice at once) are asked once.
     const asked = new Map<string, number>()
     const missing: number[] = []
@@ -270,6 +278,27 @@ export function createJudgeRuntime(options: JudgeRuntimeOptions = {}): JudgeRunt
     }),
   }
   return runtime
+}
+
+/** An answer that made a call of its own: not an error, and not a later sample of another answer's call. */
+function ownCall(entry: JudgeResponse<unknown> | Error): boolean {
+  return !(entry instanceof Error) && entry.extraSample !== true
+}
+
+/**
+ * Cached answers to one group of requests (the trials of a call, a batch of decisions) count the calls that recorded
+ * them: a later sample counts none. When the group's cached answers are all later samples (the entry of the one that
+ * made their call is gone, or not asked this time), the first stands for their call, so that answers served from
+ * the cache always count as at least one cached call.
+ */
+function standForTheirCalls(answers: (JudgeResponse<unknown> | Error | undefined)[]): void {
+  const cached = answers.flatMap((answer, index) =>
+    answer === undefined || answer instanceof Error ? [] : [{ answer, index }],
+  )
+  const first = cached[0]
+  if (first === undefined || cached.some(({ answer }) => ownCall(answer))) return
+  const { extraSample: _later, ...standing } = first.answer
+  answers[first.index] = standing
 }
 
 /** True for a judge returned by some runtime's `wrap`. */

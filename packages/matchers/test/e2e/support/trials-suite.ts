@@ -70,8 +70,12 @@ export function trialsSuite(run: (env: Record<string, string>) => Promise<RunRes
       expect(requestsWhileRecording).toBe(2)
       expect(server.requests[0]?.body).toMatchObject({ n: 5, temperature: 1 })
       expect(server.requests[1]?.body).toMatchObject({ n: 5, temperature: 1 })
-      const [median] = evaluationsOf(readReport(join(scratch, 'recorded.json')), 'five trials, median')
-      expect(median?.usage).toMatchObject({ judgeCalls: 5, cachedCalls: 5 })
+      const report = readReport(join(scratch, 'recorded.json'))
+      // The request that answered the five trials is one call; the other aggregates find it cached, as one call.
+      const [mean] = evaluationsOf(report, 'five trials, mean')
+      expect(mean?.usage).toMatchObject({ judgeCalls: 1, cachedCalls: 0 })
+      const [median] = evaluationsOf(report, 'five trials, median')
+      expect(median?.usage).toMatchObject({ judgeCalls: 1, cachedCalls: 1 })
     })
 
     test('replay reproduces every trial with no request', () => {
@@ -84,7 +88,16 @@ export function trialsSuite(run: (env: Record<string, string>) => Promise<RunRes
         )
       expect(scores('replayed.json')).toEqual(scores('recorded.json'))
       const [replay] = evaluationsOf(readReport(join(scratch, 'replayed.json')), 'five trials, mean')
-      expect(replay?.usage).toMatchObject({ judgeCalls: 5, cachedCalls: 5, promptTokens: 0 })
+      expect(replay?.usage).toMatchObject({ judgeCalls: 1, cachedCalls: 1, promptTokens: 0 })
+    })
+
+    test('the replay counts the judge calls the recording counted, all cached', () => {
+      const counts = (run: RunResult) => /· (\d+) judge calls \((\d+) cached\)/.exec(run.output)?.slice(1).map(Number)
+      expect(counts(recorded)).toEqual([4, 3])
+      expect(counts(replayed)).toEqual([4, 4])
+      const summary = (file: string) => readReport(join(scratch, file)).summary
+      expect(summary('replayed.json')).toMatchObject({ judgeCalls: 4, cachedCalls: 4 })
+      expect(summary('recorded.json')).toMatchObject({ judgeCalls: 4, cachedCalls: 3 })
     })
   })
 }
