@@ -102,7 +102,7 @@ describe('jest', () => {
     expect(run.code, run.output).toBe(1)
     const lines = closing(run.stderr)
     expect(lines[0], run.stderr).toBe(red('judgetree: 1 failed evaluation'))
-    expect(lines).toContain('judgetree: JSON report in ' + report)
+    expect(lines).toContain(`judgetree: JSON report in ${report}`)
     expect(lines.find((line) => line.startsWith('judgetree: 2 evaluations'))).toContain(
       `, ${green('1 passed')}, ${red('1 failed')}, 0 errored · `,
     )
