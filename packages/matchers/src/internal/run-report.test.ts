@@ -405,8 +405,8 @@ describe('run summary', () => {
     const green = (text: string) => `\u001b[32m${text}\u001b[39m`
     const dim = (text: string) => `\u001b[2m${text}\u001b[22m`
     // Without its escapes, the coloured output is the plain one: colour changes no word.
-    const escape = '\u001b'
-    expect(coloured.replaceAll(new RegExp(`${escape}\\[\\d+m`, 'g'), '')).toBe(plain)
+    const ESC = '\u001b'
+    expect(coloured.replaceAll(new RegExp(`${ESC}\\[\\d+m`, 'g'), '')).toBe(plain)
     expect(plain).not.toContain('\u001b')
     // The test name's own escape is shown, not sent, coloured or not.
     expect(coloured).toContain('␛[2Jflat')
