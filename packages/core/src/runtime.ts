@@ -77,6 +77,16 @@ export {
 } from './metric/measure-options.js'
 // For the runners' toPassMetric: the gate on the chance of passing, as evaluate() and calibrate() apply it.
 export { withMinPassProbability } from './metric/pass-gate.js'
+// For the runners' reporters: whether their closing lines are coloured, decided as evaluate() decides it.
+export {
+  type ColourContext,
+  colourEnabled,
+  type Palette,
+  PLAIN,
+  paletteFor,
+  type TerminalNote,
+  type Tone,
+} from './report/colour.js'
 // For the runners' reporters: every surface of a run, which they iterate as evaluate() does.
 export { SURFACES, type Surface, type SurfaceName, type SurfaceTarget } from './report/index.js'
 // For report writers: a result's picture, the DAG's walk above its text, as every surface draws it.

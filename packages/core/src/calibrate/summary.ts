@@ -1,4 +1,5 @@
-import { oneLineSafe, terminalSafe } from '../internal/safe-text.js'
+import { oneLineSafe } from '../internal/safe-text.js'
+import { type Palette, PLAIN, paintSafe } from '../report/colour.js'
 import { formatCost, formatCount, formatTokenDetails } from '../report/summary.js'
 import { formatScore } from '../trace/render.js'
 import type { Calibration, CalibrationDisagreement } from './calibrate.js'
@@ -12,14 +13,20 @@ export function formatStatistic(value: number | undefined): string {
 
 /**
  * The plain-text report printed after calibrate(): the statistics, the confusion table, the suggested threshold,
- * the worst disagreements and errors, then one summary line. Safe to print (see `terminalSafe`): case names and
+ * the worst disagreements and errors, then one summary line (in a terminal, agreements green and disagreements and
+ * errors red). Safe to print (see `terminalSafe`): case names and
  * judges' reasons cannot act in a terminal or a CI log.
  */
 export function renderCalibration(calibration: Calibration<unknown>): string {
+  return calibrationText(calibration, PLAIN)
+}
+
+/** {@link renderCalibration}, coloured by `palette`: what calibrate() prints to a terminal. */
+export function calibrationText(calibration: Calibration<unknown>, palette: Palette): string {
   const { confusion, suggestedThreshold: fitted } = calibration
   const kind = calibration.labels === 'pass' ? 'pass/fail labels' : 'score labels'
   const lines = [
-    `calibration of ${calibration.metric} against ${formatCount(calibration.cases)} human ${kind}`,
+    paintSafe(`calibration of ${calibration.metric} against ${formatCount(calibration.cases)} human ${kind}`),
     '',
     `  agreement        ${formatStatistic(calibration.agreement)}  (${formatCount(confusion.truePositive + confusion.trueNegative)} of ${formatCount(calibration.measured)} verdicts)`,
     `  Cohen's kappa    ${formatStatistic(calibration.kappa)}`,
@@ -31,14 +38,14 @@ export function renderCalibration(calibration: Calibration<unknown>): string {
     )
   }
   lines.push(...jurorLines(calibration))
-  const cells = [
-    ['', 'human pass', 'human fail'],
-    ['judge pass', formatCount(confusion.truePositive), formatCount(confusion.falsePositive)],
-    ['judge fail', formatCount(confusion.falseNegative), formatCount(confusion.trueNegative)],
-  ]
+  // The diagonal is where judge and humans agree: green; off it, red, where there are cases.
+  const cell = (count: number, paint: (text: string) => string) =>
+    count === 0 ? formatCount(count).padStart(10) : paint(formatCount(count).padStart(10))
   lines.push(
     '',
-    ...cells.map(([head, pass, fail]) => `  ${head?.padEnd(10)}  ${pass?.padStart(10)}  ${fail?.padStart(10)}`),
+    `  ${''.padEnd(10)}  ${'human pass'.padStart(10)}  ${'human fail'.padStart(10)}`,
+    `  ${'judge pass'.padEnd(10)}  ${cell(confusion.truePositive, palette.pass)}  ${cell(confusion.falsePositive, palette.fail)}`,
+    `  ${'judge fail'.padEnd(10)}  ${cell(confusion.falseNegative, palette.fail)}  ${cell(confusion.trueNegative, palette.pass)}`,
   )
   if (fitted) {
     const current = formatScore(calibration.threshold)
@@ -54,7 +61,7 @@ export function renderCalibration(calibration: Calibration<unknown>): string {
   const worst = calibration.disagreements.slice(0, WORST_SHOWN)
   if (worst.length > 0) {
     lines.push('', `${plural(calibration.disagreements.length, 'disagreement')}, the farthest apart first:`)
-    lines.push(...worst.map(renderDisagreement))
+    lines.push(...worst.map((disagreement) => disagreementLine(disagreement, palette)))
     if (calibration.disagreements.length > WORST_SHOWN) {
       lines.push(`  … and ${calibration.disagreements.length - WORST_SHOWN} more in \`disagreements\``)
     }
@@ -65,22 +72,27 @@ export function renderCalibration(calibration: Calibration<unknown>): string {
       `${plural(calibration.errors.length, 'case')} errored and ${calibration.errors.length === 1 ? 'is' : 'are'} left out of the numbers:`,
     )
     for (const { index, name, error } of calibration.errors.slice(0, WORST_SHOWN)) {
-      lines.push(`  ✗ ${caseLabel(index, name)}: ${firstLine(error.message)}`)
+      lines.push(`  ${palette.fail('✗')} ${paintSafe(`${caseLabel(index, name)}: ${firstLine(error.message)}`)}`)
     }
   }
   const usage = calibration.usage
+  const errored = `${formatCount(calibration.errored)} errored`
   lines.push(
     '',
     `judgetree calibration: ${formatCount(calibration.cases)} cases, ${formatCount(calibration.measured)} measured, ` +
-      `${formatCount(calibration.errored)} errored · ${formatCount(usage.judgeCalls)} judge calls ` +
+      `${calibration.errored > 0 ? palette.fail(errored) : errored} · ${formatCount(usage.judgeCalls)} judge calls ` +
       `(${formatCount(usage.cachedCalls)} cached) · ${formatCount(usage.promptTokens + usage.completionTokens)} tokens${formatTokenDetails(usage)} · ` +
       formatCost(usage.costUsd),
   )
-  return terminalSafe(lines.join('\n'))
+  return lines.join('\n')
 }
 
 /** `  ✗ case 4 "late parcel": judge 0.9 (pass), human fail · The reply apologises…` */
 export function renderDisagreement(disagreement: CalibrationDisagreement<unknown>): string {
+  return disagreementLine(disagreement, PLAIN)
+}
+
+function disagreementLine(disagreement: CalibrationDisagreement<unknown>, palette: Palette): string {
   const { index, name, score, judgePass, label, reason } = disagreement
   const human =
     'pass' in label
@@ -89,9 +101,8 @@ export function renderDisagreement(disagreement: CalibrationDisagreement<unknown
         : 'fail'
       : `${formatScore(label.score)} (${disagreement.humanPass ? 'pass' : 'fail'})`
   const because = reason ? ` · ${firstLine(reason)}` : ''
-  return terminalSafe(
-    `  ✗ ${caseLabel(index, name)}: judge ${formatScore(score)} (${judgePass ? 'pass' : 'fail'}), human ${human}${because}`,
-  )
+  const text = `${caseLabel(index, name)}: judge ${formatScore(score)} (${judgePass ? 'pass' : 'fail'}), human ${human}${because}`
+  return `  ${palette.fail('✗')} ${paintSafe(text)}`
 }
 
 /**

@@ -1,4 +1,5 @@
 import { terminalSafe } from '../internal/safe-text.js'
+import { paletteFor } from '../report/colour.js'
 import { SURFACES, type Surface } from '../report/index.js'
 import type { Run } from '../report/run.js'
 import type { OutputStream } from './progress-bar.js'
@@ -23,7 +24,12 @@ export function printSummary(
   what: string,
   kept: string,
 ): void {
-  writeReportingFailure(stream, terminalSafe(text), (error) => {
+  printSafe(stream, terminalSafe(text), stderr, what, kept)
+}
+
+/** {@link printSummary} for text that is safe to print already (see `paintSafe`): a coloured line keeps its colour. */
+function printSafe(stream: OutputStream, text: string, stderr: OutputStream, what: string, kept: string): void {
+  writeReportingFailure(stream, text, (error) => {
     const warning = terminalSafe(`judgetree: ${what} could not print its summary (${describeFailure(error)}); ${kept}.`)
     writeReportingFailure(stderr, `${warning}\n`, () => {
       process.emitWarning(warning, { code: SUMMARY_NOT_PRINTED })
@@ -31,11 +37,15 @@ export function printSummary(
   })
 }
 
-/** Prints what the run's `print` surfaces render (see SURFACES), through {@link printSummary}. */
+/**
+ * Prints what the run's `print` surfaces render (see SURFACES), coloured when `stream` takes colour (see
+ * `colourEnabled`), and reports a failed write as {@link printSummary} does.
+ */
 export function printRun(run: Run, stream: OutputStream, stderr: OutputStream, what: string, kept: string): void {
   const surfaces: readonly Surface[] = Object.values(SURFACES)
-  const printed = surfaces.flatMap((surface) => (surface.to === 'print' ? (surface.render(run) ?? []) : []))
-  if (printed.length > 0) printSummary(stream, `${printed.join('\n')}\n`, stderr, what, kept)
+  const palette = paletteFor(stream)
+  const printed = surfaces.flatMap((surface) => (surface.to === 'print' ? (surface.render(run, palette) ?? []) : []))
+  if (printed.length > 0) printSafe(stream, `${printed.join('\n')}\n`, stderr, what, kept)
 }
 
 /** The code of the process warning used when `stderr` cannot say that a report file was not written. */

@@ -1,5 +1,6 @@
 import type { Calibration } from '../calibrate/calibrate.js'
 import type { ConversationalMetric, MetricResult, SingleTurnMetric } from '../metric/types.js'
+import type { TerminalNote } from './colour.js'
 import type { ResultRecord } from './record.js'
 import type { EvaluationSummary, RunSummary } from './summary.js'
 
@@ -51,8 +52,8 @@ export interface RunnerRun {
   readonly kind: 'runner'
   /** The report as the JSON surface writes it. */
   readonly report: RunnerReport
-  /** Lines the terminal prints above the footer: what the baseline said, where the JSON report went. */
-  readonly notes: readonly string[]
+  /** Lines the terminal prints above the footer: what the baseline said (a regression in red), where the JSON report went. */
+  readonly notes: readonly TerminalNote[]
   /** Markdown to add after the run's own in the CI step summary (the baseline's rows). */
   readonly appendix?: string | undefined
 }

@@ -1,6 +1,7 @@
 import { agreementOf } from '../metric/jury-usage.js'
 import type { MetricResult, MetricUsage } from '../metric/types.js'
 import { addUsage, NO_USAGE } from '../metric/usage.js'
+import { type Palette, PLAIN } from './colour.js'
 import type { EvaluationMetric, EvaluationResult } from './run.js'
 
 /** What the run's judge runtime or coordinator saw of the judge's rate limits. */
@@ -125,19 +126,26 @@ export function summarise(
  * under `.not` are named (`1 failed (1 expected by .not)`), skipped pairs and rejected assertions counted
  * (`, 3 skipped`, `, 1 rejected`), unpriced
  * evaluations added to a known cost (`$0.0012 (+ 1 evaluation unpriced)`), and 429s said once. The line is for
- * people; programs read the summary.
+ * people; programs read the summary. With a `palette`, the counts are coloured: passes green, failures and errors
+ * red, skipped pairs dim. Its text is judgetree's own, safe to print as it is.
  */
-export function renderFooter(summary: RunSummary): string {
+export function renderFooter(summary: RunSummary, palette: Palette = PLAIN): string {
   const expected = summary.expectedFailures ?? 0
-  const failed = expected > 0 ? `${summary.failed} failed (${expected} expected by .not)` : `${summary.failed} failed`
-  const skipped = (summary.skipped ?? 0) > 0 ? `, ${summary.skipped} skipped` : ''
-  const rejected = (summary.rejected ?? 0) > 0 ? `, ${summary.rejected} rejected` : ''
+  // Counts that are not zero take their tone; evaluations that failed as `.not` expected are no failure of the run.
+  const tone = (count: number, text: string, paint: (text: string) => string) => (count > 0 ? paint(text) : text)
+  const failed = tone(
+    summary.failed - expected,
+    expected > 0 ? `${summary.failed} failed (${expected} expected by .not)` : `${summary.failed} failed`,
+    palette.fail,
+  )
+  const skipped = (summary.skipped ?? 0) > 0 ? `, ${palette.dim(`${summary.skipped} skipped`)}` : ''
+  const rejected = (summary.rejected ?? 0) > 0 ? `, ${palette.fail(`${summary.rejected} rejected`)}` : ''
   const calls = plural(summary.judgeCalls, 'judge call')
   const tokens = plural(summary.promptTokens + summary.completionTokens, 'token') + formatTokenDetails(summary)
   return (
-    `judgetree: ${plural(summary.evaluations, 'evaluation')}, ${summary.passed} passed, ${failed}, ` +
-    `${summary.errored} errored${skipped}${rejected} · ${calls} (${summary.cachedCalls} cached) · ${tokens} · ` +
-    `${renderCost(summary)}${renderRateLimits(summary)}`
+    `judgetree: ${plural(summary.evaluations, 'evaluation')}, ${tone(summary.passed, `${summary.passed} passed`, palette.pass)}, ` +
+    `${failed}, ${tone(summary.errored, `${summary.errored} errored`, palette.fail)}${skipped}${rejected} · ` +
+    `${calls} (${summary.cachedCalls} cached) · ${tokens} · ${renderCost(summary)}${renderRateLimits(summary)}`
   )
 }
 

@@ -1,3 +1,4 @@
+import type { Palette } from './colour.js'
 import type { Run } from './run.js'
 
 /**
@@ -18,5 +19,6 @@ export interface Surface {
   /** What the surface is called in messages: `could not write the HTML summary …`. */
   readonly what: string
   readonly to: SurfaceTarget
-  render(run: Run): string | undefined
+  /** `palette` colours what a `print` surface prints to a terminal; every other surface is plain text. */
+  render(run: Run, palette?: Palette): string | undefined
 }

@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { writeFileAtomically } from '@judgetree/core/runtime'
+import { type TerminalNote, type Tone, writeFileAtomically } from '@judgetree/core/runtime'
 import {
   type BaselineComparison,
   type BaselineFile,
+  type BaselineStatus,
   baselineOf,
   baselineSymbol,
   type CollectedFile,
@@ -41,8 +42,8 @@ export interface JudgetreeReportBaseline {
 /** The baseline part of a run's output: the report's section, terminal lines, Markdown and the run's failure. */
 export interface BaselineOutcome {
   readonly section: JudgetreeReportBaseline
-  /** Printed before the summary line. */
-  readonly lines: readonly string[]
+  /** Printed before the summary line: a regression in red, an improvement in green, what did not run dim. */
+  readonly lines: readonly TerminalNote[]
   readonly markdown: string
   /** Set when the run must fail: what to print last. */
   readonly failure: string | undefined
@@ -72,7 +73,7 @@ export function publishBaseline(
   const scope: RunScope = { files: collected, fileExists: (test) => existsSync(resolve(root, test)) }
   const { previous, error } = readBaseline(file, configured)
   const comparison = previous && compareWithBaseline(current, previous, { file: configured, tolerance, scope })
-  const lines = comparison ? comparisonLines(comparison) : []
+  const lines: TerminalNote[] = comparison ? comparisonLines(comparison) : []
   const base = { file: configured, comparison: comparison ?? null, error }
 
   if (update) {
@@ -125,7 +126,7 @@ export function publishBaseline(
       `${tolerance > 0 ? ` by more than ${tolerance}` : ''}; the run fails. If the new scores are right, accept them ` +
       `with ${UPDATE_BASELINE_ENV}=1.`
   }
-  if (failure !== undefined) lines.push(failure)
+  if (failure !== undefined) lines.push({ text: failure, tone: 'fail' })
   const status = error !== null ? 'unreadable' : previous === undefined ? 'missing' : 'compared'
   const section = { ...base, status, failedRun: failure !== undefined } as const
   return { section, lines, markdown: `${comparisonMarkdown(section)}\n`, failure }
@@ -176,13 +177,31 @@ function toleranceOf(failOnRegression: JudgetreeReporterOptions['failOnRegressio
   return typeof failOnRegression === 'object' && failOnRegression !== null ? failOnRegression.tolerance : 0
 }
 
-function comparisonLines(comparison: BaselineComparison): string[] {
-  const lines = [`judgetree: against the baseline ${comparison.file}: ${renderBaselineCounts(comparison.counts)}`]
-  lines.push(...comparison.changes.slice(0, MAX_LINES).map((change) => `  ${renderBaselineChange(change)}`))
+function comparisonLines(comparison: BaselineComparison): TerminalNote[] {
+  const lines: TerminalNote[] = [
+    `judgetree: against the baseline ${comparison.file}: ${renderBaselineCounts(comparison.counts)}`,
+  ]
+  for (const change of comparison.changes.slice(0, MAX_LINES)) {
+    const text = `  ${renderBaselineChange(change)}`
+    const tone = CHANGE_TONES[change.status]
+    lines.push(tone === undefined ? text : { text, tone })
+  }
   if (comparison.changes.length > MAX_LINES) {
     lines.push(`  … and ${comparison.changes.length - MAX_LINES} more in the JSON report`)
   }
   return lines
+}
+
+/** How a change's line is coloured in a terminal: worse red, better green, what did not run dim. */
+const CHANGE_TONES: Record<BaselineStatus, Tone | undefined> = {
+  regressed: 'fail',
+  'new-failure': 'fail',
+  improved: 'pass',
+  'new-pass': 'pass',
+  missing: 'dim',
+  'not-run': 'dim',
+  unchanged: undefined,
+  new: undefined,
 }
 
 /** The step summary's baseline section. */

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startCoordinator } from '@judgetree/core/runtime'
+import { paletteFor, startCoordinator } from '@judgetree/core/runtime'
 import { ciLogProblems } from '@judgetree/test-support'
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
 import { acquireSlot } from '../../../core/src/runtime/coordinator-client.js'
@@ -143,5 +143,33 @@ describe('publishReport', () => {
     expect(markdown.replaceAll('\u200b', '')).toContain('FORGED FROM BASELINE')
     expect(ciLogProblems(output)).toEqual([])
     expect(ciLogProblems(markdown)).toEqual([])
+  })
+
+  test('in a terminal that takes colour, the baseline lines take the tone of their change; the files stay plain', () => {
+    const entry = { project: '', assertion: 1, metric: 'Playful Chatbot', threshold: 0.7, negated: false }
+    const baseline = {
+      version: 1,
+      entries: [
+        { ...entry, file: 'tests/a.test.ts', test: 'a', score: 0.9, passed: true },
+        { ...entry, file: 'tests/gone.test.ts', test: 'gone', score: 0.8, passed: true },
+      ],
+    }
+    writeFileSync(join(root, 'baseline.json'), JSON.stringify(baseline))
+    const summaryFile = join(root, 'step-summary.md')
+    vi.stubEnv('GITHUB_STEP_SUMMARY', summaryFile)
+    const palette = paletteFor({ isTTY: true }, {}, [])
+    const options = { baseline: 'baseline.json', failOnRegression: true }
+    publishReport(report([evaluation]), { root, options, print, palette })
+    const lines = printed.join('').split('\n')
+    expect(lines).toContain(
+      '\u001b[31m  ✗ tests/a.test.ts > a #1 · Playful Chatbot: 0.9 → 0.3 (−0.6), now fails\u001b[39m',
+    )
+    expect(lines.filter((line) => line.startsWith('\u001b[2m  − tests/gone.test.ts > gone #1'))).toHaveLength(1)
+    expect(lines.find((line) => line.includes('against the baseline'))).not.toContain('\u001b')
+    for (const file of [summaryFile, join(root, '.judgetree', 'report.json')]) {
+      const text = readFileSync(file, 'utf8')
+      expect(text, file).toContain('Playful Chatbot')
+      expect(text, file).not.toContain('\u001b')
+    }
   })
 })

@@ -2,6 +2,8 @@ import { appendFileSync } from 'node:fs'
 import { relative, resolve } from 'node:path'
 import {
   lastCoordinatorStats,
+  type Palette,
+  PLAIN,
   type RunnerRun,
   SURFACES,
   type Surface,
@@ -23,11 +25,14 @@ export function publishReport(
     root,
     options,
     print,
+    palette = PLAIN,
     files = [],
   }: {
     root: string
     options: JudgetreeReporterOptions
     print: (text: string) => void
+    /** Colours the printed lines; plain unless the reporter's stream takes colour (see `paletteFor`). */
+    palette?: Palette
     /**
      * The test files the run collected, which tells the baseline which of its entries' tests did not run; with none,
      * every entry whose file exists counts as not run (kept).
@@ -86,7 +91,7 @@ export function publishReport(
   }
   const closing: RunnerRun = { ...run, notes: [...lines, ...written] }
   for (const surface of surfaces.filter((each) => each.to === 'print')) {
-    const text = surface.render(closing)
+    const text = surface.render(closing, palette)
     if (text !== undefined) print(`\n${text}\n`)
   }
   const stepSummary = process.env.GITHUB_STEP_SUMMARY

@@ -1,4 +1,10 @@
-import { renderMarkdown, renderRunOutput, renderFooter as renderSummaryText } from '@judgetree/core/runtime'
+import {
+  paletteFor,
+  renderMarkdown,
+  renderRunOutput,
+  renderFooter as renderSummaryText,
+  type TerminalNote,
+} from '@judgetree/core/runtime'
 import { describe, expect, expectTypeOf, test } from 'vitest'
 import type { JudgetreeRecord } from './record.js'
 import { buildReport, summarize } from './run-report.js'
@@ -372,6 +378,75 @@ describe('run summary', () => {
       '**a problem of the environment failed 3 evaluations (CONFIGURATION_INVALID):**\n\n```text\n' +
         'Task "Tone" failed: The judge model "gpt-4.1" has no API key.\nfix: Set OPENAI_API_KEY.\n```',
     )
+  })
+
+  test('in a terminal that takes colour, failures are red, passes green, what did not run dim; the words are the same', () => {
+    const keyless = record({
+      success: false,
+      assertionPassed: false,
+      score: 0,
+      reason: null,
+      error: { name: 'ConfigurationError', code: 'CONFIGURATION_INVALID', message: 'No key. Set X.', advice: 'Set X.' },
+    })
+    const report = buildReport('vitest', [
+      { project: '', file: 't.test.ts', name: 'ok', state: 'passed', evaluations: [record()] },
+      { project: '', file: 't.test.ts', name: '\u001b[2Jflat', state: 'failed', evaluations: [failed] },
+      { project: '', file: 't.test.ts', name: 'key', state: 'failed', evaluations: [keyless] },
+    ])
+    const notes: TerminalNote[] = [
+      { text: '  ▼ t.test.ts > flat #1 · Playful Chatbot: 0.9 → 0.3 (−0.6)', tone: 'fail' },
+      { text: '  ▲ t.test.ts > ok #1 · Playful Chatbot: 0.5 → 0.9 (+0.4)', tone: 'pass' },
+      { text: '  · t.test.ts > gone #1 · Playful Chatbot: not run', tone: 'dim' },
+      'judgetree: JSON report in .judgetree/report.json',
+    ]
+    const coloured = renderRunOutput(report, notes, paletteFor({ isTTY: true }, {}, []))
+    const plain = renderRunOutput(report, notes)
+    const red = (text: string) => `\u001b[31m${text}\u001b[39m`
+    const green = (text: string) => `\u001b[32m${text}\u001b[39m`
+    const dim = (text: string) => `\u001b[2m${text}\u001b[22m`
+    // Without its escapes, the coloured output is the plain one: colour changes no word.
+    const ESC = '\u001b'
+    expect(coloured.replaceAll(new RegExp(`${ESC}\\[\\d+m`, 'g'), '')).toBe(plain)
+    expect(plain).not.toContain('\u001b')
+    // The test name's own escape is shown, not sent, coloured or not.
+    expect(coloured).toContain('␛[2Jflat')
+    expect(coloured.split('\n')).toEqual([
+      red('judgetree: 2 failed evaluations'),
+      `  ${red('✗')} t.test.ts > ␛[2Jflat · Playful Chatbot: score 0.3 < threshold 0.7 · “Playful?” → false`,
+      `  ${red('✗')} t.test.ts > key · Playful Chatbot: error CONFIGURATION_INVALID, a problem of the environment (below)`,
+      '',
+      red('judgetree: a problem of the environment failed 1 evaluation (CONFIGURATION_INVALID):'),
+      '  No key.',
+      '  fix: Set X.',
+      '',
+      red('  ▼ t.test.ts > flat #1 · Playful Chatbot: 0.9 → 0.3 (−0.6)'),
+      green('  ▲ t.test.ts > ok #1 · Playful Chatbot: 0.5 → 0.9 (+0.4)'),
+      dim('  · t.test.ts > gone #1 · Playful Chatbot: not run'),
+      'judgetree: JSON report in .judgetree/report.json',
+      `judgetree: 3 evaluations, ${green('1 passed')}, ${red('1 failed')}, ${red('1 errored')} · ` +
+        '6 judge calls (2 cached) · 1834 tokens · $0.0037',
+    ])
+    // Counts of zero stay plain, and so do failures that `.not` expected.
+    const allPassed = renderRunOutput(
+      buildReport('vitest', [{ project: '', file: 't.test.ts', name: 'ok', state: 'passed', evaluations: [record()] }]),
+      [],
+      paletteFor({ isTTY: true }, {}, []),
+    )
+    expect(allPassed).toContain(`judgetree: 1 evaluation, ${green('1 passed')}, 0 failed, 0 errored · `)
+    const expectedByNot = renderRunOutput(
+      buildReport('vitest', [
+        {
+          project: '',
+          file: 't.test.ts',
+          name: 'not',
+          state: 'passed',
+          evaluations: [record({ negated: true, success: false, score: 0.2 })],
+        },
+      ]),
+      [],
+      paletteFor({ isTTY: true }, {}, []),
+    )
+    expect(expectedByNot).toContain(', 1 failed (1 expected by .not), 0 errored')
   })
 
   test('a trials evaluation shows how many trials passed and their range in the table', () => {

@@ -2,6 +2,7 @@
 // the JSON report and the GitHub step summary. withJudgetree() adds it.
 import { mkdirSync, rmSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
+import { paletteFor } from '@judgetree/core/runtime'
 import type { CollectedFile } from '../internal/baseline.js'
 import { JEST_REPORTER_LOADED, projectNameOf } from '../internal/jest-globals.js'
 import { readSidecarLines, SIDECAR_DIR_ENV, sidecarKey } from '../internal/jest-sidecar.js'
@@ -96,6 +97,8 @@ export default class JudgetreeJestReporter {
       root: this.#root,
       options: this.#options,
       print: (text) => process.stderr.write(`${text}\n`),
+      // Jest takes --colors/--no-colors from the command line, where paletteFor reads them too.
+      palette: paletteFor(process.stderr),
       files,
     })
     this.#failure = failure

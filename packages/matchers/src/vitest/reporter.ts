@@ -1,6 +1,7 @@
 // @judgetree/matchers/vitest/reporter: prints failed evaluations' traces and the run summary, writes the JSON
 // report and the GitHub step summary. The plugin adds it; it also works from `--merge-reports`.
 import { relative, sep } from 'node:path'
+import { paletteFor } from '@judgetree/core/runtime'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
 import type { CollectedFile } from '../internal/baseline.js'
 import { publishReport } from '../internal/publish.js'
@@ -75,6 +76,8 @@ export default class JudgetreeReporter implements Reporter {
         root,
         options: this.#options,
         print: (text) => vitest.logger.error(text),
+        // Vitest's logger.error writes to its error stream; Vitest itself reads --no-color from the command line.
+        palette: paletteFor(vitest.logger.errorStream),
         files,
       })
       // failOnRegression: the tests passed, the run does not. Vitest only ever raises the exit code.

@@ -1,7 +1,8 @@
-import { renderCalibration } from '../../calibrate/summary.js'
+import { calibrationText } from '../../calibrate/summary.js'
 import { withoutAdvice } from '../../errors.js'
 import { oneLineSafe, terminalSafe } from '../../internal/safe-text.js'
 import { formatScore } from '../../trace/render.js'
+import { noteLine, type Palette, PLAIN, paintSafe, type TerminalNote } from '../colour.js'
 import { environmentProblems, failedEvaluations, failureLine, problemHeading, testTitle } from '../failures.js'
 import { renderJuryLines } from '../jury-summary.js'
 import { ASSERTION_REJECTED } from '../record.js'
@@ -20,18 +21,23 @@ import type { Surface } from '../surface.js'
 export const terminal: Surface = {
   what: 'summary',
   to: 'print',
-  render: (run) => {
-    if (run.kind === 'runner') return renderRunOutput(run.report, run.notes)
-    if (run.kind === 'calibration') return renderCalibration(run.calibration)
-    return [renderEvaluationSummary(run.summary, run.results), ...run.notes].join('\n')
+  render: (run, palette = PLAIN) => {
+    if (run.kind === 'runner') return renderRunOutput(run.report, run.notes, palette)
+    if (run.kind === 'calibration') return calibrationText(run.calibration, palette)
+    return [renderEvaluationSummary(run.summary, run.results, palette), ...run.notes.map(terminalSafe)].join('\n')
   },
 }
 
 /**
- * What the reporter prints after a run: each failed evaluation's line under its test, notes, then the summary line.
- * Safe to print (see `terminalSafe`): test names, judges' reasons and baseline entries cannot act in a CI log.
+ * What the reporter prints after a run: each failed evaluation's line under its test, notes, then the summary line,
+ * coloured by `palette` (failures red, passes green). Safe to print (see `terminalSafe`): test names, judges'
+ * reasons and baseline entries cannot act in a CI log.
  */
-export function renderRunOutput(report: RunnerReport, notes: readonly string[] = []): string {
+export function renderRunOutput(
+  report: RunnerReport,
+  notes: readonly TerminalNote[] = [],
+  palette: Palette = PLAIN,
+): string {
   const failed = failedEvaluations(report)
   const lines: string[] = []
   if (failed.length > 0) {
@@ -42,68 +48,103 @@ export function renderRunOutput(report: RunnerReport, notes: readonly string[] =
       failed.length > rejected ? plural(failed.length - rejected, 'failed evaluation') : undefined,
       rejected > 0 ? plural(rejected, 'rejected assertion') : undefined,
     ]
-    lines.push(`judgetree: ${counts.filter((count) => count !== undefined).join(', ')}`)
+    lines.push(palette.fail(`judgetree: ${counts.filter((count) => count !== undefined).join(', ')}`))
     for (const { test, record } of failed) {
-      lines.push(`  ✗ ${testTitle(test).replace(/\s+/g, ' ')} · ${failureLine(record)}`)
+      lines.push(
+        `  ${palette.fail('✗')} ${paintSafe(`${testTitle(test).replace(/\s+/g, ' ')} · ${failureLine(record)}`)}`,
+      )
     }
     lines.push('')
   }
   for (const problem of environmentProblems(report)) {
-    lines.push(`judgetree: ${problemHeading(problem)}`, `  ${problem.message}`, `  fix: ${problem.advice}`, '')
+    lines.push(
+      paintSafe(`judgetree: ${problemHeading(problem)}`, palette.fail),
+      `  ${paintSafe(problem.message)}`,
+      `  fix: ${paintSafe(problem.advice)}`,
+      '',
+    )
   }
   const evaluations = report.tests.flatMap((test) => test.evaluations)
-  lines.push(...notes, ...renderJuryLines(evaluations), renderFooter(report.summary))
-  return terminalSafe(lines.join('\n'))
+  lines.push(
+    ...notes.map((note) => noteLine(note, palette)),
+    ...renderJuryLines(evaluations).map((line) => paintSafe(line)),
+    renderFooter(report.summary, palette),
+  )
+  return lines.join('\n')
 }
 
 const MAX_LISTED = 20
 
 /**
- * The plain-text report printed after evaluate(): a table per metric, the problems, then one summary line. Safe to
- * print (see `terminalSafe`): a test case's name or a judge's message cannot act in a terminal or a CI log.
+ * The report printed after evaluate(): a table per metric, the problems, then one summary line, coloured by
+ * `palette`. Safe to print (see `terminalSafe`): a test case's name or a judge's message cannot act in a terminal or
+ * a CI log.
  */
-export function renderEvaluationSummary(summary: EvaluationSummary, results: readonly EvaluationResult[]): string {
+export function renderEvaluationSummary(
+  summary: EvaluationSummary,
+  results: readonly EvaluationResult[],
+  palette: Palette = PLAIN,
+): string {
   const header = ['metric', 'measured', 'passed', 'failed', 'errored', 'mean score', 'judge calls', 'tokens', 'cost']
   const rows = summary.byMetric.map(({ name, measured, passed, failed, errored, meanScore, usage }) => [
-    name,
+    terminalSafe(name),
     ...[measured, passed, failed, errored].map(formatCount),
     meanScore === undefined ? '–' : formatScore(meanScore),
     `${formatCount(usage.judgeCalls)} (${formatCount(usage.cachedCalls)} cached)`,
     formatCount(usage.promptTokens + usage.completionTokens) + formatTokenDetails(usage),
     formatCost(usage.costUsd),
   ])
+  // Passes green, failures and errors red, where there are some: coloured after padding, so the columns line up.
+  const paints = [undefined, undefined, palette.pass, palette.fail, palette.fail]
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)))
-  const line = (cells: readonly string[]) =>
+  const line = (cells: readonly string[], paint: boolean) =>
     cells
-      .map((cell, column) => (column === 0 ? cell.padEnd(widths[0] ?? 0) : cell.padStart(widths[column] ?? 0)))
+      .map((cell, column) => {
+        const padded = column === 0 ? cell.padEnd(widths[0] ?? 0) : cell.padStart(widths[column] ?? 0)
+        const tone = paint && cell !== '0' ? paints[column] : undefined
+        return tone === undefined ? padded : tone(padded)
+      })
       .join('  ')
       .trimEnd()
-  const lines = [line(header), ...rows.map(line)]
+  const lines = [line(header, false), ...rows.map((row) => line(row, true))]
   const juries = renderJuryLines(results.map(({ result }) => result))
-  if (juries.length > 0) lines.push('', ...juries)
+  if (juries.length > 0) lines.push('', ...juries.map((jury) => paintSafe(jury)))
   const problems = results.filter((entry) => !entry.result.success)
-  if (problems.length > 0) lines.push('', ...problems.slice(0, MAX_LISTED).map(describeProblem))
+  if (problems.length > 0)
+    lines.push('', ...problems.slice(0, MAX_LISTED).map((problem) => describeProblem(problem, palette)))
   if (problems.length > MAX_LISTED) lines.push(`… and ${problems.length - MAX_LISTED} more`)
   // A problem of the environment (no API key) fails every measurement the same way: how to fix it is said once.
   for (const [advice, count] of environmentAdvice(problems)) {
-    lines.push('', `a problem of the environment failed ${formatCount(count)} measurements; fix: ${advice}`)
+    lines.push(
+      '',
+      `${palette.fail(`a problem of the environment failed ${formatCount(count)} measurements`)}; fix: ${paintSafe(advice)}`,
+    )
   }
   if (summary.skipped > 0) {
-    lines.push('', `${formatCount(summary.skipped)} pairs skipped: a metric only measures test cases of its kind.`)
+    lines.push(
+      '',
+      palette.dim(`${formatCount(summary.skipped)} pairs skipped: a metric only measures test cases of its kind.`),
+    )
   }
-  lines.push('', renderFooter(summary))
-  return terminalSafe(lines.join('\n'))
+  lines.push('', renderFooter(summary, palette))
+  return lines.join('\n')
 }
 
-function describeProblem({ index, testCase, result }: EvaluationResult): string {
+function describeProblem({ index, testCase, result }: EvaluationResult, palette: Palette): string {
   const name = (testCase as { name?: unknown } | null)?.name
   // A name is the dataset's: on one line, so each problem is one line whatever the name holds.
   const label = `case ${index}${typeof name === 'string' && name !== '' ? ` "${oneLineSafe(name)}"` : ''}`
   if (result.error) {
     const { message, advice } = result.error
-    return `✗ ${label} · ${result.name}: error: ${firstLine(advice === undefined ? message : withoutAdvice(message, advice))}`
+    const error = firstLine(advice === undefined ? message : withoutAdvice(message, advice))
+    return `${palette.fail('✗')} ${paintSafe(`${label} · ${result.name}: error: ${error}`)}`
   }
-  return `✗ ${label} · ${result.name}: score ${formatScore(result.score)} < threshold ${formatScore(result.threshold)}`
+  return (
+    `${palette.fail('✗')} ` +
+    paintSafe(
+      `${label} · ${result.name}: score ${formatScore(result.score)} < threshold ${formatScore(result.threshold)}`,
+    )
+  )
 }
 
 /** Each advice of an environment problem among the failed measurements, with how many it failed, in order. */
