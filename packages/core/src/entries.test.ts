@@ -29,6 +29,7 @@ describe('package entries', () => {
       'createDecisionJudge',
       'createJudgeRuntime',
       'createStructuredJudge',
+      'dagMermaid',
       'defaultJudgeRuntime',
       'describeGiven',
       'expecting',

@@ -11,6 +11,7 @@ export {
   type RecordedDecisionRequest,
 } from './decision-server.js'
 export { judgeProtocolSuite, type ProtocolJudgeFactory } from './judge-protocol-suite.js'
+export { type MermaidChart, mermaidBlocks, readMermaid } from './mermaid-checks.js'
 export {
   type ChatCompletionBody,
   jsonReply,

@@ -102,6 +102,11 @@ export interface ResultRecord extends PlainResult {
   readonly source?: { readonly file: string; readonly line: number; readonly column: number } | null | undefined
   /** Runners: the project the test ran in (Vitest's project name, Jest's `displayName`). */
   readonly project?: string | undefined
+  /**
+   * Runners: for a failed assertion of a DAG metric, the graph as a Mermaid flowchart with the walked path (red when
+   * the metric failed), which the CI step summary draws.
+   */
+  readonly mermaid?: string | undefined
 }
 
 /**

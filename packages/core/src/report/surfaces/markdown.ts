@@ -3,7 +3,7 @@ import { formatScore } from '../../trace/render.js'
 import { environmentProblems, failedEvaluations, negation, problemHeading, scoreCell, testTitle } from '../failures.js'
 import { ASSERTION_REJECTED } from '../record.js'
 import type { RunnerReport } from '../run.js'
-import { renderFooter } from '../summary.js'
+import { plural, renderFooter } from '../summary.js'
 import type { Surface } from '../surface.js'
 
 /** The CI step summary (`$GITHUB_STEP_SUMMARY`) of a runner's run, followed by the baseline's rows. */
@@ -14,10 +14,17 @@ export const markdown: Surface = {
 }
 
 /**
- * The Markdown appended to `$GITHUB_STEP_SUMMARY`: totals, a table of evaluations, the failed ones' trees. Safe for
- * the CI log it is part of (see `terminalSafe`); a test name's blank lines cannot end the `<details>` block.
+ * GitHub shows a step summary of up to 1 MiB, and none of a larger one: the failed evaluations' trees stop well short
+ * of it, leaving room for the baseline's rows and for other reports of the same step.
  */
-export function renderMarkdown(report: RunnerReport, maxRows = 100): string {
+const FAILURES_BUDGET = 512 * 1024
+
+/**
+ * The Markdown appended to `$GITHUB_STEP_SUMMARY`: totals, a table of evaluations, the failed ones' trees, and for the
+ * first `maxPictures` failed DAG evaluations a Mermaid picture of the walked DAG, which GitHub draws. Safe for the CI
+ * log it is part of (see `terminalSafe`); a test name's blank lines cannot end the `<details>` block.
+ */
+export function renderMarkdown(report: RunnerReport, maxRows = 100, maxPictures = 5): string {
   const lines = [`## judgetree${report.shard ? ` (shard ${report.shard.index}/${report.shard.count})` : ''}`, '']
   lines.push(escapeHtml(renderFooter(report.summary).replace(/^judgetree: /, '')), '')
   const all = report.tests.flatMap((test) => test.evaluations.map((record) => ({ test, record })))
@@ -47,8 +54,12 @@ export function renderMarkdown(report: RunnerReport, maxRows = 100): string {
       '',
     )
   }
-  for (const { test, record } of failedEvaluations(report)) {
-    lines.push(
+  const failed = failedEvaluations(report)
+  let budget = FAILURES_BUDGET - bytes(lines)
+  let pictures = 0
+  for (const [shown, { test, record }] of failed.entries()) {
+    const picture = record.mermaid !== undefined && pictures < maxPictures ? record.mermaid : undefined
+    const block = [
       // One line: a blank line in a test name would end the HTML block, and Markdown would follow.
       `<details><summary>❌ ${escapeHtml(`${record.summary} — ${testTitle(test)}${negation(record)}`.replace(/\s+/g, ' '))}</summary>`,
       '',
@@ -56,11 +67,30 @@ export function renderMarkdown(report: RunnerReport, maxRows = 100): string {
       inFence(record.text),
       '```',
       '',
+      ...(picture === undefined ? [] : ['```mermaid', inFence(picture), '```', '']),
       '</details>',
+      '',
+    ]
+    budget -= bytes(block)
+    if (budget < 0) {
+      lines.push(`…and ${failed.length - shown} more failed evaluations in the JSON report.`, '')
+      break
+    }
+    lines.push(...block)
+    if (picture !== undefined) pictures += 1
+  }
+  const undrawn = failed.filter(({ record }) => record.mermaid !== undefined).length - pictures
+  if (undrawn > 0) {
+    lines.push(
+      `The walked DAG is drawn for the first ${plural(pictures, 'failed evaluation')}; ${undrawn} more have theirs in the JSON report (\`mermaid\`).`,
       '',
     )
   }
   return terminalSafe(lines.join('\n'))
+}
+
+function bytes(lines: readonly string[]): number {
+  return lines.reduce((total, line) => total + Buffer.byteLength(line) + 1, 0)
 }
 
 /** Text for a fenced block: a fence inside it would close the block early. */
