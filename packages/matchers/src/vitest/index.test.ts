@@ -61,7 +61,9 @@ describe('judgetree() plugin', () => {
       expect(project.config.testTimeout).toBe(300_000)
       // A hung judge fails with its own timeout, after its retries, before the test's timeout cuts it short.
       expect(project.config.testTimeout).toBeGreaterThan(DEFAULT_JUDGE_CALL_BUDGET_MS)
-      expect(project.provided).toEqual({ judgetree: { annotatePassing: false, pictures: false, reporter: true } })
+      expect(project.provided).toEqual({
+        judgetree: { annotatePassing: false, pictures: false, pictureFiles: false, reporter: true },
+      })
     }
     expect(vitest.config.reporters).toEqual([
       'default',
@@ -94,7 +96,14 @@ describe('judgetree() plugin', () => {
     )
     expect(project.config.testTimeout).toBe(90_000)
     expect(project.provided).toEqual({
-      judgetree: { annotatePassing: true, pictures: false, reporter: true, concurrency: 4, requestsPerMinute: 90 },
+      judgetree: {
+        annotatePassing: true,
+        pictures: false,
+        pictureFiles: false,
+        reporter: true,
+        concurrency: 4,
+        requestsPerMinute: 90,
+      },
     })
     expect(vitest.config.reporters).toEqual([[expect.stringMatching(/reporter\.js$/), { outputFile: 'out.json' }]])
     // Without the judgetree reporter nobody prints an environment problem's fix after the run: the tests say it.
@@ -107,11 +116,26 @@ describe('judgetree() plugin', () => {
     for (const reporters of [['html'], [['blob', {}]], ['default', 'html']]) {
       const project = fakeProject()
       install(judgetree(), {}, [project], reporters)
-      expect(project.provided).toEqual({ judgetree: { annotatePassing: true, pictures: true, reporter: true } })
+      expect(project.provided).toMatchObject({ judgetree: { annotatePassing: true, pictures: true, reporter: true } })
     }
     const quiet = fakeProject()
     install(judgetree({ annotatePassing: false }), {}, [quiet], ['html'])
-    expect(quiet.provided).toEqual({ judgetree: { annotatePassing: false, pictures: true, reporter: true } })
+    expect(quiet.provided).toMatchObject({ judgetree: { annotatePassing: false, pictures: true, reporter: true } })
+  })
+
+  test('pictures are attached as files, which open full size, except for a blob report or before Vitest 4', () => {
+    const filesFor = (reporters: unknown[], version = '4.1.12') => {
+      const project = fakeProject()
+      const vitest = { config: { reporters }, version }
+      ;(judgetree().configureVitest as (context: object) => void)({ vitest, project })
+      return (project.provided.judgetree as { pictureFiles?: boolean }).pictureFiles
+    }
+    expect(filesFor(['html'])).toBe(true)
+    expect(filesFor([['html', { outputFile: 'r/index.html' }]], '5.0.0')).toBe(true)
+    // A blob keeps the attachment's path only: merged on another machine, the file would be missing.
+    expect(filesFor(['html', 'blob'])).toBe(false)
+    expect(filesFor(['html'], '3.2.4')).toBe(false)
+    expect(filesFor(['default'])).toBe(false)
   })
 
   test('baseline and failOnRegression go to the reporter, and are checked', () => {
