@@ -69,6 +69,8 @@ export interface PlainResult {
   readonly spread?: TrialSpread | undefined
   /** The chance that the measurement passes, when there is one (see MetricResult.passProbability). */
   readonly passProbability?: RecordPassProbability | undefined
+  /** Why there is no pass probability, and how to get one (see MetricResult.passProbabilityUnavailable). */
+  readonly passProbabilityUnavailable?: string | undefined
   /** With a jury: the share of its decisions all its jurors agreed on (see MetricResult.agreement). */
   readonly agreement?: number | undefined
   /** The pass probability `success` also required, when one was asked (see MetricResult.minPassProbability). */
@@ -155,6 +157,9 @@ export function toPlainResult(result: MetricResult): PlainResult {
     ...(result.passProbability === undefined
       ? {}
       : { passProbability: { ...result.passProbability, pivot: result.passProbability.pivot ?? null } }),
+    ...(result.passProbabilityUnavailable === undefined
+      ? {}
+      : { passProbabilityUnavailable: result.passProbabilityUnavailable }),
     ...(result.agreement === undefined ? {} : { agreement: result.agreement }),
     ...(result.minPassProbability === undefined ? {} : { minPassProbability: result.minPassProbability }),
   }

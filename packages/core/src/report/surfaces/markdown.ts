@@ -1,6 +1,7 @@
 import { terminalSafe } from '../../internal/safe-text.js'
 import { formatScore } from '../../trace/render.js'
 import { environmentProblems, failedEvaluations, negation, problemHeading, scoreCell, testTitle } from '../failures.js'
+import { renderJuryLines } from '../jury-summary.js'
 import { ASSERTION_REJECTED } from '../record.js'
 import type { RunnerReport } from '../run.js'
 import { plural, renderFooter } from '../summary.js'
@@ -27,6 +28,9 @@ const FAILURES_BUDGET = 512 * 1024
 export function renderMarkdown(report: RunnerReport, maxRows = 100, maxPictures = 5): string {
   const lines = [`## judgetree${report.shard ? ` (shard ${report.shard.index}/${report.shard.count})` : ''}`, '']
   lines.push(escapeHtml(renderFooter(report.summary).replace(/^judgetree: /, '')), '')
+  // As the closing summary: each jury's agreement and its jurors' calls (their verdicts are in each tree).
+  const juries = renderJuryLines(report.tests.flatMap((test) => test.evaluations))
+  if (juries.length > 0) lines.push(...juries.map((line) => `- ${escapeHtml(line).replace(/\s+/g, ' ')}`), '')
   const all = report.tests.flatMap((test) => test.evaluations.map((record) => ({ test, record })))
   if (all.length > 0) {
     lines.push('| | metric | score | threshold | test |', '| --- | --- | --- | --- | --- |')
