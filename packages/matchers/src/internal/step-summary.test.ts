@@ -105,7 +105,7 @@ describe('the step summary draws each failed DAG evaluation’s walk in Mermaid'
     const markdown = summaryOf(...Array.from({ length: 7 }, () => failed))
     expect(mermaidBlocks(markdown)).toHaveLength(5)
     expect(markdown).toContain(
-      'The walked DAG is drawn for the first 5 failed evaluations; 2 more have theirs in the JSON report (`mermaid`).',
+      'The walked DAG is drawn for the first 5 failed DAG evaluations; 2 more have theirs in the JSON report (`mermaid`).',
     )
     expect(markdown.match(/<details>/g)).toHaveLength(7)
   })

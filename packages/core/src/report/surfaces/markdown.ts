@@ -58,8 +58,18 @@ export function renderMarkdown(report: RunnerReport, maxRows = 100, maxPictures 
       '',
     )
   }
+  lines.push(...renderFailures(report, FAILURES_BUDGET - bytes(lines), maxPictures))
+  return terminalSafe(lines.join('\n'))
+}
+
+/**
+ * Each failed evaluation in a collapsed block, its tree and, for the first `maxPictures` DAG ones, the Mermaid chart of
+ * its walk; stopped before `budget` bytes, saying how many were left out.
+ */
+function renderFailures(report: RunnerReport, budget: number, maxPictures: number): string[] {
+  const lines: string[] = []
   const failed = failedEvaluations(report)
-  let budget = FAILURES_BUDGET - bytes(lines)
+  let left = budget
   let pictures = 0
   for (const [shown, { test, record }] of failed.entries()) {
     const picture = record.mermaid !== undefined && pictures < maxPictures ? record.mermaid : undefined
@@ -75,8 +85,8 @@ export function renderMarkdown(report: RunnerReport, maxRows = 100, maxPictures 
       '</details>',
       '',
     ]
-    budget -= bytes(block)
-    if (budget < 0) {
+    left -= bytes(block)
+    if (left < 0) {
       lines.push(`…and ${failed.length - shown} more failed evaluations in the JSON report.`, '')
       break
     }
@@ -86,11 +96,11 @@ export function renderMarkdown(report: RunnerReport, maxRows = 100, maxPictures 
   const undrawn = failed.filter(({ record }) => record.mermaid !== undefined).length - pictures
   if (undrawn > 0) {
     lines.push(
-      `The walked DAG is drawn for the first ${plural(pictures, 'failed evaluation')}; ${undrawn} more have theirs in the JSON report (\`mermaid\`).`,
+      `The walked DAG is drawn for the first ${plural(pictures, 'failed DAG evaluation')}; ${undrawn} more have theirs in the JSON report (\`mermaid\`).`,
       '',
     )
   }
-  return terminalSafe(lines.join('\n'))
+  return lines
 }
 
 function bytes(lines: readonly string[]): number {
