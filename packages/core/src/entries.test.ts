@@ -31,6 +31,7 @@ describe('package entries', () => {
       'createDecisionJudge',
       'createJudgeRuntime',
       'createStructuredJudge',
+      'dagMermaid',
       'defaultJudgeRuntime',
       'describeGiven',
       'expecting',

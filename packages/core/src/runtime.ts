@@ -89,8 +89,9 @@ export {
 } from './report/colour.js'
 // For the runners' reporters: every surface of a run, which they iterate as evaluate() does.
 export { SURFACES, type Surface, type SurfaceName, type SurfaceTarget } from './report/index.js'
-// For report writers: a result's picture, the DAG's walk above its text, as every surface draws it.
-export { resultPicture } from './report/picture.js'
+// For report writers: a result's picture, the DAG's walk above its text, as every surface draws it; and the walk as
+// a Mermaid flowchart, which the step summary draws.
+export { dagMermaid, resultPicture } from './report/picture.js'
 // For report writers (the runners' reporters): the one JSON form of a result, as evaluate() writes it.
 export {
   ASSERTION_REJECTED,

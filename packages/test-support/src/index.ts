@@ -12,6 +12,7 @@ export {
 } from './decision-server.js'
 export { withDirLock } from './dir-lock.js'
 export { judgeProtocolSuite, type ProtocolJudgeFactory } from './judge-protocol-suite.js'
+export { type MermaidChart, mermaidBlocks, readMermaid } from './mermaid-checks.js'
 export {
   type ChatCompletionBody,
   jsonReply,

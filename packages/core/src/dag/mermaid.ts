@@ -1,6 +1,7 @@
 import { xmlSafe } from '../internal/safe-text.js'
 import { formatProbability } from '../trace/render.js'
 import type { MetricTrace } from '../trace/types.js'
+import { GREEN, RED } from './dot.js'
 import type { DeepAcyclicGraph } from './graph.js'
 import type { DagNode, NodePicture } from './node.js'
 import { planOf } from './plan.js'
@@ -13,6 +14,11 @@ export interface MermaidOptions {
    * probability when the judge gave one, and nodes that did not run are greyed.
    */
   trace?: MetricTrace | undefined
+  /**
+   * Whether the measurement of `trace` passed: when false, its walked path and the verdict it reached are drawn red
+   * instead of green, as `toDot()` draws them. @default true
+   */
+  passed?: boolean | undefined
   /** Layout direction. @default 'TD' */
   direction?: 'TD' | 'LR' | undefined
 }
@@ -51,9 +57,10 @@ export function dagToMermaid(dag: DeepAcyclicGraph, options: MermaidOptions = {}
   }
   lines.push(...edges.map((edge) => edge.line))
   if (options.trace) {
-    lines.push('  classDef walked fill:#dcfce7,stroke:#15803d,stroke-width:2px')
+    const outcome = options.passed === false ? RED : GREEN
+    lines.push(`  classDef walked fill:${outcome.fill},stroke:${outcome.line},stroke-width:2px`)
     lines.push('  classDef skipped fill:#f4f4f5,stroke:#a1a1aa,color:#71717a,stroke-dasharray:4 3')
-    lines.push('  classDef failed fill:#fee2e2,stroke:#b91c1c,stroke-width:2px')
+    lines.push(`  classDef failed fill:${RED.fill},stroke:${RED.line},stroke-width:2px`)
     for (const [cls, wanted] of [
       ['walked', 'ran'],
       ['skipped', 'skipped'],
@@ -63,7 +70,7 @@ export function dagToMermaid(dag: DeepAcyclicGraph, options: MermaidOptions = {}
       if (ids.length > 0) lines.push(`  class ${ids.join(',')} ${cls}`)
     }
     const walked = edges.flatMap((edge, index) => (edge.walked ? [index] : []))
-    if (walked.length > 0) lines.push(`  linkStyle ${walked.join(',')} stroke:#15803d,stroke-width:3px`)
+    if (walked.length > 0) lines.push(`  linkStyle ${walked.join(',')} stroke:${outcome.line},stroke-width:3px`)
   }
   return lines.join('\n')
 }
@@ -83,12 +90,23 @@ function shape(node: DagNode): string {
   return `${open}${title}${escapeLabel(picture.text)}${score}${close}`
 }
 
-/** Mermaid labels cannot hold raw quotes, brackets or newlines; control characters are shown, not sent. */
+/**
+ * A label's text as Mermaid entity codes where it could end the label (a quote, a `|`), become markup (`<`, `&`),
+ * start Mermaid's Markdown labels or end a Markdown code fence (a backtick), or read as an entity code itself (`#`).
+ * One line, control characters shown, not sent: whatever a test case or a judge wrote stays text in one node.
+ */
 function escapeLabel(text: string): string {
   const flat = xmlSafe(text.replace(/\s+/g, ' ').trim())
   const short = flat.length > LABEL_LIMIT ? `${flat.slice(0, LABEL_LIMIT - 1)}…` : flat
-  return short
-    .replace(/"/g, '#quot;')
-    .replace(/[<>]/g, (char) => (char === '<' ? '#lt;' : '#gt;'))
-    .replace(/\|/g, '#124;')
+  return short.replace(/[#"<>|&`]/g, (char) => ENTITIES[char] ?? char)
+}
+
+const ENTITIES: Readonly<Record<string, string>> = {
+  '#': '#35;',
+  '"': '#quot;',
+  '<': '#lt;',
+  '>': '#gt;',
+  '|': '#124;',
+  '&': '#38;',
+  '`': '#96;',
 }

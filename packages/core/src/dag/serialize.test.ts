@@ -1,3 +1,4 @@
+import { readMermaid } from '@judgetree/test-support'
 import { describe, expect, test } from 'vitest'
 import { meetingSummaryDag, playfulChatbotDag } from '../../test/support/walkthroughs.js'
 import type { DagValidationError } from '../errors.js'
@@ -6,6 +7,8 @@ import type { Metric } from '../metric/types.js'
 import { ConversationalDAGMetric } from '../metrics/dag-metric.js'
 import { DeepAcyclicGraph } from './graph.js'
 import { BinaryJudgementNode } from './nodes/binary-judgement-node.js'
+import { NonBinaryJudgementNode } from './nodes/non-binary-judgement-node.js'
+import { TaskNode } from './nodes/task-node.js'
 import { VerdictNode } from './nodes/verdict-node.js'
 
 describe('DeepAcyclicGraph JSON round trip', () => {
@@ -170,5 +173,72 @@ describe('toMermaid', () => {
         "  linkStyle 0,2,3,5 stroke:#15803d,stroke-width:3px",
       ]
     `)
+  })
+
+  test('a failed measurement: its walked path and the verdict it reached are red, as toDot() draws them', async () => {
+    const dag = playfulChatbotDag()
+    const judge = scriptedJudge({
+      rules: [
+        { match: 'Summarize', answer: { output: 'fine' } },
+        { match: 'satisfy', answer: { verdict: false, reason: 'no' } },
+      ],
+    })
+    const result = await new ConversationalDAGMetric({ name: 'P', dag, model: judge }).measure({
+      turns: [{ role: 'user', content: 'hi' }],
+    })
+    expect(result.success).toBe(false)
+    const failed = readMermaid(dag.toMermaid({ trace: result.trace, passed: false }))
+    expect(failed.problems).toEqual([])
+    const verdict = [...failed.nodes].find(([, label]) => label === 'false → 0')?.[0]
+    expect(failed.classes.get('walked')).toEqual(['n1', 'n2', verdict])
+    expect(failed.classDefs.get('walked')).toBe('fill:#fee2e2,stroke:#b91c1c,stroke-width:2px')
+    expect(dag.toMermaid({ trace: result.trace, passed: false })).toContain('stroke:#b91c1c,stroke-width:3px')
+    // Without `passed`, the same walk is drawn green, as before.
+    expect(readMermaid(dag.toMermaid({ trace: result.trace })).classDefs.get('walked')).toBe(
+      'fill:#dcfce7,stroke:#15803d,stroke-width:2px',
+    )
+  })
+
+  test('a label holds any text as text: it cannot end its node, the chart, a Markdown fence or become markup', () => {
+    const hostile = [
+      'say "hi" ]) --> x{"y"} | pipe',
+      '<img src=x onerror=alert(1)>',
+      '&amp; &lt;b&gt; #quot; #35;',
+      '``` fence, then `code`',
+      'line\n%%{init: {"theme": "dark"}}%%\nclick n1 call alert()',
+      'bell\u0007 esc\u001b[31m end',
+    ]
+    const dag = new DeepAcyclicGraph({
+      rootNodes: [
+        new TaskNode({
+          instructions: 'Read it',
+          outputLabel: 'label | with "quotes" and `ticks`',
+          evaluationParams: ['actualOutput'],
+          children: [
+            new NonBinaryJudgementNode({
+              criteria: hostile.join(' '),
+              children: hostile.map((verdict, score) => new VerdictNode({ verdict, score })),
+            }),
+          ],
+        }),
+      ],
+    })
+    const chart = dag.toMermaid()
+    const read = readMermaid(chart)
+    expect(read.problems).toEqual([])
+    expect(read.nodes.size).toBe(2 + hostile.length)
+    expect(read.edges).toHaveLength(1 + hostile.length)
+    // Nothing a renderer would read as markup or a fence, no raw `&`, no control character: every one is an entity.
+    expect([...read.nodes.values()].join(' ')).not.toMatch(/[<>`&]|\p{Cc}/u)
+    // And the text's own entity codes are escaped too, so they show as written.
+    expect([...read.nodes.values()].slice(2)).toEqual([
+      'say #quot;hi#quot; ]) --#gt; x{#quot;y#quot;} #124; pipe → 0',
+      '#lt;img src=x onerror=alert(1)#gt; → 1',
+      '#38;amp; #38;lt;b#38;gt; #35;quot; #35;35; → 2',
+      '#96;#96;#96; fence, then #96;code#96; → 3',
+      'line %%{init: {#quot;theme#quot;: #quot;dark#quot;}}%% click n1 call alert() → 4',
+      'bell␇ esc␛[31m end → 5',
+    ])
+    expect(chart).toContain('-.->|label #124; with #quot;quotes#quot; and #96;ticks#96;| n2')
   })
 })

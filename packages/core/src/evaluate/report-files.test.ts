@@ -73,6 +73,10 @@ describe('evaluate({ outputFile })', () => {
       summary: 'FAIL Playful: score 0 (threshold 0.5) · judge gpt-4.1',
       text: expect.stringMatching(/^FAIL Playful: score 0 \(threshold 0\.5\) · judge gpt-4\.1\nreason: /),
       usage: { costUsd: expect.any(Number) },
+      // The judge gave points, not probabilities: the report says which decision, and how to get a P(pass).
+      passProbabilityUnavailable: expect.stringMatching(
+        /^\[n\d+\] “.*” was answered without probabilities \(logprobs were not requested\); for P\(pass\), /,
+      ),
     })
 
     const html = readFileSync(htmlFile, 'utf8')

@@ -1,7 +1,7 @@
 // Juries through the real openai SDK against the local server, which answers each juror by its model name and counts
 // what each was asked: combined verdicts and scores checked by hand, escalation's calls, a chat and a decision juror
 // in one DAG, usage and agreement in the result, and a replay from the jurors' cache entries.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
@@ -21,6 +21,8 @@ import { ConfigurationError } from '../errors.js'
 import { evaluate } from '../evaluate/evaluate.js'
 import { DAGMetric } from '../metrics/dag-metric.js'
 import { toRecord } from '../report/record.js'
+import { renderEvaluationHtml } from '../report/surfaces/html.js'
+import { renderMarkdown } from '../report/surfaces/markdown.js'
 import { renderRunOutput } from '../report/surfaces/terminal.js'
 import { createJudgeRuntime } from '../runtime/judge-runtime.js'
 import { SingleTurnParams } from '../test-case/params.js'
@@ -325,6 +327,19 @@ describe('jury: run summaries', () => {
     }
     expect(renderRunOutput(report).split('\n').at(-2)).toBe(line)
     expect(records[0]?.agreement).toBe(1)
+    // The step summary and evaluate()'s HTML say it too.
+    expect(renderMarkdown(report)).toContain(`\n- ${line}\n`)
+    expect(renderEvaluationHtml(evaluation.summary, evaluation.results)).toContain(`<p>${line}</p>`)
+  })
+
+  test("evaluate()'s HTML shows a failure's jurors' verdicts under each decision, as the text does", async () => {
+    chatVerdicts({ 'gpt-4.1': false, 'gpt-4.1-mini': false })
+    const metric = politeness(off().wrap(jury([chat('gpt-4.1'), chat('gpt-4.1-mini')])))
+    const outputFile = join(tmp, 'jury-report.json')
+    await evaluate([testCase], [metric], { progress: false, summary: false, outputFile })
+    const html = readFileSync(join(tmp, 'jury-report.html'), 'utf8')
+    expect(html).toContain('│    jury: gpt-4.1 false · gpt-4.1-mini false\n')
+    expect(html).toContain('<p>jury on Polite: agreement 1.00 (1 of 1 decision unanimous) · gpt-4.1 1 call')
   })
 
   test('a run without a jury prints no jury line', async () => {

@@ -1,10 +1,13 @@
 import type { DotOptions } from '../dag/dot.js'
+import type { MermaidOptions } from '../dag/mermaid.js'
 import { xmlSafe } from '../internal/safe-text.js'
 import { type VerdictsOf, verdictsToDot } from './verdict-dot.js'
 
-/** What a picture needs of a metric: a DAG metric's graph can draw itself in DOT. */
+/** What a picture needs of a metric: a DAG metric's graph can draw itself in DOT and in Mermaid. */
 interface DrawableMetric {
-  readonly dag?: { toDot?: (options?: DotOptions) => string } | undefined
+  readonly dag?:
+    | { toDot?: (options?: DotOptions) => string; toMermaid?: (options?: MermaidOptions) => string }
+    | undefined
 }
 
 type Renderer = (dot: string) => string
@@ -40,6 +43,20 @@ export async function drawDag(
   const dag = (metric as DrawableMetric | null)?.dag
   if (typeof dag?.toDot !== 'function' || trace.nodes.length === 0) return undefined
   return draw(dag.toDot({ trace: trace as DotOptions['trace'], passed }))
+}
+
+/**
+ * The Mermaid flowchart of a DAG metric's graph with the walk of `trace` highlighted (red when `passed` is false), for
+ * Markdown that renders Mermaid (the CI step summary); undefined for a metric without a DAG or a trace without nodes.
+ */
+export function dagMermaid(
+  metric: unknown,
+  trace: { readonly nodes: readonly unknown[] },
+  passed: boolean,
+): string | undefined {
+  const dag = (metric as DrawableMetric | null)?.dag
+  if (typeof dag?.toMermaid !== 'function' || trace.nodes.length === 0) return undefined
+  return dag.toMermaid({ trace: trace as MermaidOptions['trace'], passed })
 }
 
 /**

@@ -69,6 +69,8 @@ export interface PlainResult {
   readonly spread?: TrialSpread | undefined
   /** The chance that the measurement passes, when there is one (see MetricResult.passProbability). */
   readonly passProbability?: RecordPassProbability | undefined
+  /** Why there is no pass probability, and how to get one (see MetricResult.passProbabilityUnavailable). */
+  readonly passProbabilityUnavailable?: string | undefined
   /** With a jury: the share of its decisions all its jurors agreed on (see MetricResult.agreement). */
   readonly agreement?: number | undefined
   /** The pass probability `success` also required, when one was asked (see MetricResult.minPassProbability). */
@@ -102,6 +104,11 @@ export interface ResultRecord extends PlainResult {
   readonly source?: { readonly file: string; readonly line: number; readonly column: number } | null | undefined
   /** Runners: the project the test ran in (Vitest's project name, Jest's `displayName`). */
   readonly project?: string | undefined
+  /**
+   * Runners: for a failed assertion of a DAG metric, the graph as a Mermaid flowchart with the walked path (red when
+   * the metric failed), which the CI step summary draws.
+   */
+  readonly mermaid?: string | undefined
 }
 
 /**
@@ -150,6 +157,9 @@ export function toPlainResult(result: MetricResult): PlainResult {
     ...(result.passProbability === undefined
       ? {}
       : { passProbability: { ...result.passProbability, pivot: result.passProbability.pivot ?? null } }),
+    ...(result.passProbabilityUnavailable === undefined
+      ? {}
+      : { passProbabilityUnavailable: result.passProbabilityUnavailable }),
     ...(result.agreement === undefined ? {} : { agreement: result.agreement }),
     ...(result.minPassProbability === undefined ? {} : { minPassProbability: result.minPassProbability }),
   }

@@ -13,6 +13,7 @@ import {
   adviceOf,
   aggregateSchema,
   checkOptions,
+  dagMermaid,
   expecting,
   listProblems,
   measureSafely,
@@ -121,15 +122,19 @@ export async function evaluateToPassMetric(
   const { summary, text: fullText, ...plain } = toRecord(judged)
   const advice = context.adviceAfterRun === true ? adviceOf(plain) : undefined
   const text = advice === undefined ? fullText : withoutRepeatedAdvice(fullText, advice)
+  const assertionPassed = result.error === undefined && success !== context.isNot
+  // Drawn for failures only: the step summary shows no passes, and a record lives in every test's meta.
+  const mermaid = assertionPassed ? undefined : dagMermaid(checked, judged.trace, success)
   const record: JudgetreeRecord = {
     ...plain,
     metricThreshold: result.threshold,
     assertion: context.assertion,
     negated: context.isNot,
-    assertionPassed: result.error === undefined && success !== context.isNot,
+    assertionPassed,
     summary,
     text,
     testCase: testCaseIdentity(received),
+    ...(mermaid === undefined ? {} : { mermaid }),
   }
   const dim = context.utils?.DIM_COLOR ?? identity
   const red = context.utils?.RECEIVED_COLOR ?? identity

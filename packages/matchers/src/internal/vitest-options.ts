@@ -22,6 +22,12 @@ export interface ProvidedOptions extends CoordinatorLimits {
    */
   readonly pictures?: boolean | undefined
   /**
+   * Attach each picture as a file (`path`) rather than inline (`body`): Vitest 4+ then copies it beside the HTML
+   * report, where the image's link opens it full size (a browser will not open an inline `data:` picture). Off for a
+   * blob report, which keeps only the path: merged on another machine, the file would be missing.
+   */
+  readonly pictureFiles?: boolean | undefined
+  /**
    * The judgetree reporter is in the run: it prints how to fix each problem of the environment (no API key) once
    * after the run, so the failed tests need not each repeat it.
    */

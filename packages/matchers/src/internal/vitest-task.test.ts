@@ -1,7 +1,8 @@
+import { existsSync, readFileSync } from 'node:fs'
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import { unmeasuredRecord } from './record.js'
 import type { ProvidedOptions } from './vitest-options.js'
-import { attachRecord, META_KEY, storeRecord, type TestTask } from './vitest-task.js'
+import { type AnnotationAttachment, attachRecord, META_KEY, storeRecord, type TestTask } from './vitest-task.js'
 
 function record(assertion: number, digest: string) {
   const base = unmeasuredRecord({
@@ -84,5 +85,61 @@ describe('attachRecord', () => {
     expect(await brief('The judge timed out after 30 s. Raise timeoutMs.')).toBe(
       'ERROR Turn Contextual Relevancy: no score (threshold 0.5)\nerror: The judge timed out after 30 s. Raise timeoutMs.',
     )
+  })
+})
+
+describe('attachRecord: the picture', () => {
+  const svg = '<svg xmlns="http://www.w3.org/2000/svg"><text>false → 3</text></svg>'
+
+  /** Annotates a failed record whose second line is `reason`; `copy` stands for Vitest copying a `path` attachment. */
+  async function attach(reason: string, copy: (path: string) => void = () => {}) {
+    const notes: { message: string; attachment: AnnotationAttachment | undefined; content?: string }[] = []
+    const task: TestTask = {
+      id: '1223128da3_0_1',
+      name: 'judges',
+      meta: {},
+      result: { state: 'run' },
+      context: {
+        annotate: async (message: string, _type?: string, attachment?: AnnotationAttachment) => {
+          const content = attachment && 'path' in attachment ? readFileSync(attachment.path, 'utf8') : undefined
+          if (attachment && 'path' in attachment) copy(attachment.path)
+          notes.push({ message, attachment, ...(content === undefined ? {} : { content }) })
+        },
+      },
+    } as TestTask
+    const failed = {
+      ...record(1, 'aaa'),
+      error: null,
+      text: `FAIL Polite: score 0.3 (threshold 0.5) · judge j\nreason: ${reason}`,
+    }
+    const options: ProvidedOptions = { annotatePassing: false, pictures: true, pictureFiles: true }
+    await attachRecord(task, failed, options, async () => svg)
+    return notes
+  }
+
+  test('attached as a file for Vitest to copy beside the report, where its link opens it; the file is then removed', async () => {
+    const [note, ...others] = await attach('“Polite?” → false.')
+    expect(others).toEqual([])
+    expect(note?.attachment).toMatchObject({ contentType: 'image/svg+xml', path: expect.stringMatching(/\.svg$/) })
+    expect(note?.content).toBe(svg)
+    const path = (note?.attachment as { path: string } | undefined)?.path as string
+    expect(existsSync(path)).toBe(false)
+    // The same file in the next run: Vitest names its copy by the path, and never empties its attachments folder.
+    const [again] = await attach('“Polite?” → true.')
+    expect((again?.attachment as { path: string } | undefined)?.path).toBe(path)
+  })
+
+  test('inline when Vitest could not name the copy after a long message, or could not copy it', async () => {
+    const [long] = await attach(`${'a long reason '.repeat(20)}.`)
+    expect(long?.attachment).toEqual({ contentType: 'image/svg+xml', body: Buffer.from(svg).toString('base64') })
+    const refused: string[] = []
+    const notes = await attach('short.', (path) => {
+      refused.push(path)
+      throw new Error('ENAMETOOLONG')
+    })
+    expect(refused).toHaveLength(1)
+    expect(notes.map((note) => note.attachment)).toEqual([
+      { contentType: 'image/svg+xml', body: Buffer.from(svg).toString('base64') },
+    ])
   })
 })

@@ -1,8 +1,14 @@
+import { createHash } from 'node:crypto'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import type { JudgetreeRecord } from './record.js'
 import type { ProvidedOptions } from './vitest-options.js'
 
 /** The parts of a Vitest test task the matcher reads and writes; the same in Vitest 3.2, 4 and 5. */
 export interface TestTask {
+  /** Vitest's id of the test, the same in every run (a digest of its project, file and name). */
+  readonly id?: string | undefined
   readonly name: string
   readonly concurrent?: boolean | undefined
   readonly result?: { readonly state?: string } | undefined
@@ -19,12 +25,13 @@ export interface TestTask {
     | undefined
 }
 
-/** A file attached to an annotation: the HTML report and the UI show an image inline, anything else as a download. */
-export interface AnnotationAttachment {
-  readonly contentType: string
-  /** Base64. */
-  readonly body: string
-}
+/**
+ * A file attached to an annotation: the HTML report and the UI show an image inline, anything else as a download.
+ * Either its content (`body`, base64) or a file Vitest copies into its attachments folder (`path`).
+ */
+export type AnnotationAttachment =
+  | { readonly contentType: string; readonly body: string }
+  | { readonly contentType: string; readonly path: string }
 
 /** Where the structured records live in `task.meta`; reporters read `testCase.meta().judgetree`. */
 export const META_KEY = 'judgetree'
@@ -44,7 +51,7 @@ export const ANNOTATION_TYPE = 'judgetree'
  * reads annotations (`options.annotate`), for a failed assertion (for every one with `annotatePassing`), an
  * annotation whose message is the summary line and reason (the failure message already carries the tree) and whose
  * attachment, when `picture` draws one, is the SVG picture of the walked DAG (or of a relevancy metric's verdicts),
- * which the HTML report and the UI show inline.
+ * which the HTML report and the UI show inline (and, attached as a file, open full size from the picture's link).
  */
 export async function attachRecord(
   test: TestTask,
@@ -71,14 +78,52 @@ export async function attachRecord(
     await annotate(brief, type)
     return
   }
-  const attachment = { contentType: 'image/svg+xml', body: Buffer.from(svg).toString('base64') }
+  if (options.pictureFiles === true && fitsFileName(brief)) {
+    const file = pictureFile(test, record.assertion)
+    try {
+      mkdirSync(dirname(file), { recursive: true })
+      writeFileSync(file, svg)
+      await annotate(brief, type, { contentType: SVG, path: file })
+      return
+    } catch {
+      // Not copied (a file name or path too long for this system, a full disk): the picture goes inline below.
+    } finally {
+      rmSync(file, { force: true })
+    }
+    if (test.result?.state !== 'run') return
+  }
   try {
-    await annotate(brief, type, attachment)
+    await annotate(brief, type, { contentType: SVG, body: Buffer.from(svg).toString('base64') })
   } catch (error) {
     // A runner that refuses attachments (before Vitest 3.2) still gets the brief; the tree is in the meta.
     if (!(error instanceof TypeError)) throw error
     await annotate(brief, type)
   }
+}
+
+const SVG = 'image/svg+xml'
+
+/**
+ * Where the picture of a test's assertion is written for Vitest to copy. The same place in every run: Vitest names the
+ * copy by a digest of this path and never empties its attachments folder, so a new place each run would add a file
+ * to it each run.
+ */
+function pictureFile(test: TestTask, assertion: number): string {
+  const key = createHash('sha256')
+    .update(`${test.id ?? test.name}\n${assertion}`)
+    .digest('hex')
+    .slice(0, 24)
+  return join(tmpdir(), 'judgetree-pictures', `${key}.svg`)
+}
+
+/**
+ * Whether Vitest can name the copy of a picture after this annotation message: it names the file
+ * `<message>-<40 hex digits>.svg`, the message's runs of ASCII punctuation and spaces as one `-`, and most file
+ * systems allow 255 bytes for a name.
+ */
+function fitsFileName(message: string): boolean {
+  const name = message.replace(/[^-0-9A-Za-z\u{80}-\u{10FFFF}]+/gu, '-')
+  return Buffer.byteLength(name) + '-'.length + 40 + '.svg'.length <= 255
 }
 
 /**

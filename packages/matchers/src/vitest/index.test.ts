@@ -62,7 +62,7 @@ describe('judgetree() plugin', () => {
       // A hung judge fails with its own timeout, after its retries, before the test's timeout cuts it short.
       expect(project.config.testTimeout).toBeGreaterThan(DEFAULT_JUDGE_CALL_BUDGET_MS)
       expect(project.provided).toEqual({
-        judgetree: { annotate: false, annotatePassing: false, pictures: false, reporter: true },
+        judgetree: { annotate: false, annotatePassing: false, pictures: false, pictureFiles: false, reporter: true },
       })
     }
     expect(vitest.config.reporters).toEqual([
@@ -100,6 +100,7 @@ describe('judgetree() plugin', () => {
         annotate: true,
         annotatePassing: true,
         pictures: false,
+        pictureFiles: false,
         reporter: true,
         concurrency: 4,
         requestsPerMinute: 90,
@@ -116,13 +117,13 @@ describe('judgetree() plugin', () => {
     for (const reporters of [['html'], [['blob', {}]], ['default', 'html']]) {
       const project = fakeProject()
       install(judgetree(), {}, [project], reporters)
-      expect(project.provided).toEqual({
+      expect(project.provided).toMatchObject({
         judgetree: { annotate: true, annotatePassing: true, pictures: true, reporter: true },
       })
     }
     const quiet = fakeProject()
     install(judgetree({ annotatePassing: false }), {}, [quiet], ['html'])
-    expect(quiet.provided).toEqual({
+    expect(quiet.provided).toMatchObject({
       judgetree: { annotate: true, annotatePassing: false, pictures: true, reporter: true },
     })
   })
@@ -145,6 +146,21 @@ describe('judgetree() plugin', () => {
     const asked = fakeProject()
     install(judgetree({ annotatePassing: true }), {}, [asked], ['default'])
     expect(asked.provided).toMatchObject({ judgetree: { annotate: true } })
+  })
+
+  test('pictures are attached as files, which open full size, except for a blob report or before Vitest 4', () => {
+    const filesFor = (reporters: unknown[], version = '4.1.12') => {
+      const project = fakeProject()
+      const vitest = { config: { reporters }, version }
+      ;(judgetree().configureVitest as (context: object) => void)({ vitest, project })
+      return (project.provided.judgetree as { pictureFiles?: boolean }).pictureFiles
+    }
+    expect(filesFor(['html'])).toBe(true)
+    expect(filesFor([['html', { outputFile: 'r/index.html' }]], '5.0.0')).toBe(true)
+    // A blob keeps the attachment's path only: merged on another machine, the file would be missing.
+    expect(filesFor(['html', 'blob'])).toBe(false)
+    expect(filesFor(['html'], '3.2.4')).toBe(false)
+    expect(filesFor(['default'])).toBe(false)
   })
 
   test('baseline and failOnRegression go to the reporter, and are checked', () => {

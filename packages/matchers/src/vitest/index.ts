@@ -110,6 +110,7 @@ export function judgetree(options: JudgetreePluginOptions = {}): Plugin {
         annotate: pictures || options.annotatePassing === true || readsAnnotations(vitest.config.reporters),
         annotatePassing: options.annotatePassing ?? pictures,
         pictures,
+        pictureFiles: pictures && !hasReporter(vitest.config.reporters, 'blob') && majorOf(vitest.version) >= 4,
         reporter: hasJudgetreeReporter(vitest.config.reporters),
         ...limits,
       }
@@ -126,7 +127,7 @@ function checkHtmlReporter(
   config: { readonly root?: string | undefined; readonly reporters: readonly unknown[] },
   version: string | undefined,
 ) {
-  const html = config.reporters.some((entry) => reporterName(entry) === 'html')
+  const html = hasReporter(config.reporters, 'html')
   if (!html || process.env.VITEST_SKIP_INSTALL_CHECKS) return
   const root = config.root ?? process.cwd()
   const require = createRequire(join(root, 'package.json'))
@@ -149,11 +150,16 @@ function checkHtmlReporter(
 
 /** Reports that show annotation images: the HTML report and the UI, and blob reports that may be merged into HTML. */
 function showsPictures(config: { readonly ui?: boolean | undefined; readonly reporters: readonly unknown[] }): boolean {
-  if (config.ui === true) return true
-  return config.reporters.some((entry) => {
-    const name = reporterName(entry)
-    return name === 'html' || name === 'blob'
-  })
+  return config.ui === true || hasReporter(config.reporters, 'html') || hasReporter(config.reporters, 'blob')
+}
+
+function hasReporter(reporters: readonly unknown[], wanted: string): boolean {
+  return reporters.some((entry) => reporterName(entry) === wanted)
+}
+
+/** Vitest's major version, or 0 when it does not say (as before 3.2). */
+function majorOf(version: string | undefined): number {
+  return Number.parseInt(version ?? '', 10) || 0
 }
 
 /**

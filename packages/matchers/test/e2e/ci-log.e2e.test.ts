@@ -8,7 +8,9 @@ import {
   ciLogProblems,
   HOSTILE_TEXT,
   jsonReply,
+  mermaidBlocks,
   type OpenAIServer,
+  readMermaid,
   schemaOf,
   scoreReply,
   startOpenAIServer,
@@ -81,6 +83,10 @@ function expectStepSummaryIntact(markdown: string): void {
   expect(lines.filter((line) => line.startsWith('</details>')).length).toBe(3)
   expect(markdown).toContain('data-driven: reply # FORGED HEADING [link](javascript:alert(1))')
   expect(lines.some((line) => line.startsWith('# FORGED'))).toBe(false)
+  // The failed DAG's walk in Mermaid: its hostile labels stay inside their nodes.
+  const charts = mermaidBlocks(markdown).map(readMermaid)
+  expect(charts).toHaveLength(1)
+  expect(charts[0]?.problems).toEqual([])
   expectReadable(markdown)
 }
 

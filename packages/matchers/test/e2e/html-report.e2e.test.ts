@@ -1,6 +1,6 @@
 // Opens Vitest's HTML report in a real headless Chromium and checks what a person sees there for judgetree
 // evaluations: every test's score line, the trace tree with its line breaks, and the picture of the walked DAG:
-// readable at a 1440-px-wide window, red on a failure, green on a pass.
+// readable at a 1440-px-wide window, red on a failure, green on a pass, and opened full size from its link.
 // Needs Debian's `chromium` (CI installs it); skipped with a message when there is none.
 import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -39,7 +39,13 @@ describe.skipIf(CHROMIUM === undefined)('the HTML report in a browser', () => {
     })
     run = await runVitest(
       'vitest-html',
-      ['run', '--reporter=html', `--outputFile.html=${join(scratch, 'html', 'index.html')}`],
+      [
+        'run',
+        '--reporter=html',
+        `--outputFile.html=${join(scratch, 'html', 'index.html')}`,
+        // Where Vitest copies attached files (the pictures) before the report takes them: not the fixture's folder.
+        `--attachmentsDir=${join(scratch, 'attachments')}`,
+      ],
       {
         OPENAI_BASE_URL: server.baseURL,
         OPENAI_API_KEY: 'sk-test-html-0123456789',
@@ -101,6 +107,19 @@ describe.skipIf(CHROMIUM === undefined)('the HTML report in a browser', () => {
         expect(drawn.treeText, 'the text tree is not drawn in the picture').toBe(false)
         expect(drawn.smallestTextPx).toBeGreaterThanOrEqual(10)
         expect(drawn.decisive).toEqual(colour)
+        // The picture's link opens it full size in a tab of its own: a file beside the report, not a `data:` URL,
+        // which a browser refuses to open from a link.
+        const link = note.locator('a').filter({ has: page.locator('img') })
+        expect(await link.getAttribute('href')).toMatch(/^\.\/data\/[^/]+\.svg$/)
+        const [full] = await Promise.all([page.waitForEvent('popup'), link.click()])
+        await full.waitForLoadState()
+        expect(await full.evaluate(() => (globalThis as unknown as Page).document.documentElement.tagName)).toBe('svg')
+        expect(
+          await full.evaluate(() => (globalThis as unknown as Page).document.documentElement.textContent),
+        ).toContain(decisive)
+        await full.setViewportSize({ width: 1440, height: 1100 })
+        await full.screenshot({ path: join(ARTIFACTS, screenshot.replace('.png', '-full-size.png')) })
+        await full.close()
         // The tree as text, as a person reads it: one node per line, indentation kept (the test meta; a failed
         // test's error shows it too).
         const tree = report.locator('pre').filter({ hasText: new RegExp(`^${score.replace(/[().]/g, '\\$&')}`) })
@@ -147,6 +166,9 @@ describe.skipIf(CHROMIUM === undefined)('the HTML report in a browser', () => {
 })
 
 /** The few DOM shapes the measurement reads (the project's types have no DOM library). */
+interface Tagged {
+  readonly tagName: string
+}
 interface Box {
   readonly left: number
   readonly top: number
@@ -163,7 +185,7 @@ interface Element {
   remove(): void
 }
 interface Page {
-  readonly document: { readonly body: { append(node: Element): void } }
+  readonly document: { readonly body: { append(node: Element): void }; readonly documentElement: Element & Tagged }
   readonly DOMParser: new () => { parseFromString(text: string, type: string): { documentElement: Element } }
 }
 

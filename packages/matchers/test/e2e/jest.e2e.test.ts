@@ -2,6 +2,7 @@
 // and the judgetree JSON report. scripts/compat.mjs runs this file again against Jest 29 (JUDGETREE_E2E_HOME).
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { mermaidBlocks, readMermaid } from '@judgetree/test-support'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { environmentSuite } from './support/environment-suite.js'
 import { type LatencyServer, startLatencyServer } from './support/limit-server.js'
@@ -186,9 +187,14 @@ describe('a full run: jest --ci --json with withJudgetree(config)', () => {
     expect(lines.findLast((line) => line.startsWith('judgetree: '))).toBe(
       'judgetree: 15 evaluations, 6 passed, 6 failed (1 expected by .not), 3 errored, 2 rejected · 20 judge calls (0 cached) · 0 tokens · $0.0000',
     )
-    expect(readFileSync(stepSummary, 'utf8')).toContain(
+    const markdown = readFileSync(stepSummary, 'utf8')
+    expect(markdown).toContain(
       '| ❌ | Playful Chatbot | 0.3 | 0.7 | tests/conversation.test.ts &gt; playful chatbot fails a flat conversation |',
     )
+    // The failed DAG evaluations' walks, drawn as under Vitest (the matcher draws them).
+    const charts = mermaidBlocks(markdown).map(readMermaid)
+    expect(charts.length).toBeGreaterThan(0)
+    expect(charts.map((chart) => chart.problems)).toEqual(charts.map(() => []))
   })
 
   test('the JSON report lists the assertions rejected before measuring, and where each evaluation was asserted', () => {

@@ -22,6 +22,12 @@ gateSuite(
         'FAIL Resolved: score 1 (threshold 0.5, minPassProbability 0.9) · P(pass) 0.72 · judge gpt-4.1 · decisions gpt-6-luna\n' +
           'gate: P(pass) 0.72 is below minPassProbability 0.9',
       )
+      // Without a P(pass), the gate's line says which decision came as a point, and why.
+      const point = junitCase(readJUnit(join(scratch, 'recorded.xml')), 'a point answer has no probability to gate on')
+      expect(point.properties.find((entry) => entry.name === 'judgetree')?.value).toContain(
+        'gate: minPassProbability 0.9 needs a pass probability, and this measurement has none: [n1] “Was the reply ' +
+          'complete?” was answered without probabilities (logprobs were not requested).',
+      )
     })
   },
 )

@@ -8,7 +8,9 @@ import {
   bearerKey,
   jsonReply,
   lastUserMessage,
+  mermaidBlocks,
   type OpenAIServer,
+  readMermaid,
   startOpenAIServer,
   unicodeEscaped,
 } from '@judgetree/test-support'
@@ -400,6 +402,23 @@ describe('a full run: vitest run --reporter=default --reporter=junit --reporter=
     )
     expect(markdown).toContain('<details><summary>❌ FAIL Playful Chatbot: score 0.3 (threshold 0.7)')
     expect(markdown).toContain('└─ ● false → 3  ◀ score 0.3')
+  })
+
+  test('$GITHUB_STEP_SUMMARY draws the failed DAG’s walk in Mermaid, its decisive verdict red; passes get none', () => {
+    const markdown = readFileSync(stepSummary, 'utf8')
+    const failure = markdown.slice(markdown.indexOf('<details><summary>❌ FAIL Playful Chatbot: score 0.3'))
+    const [block] = mermaidBlocks(failure.slice(0, failure.indexOf('</details>')))
+    const chart = readMermaid(block as string)
+    expect(chart.problems).toEqual([])
+    const verdict = [...chart.nodes].find(([, label]) => label === 'false → 3')?.[0]
+    expect(chart.classes.get('walked')).toContain(verdict)
+    expect(chart.classDefs.get('walked')).toMatch(/^fill:#fee2e2,stroke:#b91c1c/)
+    // One picture per failed DAG evaluation, and no more: the passing DAG tests have none.
+    const records = readReport(reportFile).tests.flatMap((test) => test.evaluations)
+    const failedDags = records.filter((record) => !record.assertionPassed && record.mermaid !== undefined)
+    expect(failedDags.length).toBeGreaterThan(0)
+    expect(mermaidBlocks(markdown)).toHaveLength(Math.min(failedDags.length, 5))
+    expect(records.filter((record) => record.assertionPassed && record.mermaid !== undefined)).toEqual([])
   })
 })
 

@@ -1,4 +1,5 @@
 import { formatScore, renderResult } from '../../trace/render.js'
+import { renderJuryLines } from '../jury-summary.js'
 import { escapeMarkup as escapeHtml, svgElement } from '../picture.js'
 import type { EvaluationResult } from '../run.js'
 import { type EvaluationSummary, formatCost, formatCount, formatTokenDetails } from '../summary.js'
@@ -28,7 +29,7 @@ figure { margin: .5rem 0 } figure svg { max-width: 100%; height: auto }
 
 /**
  * evaluate()'s run as one self-contained HTML page (inline CSS and SVG, nothing fetched): the totals (pass rate,
- * judge calls, tokens, cost), a table per metric, and each failure with its score, reason, trace tree and, where
+ * judge calls, tokens, cost), a table per metric, each jury's agreement and jurors' calls, and each failure with its score, reason, trace tree and, where
  * one was drawn, the picture of its walked DAG.
  */
 export function renderEvaluationHtml(
@@ -56,6 +57,7 @@ export function renderEvaluationHtml(
       formatCost(metric.usage.costUsd),
     ].map((cell) => `<td>${escapeHtml(cell)}</td>`),
   )
+  const juries = renderJuryLines(results.map(({ result }) => result))
   const failures = results.filter((entry) => !entry.result.success)
   return [
     '<!doctype html>',
@@ -66,6 +68,8 @@ export function renderEvaluationHtml(
     '<h2>Metrics</h2>',
     '<table><thead><tr><th>metric</th><th>measured</th><th>passed</th><th>failed</th><th>errored</th><th>mean score</th><th>judge calls</th><th>cost</th></tr></thead>',
     `<tbody>${rows.map((cells) => `<tr>${cells.join('')}</tr>`).join('')}</tbody></table>`,
+    // As the terminal summary: each jury's agreement and its jurors' calls (their verdicts are in each tree).
+    ...juries.map((line) => `<p>${escapeHtml(line)}</p>`),
     failures.length === 0
       ? '<h2 class="pass">Every measurement passed</h2>'
       : `<h2 class="fail">Failures (${failures.length})</h2>`,

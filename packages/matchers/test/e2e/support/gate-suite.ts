@@ -133,6 +133,9 @@ export function gateSuite(
       })
       const [point] = evaluationsOf(report, 'a point answer has no probability to gate on')
       expect(point?.passProbability).toBeUndefined()
+      expect(point?.passProbabilityUnavailable).toMatch(
+        /^\[n1\] “Was the reply complete\?” was answered without probabilities \(logprobs were not requested\); for P\(pass\), /,
+      )
       const summary = readFileSync(recorded.summary, 'utf8')
       expect(summary).toContain(
         '| ❌ | Resolved | 1 · P(pass) 0.72 | 0.5 | tests/gate.test.ts &gt; an unsure pass fails the gate |',
