@@ -5,9 +5,10 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { evaluate } from '@judgetree/core'
-import { jsonReply, type OpenAIServer, startOpenAIServer } from '@judgetree/test-support'
+import { type OpenAIServer, startOpenAIServer } from '@judgetree/test-support'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { flatConversation, playfulChatbot, playfulConversation } from '../fixtures/shared/metrics.js'
+import { playfulJudge } from './support/playful-judge.js'
 import { fixture, type RunResult, runVitest, scratchDir } from './support/runner.js'
 import { serveDirectory } from './support/static-server.js'
 
@@ -26,17 +27,7 @@ describe.skipIf(CHROMIUM === undefined)('the HTML report in a browser', () => {
   let run: RunResult
 
   beforeAll(async () => {
-    server = await startOpenAIServer((request) => {
-      const prompt = request.body.messages.map((message) => String(message.content)).join('\n')
-      if (prompt.includes("Describe the assistant's tone")) {
-        return jsonReply({ output: prompt.includes('haha') ? 'The assistant jokes.' : 'The assistant answers flatly.' })
-      }
-      const playful = prompt.includes('jokes')
-      return jsonReply({
-        reason: playful ? 'It jokes about the clouds.' : 'A bare number is not playful.',
-        verdict: playful,
-      })
-    })
+    server = await startOpenAIServer(playfulJudge('It jokes about the clouds.'))
     run = await runVitest(
       'vitest-html',
       [

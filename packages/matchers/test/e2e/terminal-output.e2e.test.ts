@@ -4,8 +4,9 @@
 // Vitest 4 and Jest 30 (other versions word their own output differently; compat runs the other e2e files).
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { jsonReply, type OpenAIServer, startOpenAIServer } from '@judgetree/test-support'
+import { type OpenAIServer, startOpenAIServer } from '@judgetree/test-support'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { playfulJudge } from './support/playful-judge.js'
 import { fixture, masked as maskedOutput, runJest, runVitest, scratchDir } from './support/runner.js'
 
 const scratch = scratchDir()
@@ -19,14 +20,7 @@ describe('one copy of the tree per terminal', () => {
   let server: OpenAIServer
 
   beforeAll(async () => {
-    server = await startOpenAIServer((request) => {
-      const prompt = request.body.messages.map((message) => String(message.content)).join('\n')
-      if (prompt.includes("Describe the assistant's tone")) {
-        return jsonReply({ output: prompt.includes('haha') ? 'The assistant jokes.' : 'The assistant answers flatly.' })
-      }
-      const playful = prompt.includes('jokes')
-      return jsonReply({ reason: playful ? 'It jokes.' : 'A bare number is not playful.', verdict: playful })
-    })
+    server = await startOpenAIServer(playfulJudge())
   })
   afterAll(async () => {
     await server?.close()
