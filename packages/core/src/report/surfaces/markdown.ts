@@ -87,7 +87,7 @@ function renderFailures(report: RunnerReport, budget: number, maxPictures: numbe
     ]
     left -= bytes(block)
     if (left < 0) {
-      lines.push(`…and ${failed.length - shown} more failed evaluations in the JSON report.`, '')
+      lines.push(`…and ${plural(failed.length - shown, 'more failed evaluation')} in the JSON report.`, '')
       break
     }
     lines.push(...block)
@@ -96,7 +96,7 @@ function renderFailures(report: RunnerReport, budget: number, maxPictures: numbe
   const undrawn = failed.filter(({ record }) => record.mermaid !== undefined).length - pictures
   if (undrawn > 0) {
     lines.push(
-      `The walked DAG is drawn for the first ${plural(pictures, 'failed DAG evaluation')}; ${undrawn} more have theirs in the JSON report (\`mermaid\`).`,
+      `The walked DAG is drawn for the first ${plural(pictures, 'failed DAG evaluation')}; ${undrawn} more ${undrawn === 1 ? 'has its' : 'have theirs'} in the JSON report (\`mermaid\`).`,
       '',
     )
   }
